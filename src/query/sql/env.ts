@@ -1,0 +1,53 @@
+/**
+ * What the SQL engine needs from the server around it. The router implements this; the engine
+ * never touches sockets, threads or files itself, which keeps it testable and lets the same plan
+ * fragments run inside shards.
+ */
+import type { DatabaseSchema, TableSchema, DataType } from '../../shared/types.js';
+import type { TableInsert } from '../../shared/insert.js';
+
+export interface NewColumn {
+  name: string;
+  type: DataType;
+  semantic: 'TAG' | 'FIELD' | 'TIMESTAMP';
+  nullable: boolean;
+  defaultSql?: string | undefined;
+}
+
+export interface NewTable {
+  db: string;
+  name: string;
+  columns: NewColumn[];
+  timeIndex: string;
+  primaryKey: string[];
+  options: Record<string, string>;
+}
+
+/** A session's state across the statements of one request. */
+export interface SqlSession {
+  /** Current database (`USE` changes it for the rest of the request). */
+  db: string;
+  /** IANA zone or `+08:00` offset from `x-greptime-timezone`; UTC when absent. */
+  timezone: string;
+  /** Aborted when the request times out or the client goes away. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface SqlEnv {
+  getDatabase(name: string): DatabaseSchema | undefined;
+  listDatabases(): DatabaseSchema[];
+  getTable(db: string, name: string): TableSchema | undefined;
+  listTables(db: string): TableSchema[];
+  /** Returns false (and changes nothing) when it exists and ifNotExists is set; throws 4011 otherwise. */
+  createDatabase(name: string, options: Record<string, string>, ifNotExists: boolean): Promise<boolean>;
+  /** Drops the database and its tables' data; throws 4004 unless ifExists. */
+  dropDatabase(name: string, ifExists: boolean): Promise<boolean>;
+  /** Returns false when it exists and ifNotExists is set; throws 4000 otherwise. */
+  createTable(table: NewTable, ifNotExists: boolean): Promise<boolean>;
+  /** Drops the table and its data; throws 4001 unless ifExists. */
+  dropTable(db: string, name: string, ifExists: boolean): Promise<boolean>;
+  /** Writes rows durably through the shards; the table must exist and the types must match. */
+  insert(rows: TableInsert): Promise<number>;
+  /** Runs a plan fragment on every shard and returns their results in shard order. */
+  scatter(plan: unknown, signal?: AbortSignal): Promise<unknown[]>;
+}

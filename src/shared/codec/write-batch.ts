@@ -1,0 +1,116 @@
+/**
+ * Encoding of the rows one ingest request sends to one shard. The router encodes once; the shard
+ * appends the very same bytes to its WAL and decodes them into its memtable, so a write is never
+ * re-encoded on its way to disk.
+ *
+ * msgpackr cannot pack 64-bit typed arrays, so every typed array travels as a byte view tagged with
+ * its kind and is copied back into an aligned array on decode.
+ */
+import { Packr } from 'msgpackr';
+import type { PhysicalKind, Vector } from '../types.js';
+
+/** How duplicates (same series and timestamp) of a table are merged when read, flushed or compacted. */
+export type MergeMode = 'last_row' | 'last_non_null' | 'append';
+
+/** Rows of one table bound for one shard. Columns are keyed by catalog column id. */
+export interface TableRows {
+  tableId: number;
+  mergeMode: MergeMode;
+  rowCount: number;
+  /** The time index, in the table's unit. */
+  timestamps: BigInt64Array;
+  /** Tag columns; a null value means the row has no value for that tag. */
+  tags: Array<{ id: number; values: Array<string | null> }>;
+  /** Field columns. */
+  fields: Array<{ id: number; vector: Vector }>;
+}
+
+export interface WriteBatch {
+  tables: TableRows[];
+}
+
+const packr = new Packr({ useRecords: false, moreTypes: false });
+
+interface WireVector {
+  k: PhysicalKind;
+  b?: Uint8Array;
+  s?: Array<string | null>;
+  v?: Uint8Array;
+}
+
+function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** Copies into a fresh buffer so the typed array is aligned whatever offset msgpackr gave us. */
+function aligned(bytes: Uint8Array): ArrayBuffer {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy.buffer;
+}
+
+function vectorToWire(v: Vector): WireVector {
+  const w: WireVector = { k: v.kind };
+  if (v.kind === 'str') w.s = v.values as Array<string | null>;
+  else w.b = bytesOf(v.values as ArrayBufferView);
+  if (v.valid) w.v = v.valid;
+  return w;
+}
+
+function vectorFromWire(w: WireVector): Vector {
+  let values: Vector['values'];
+  switch (w.k) {
+    case 'str':
+      values = w.s ?? [];
+      break;
+    case 'f64':
+      values = new Float64Array(aligned(w.b ?? new Uint8Array()));
+      break;
+    case 'i64':
+      values = new BigInt64Array(aligned(w.b ?? new Uint8Array()));
+      break;
+    case 'u64':
+      values = new BigUint64Array(aligned(w.b ?? new Uint8Array()));
+      break;
+    case 'bool':
+      values = new Uint8Array(w.b ?? new Uint8Array());
+      break;
+  }
+  return { kind: w.k, values, valid: w.v ? new Uint8Array(w.v) : undefined };
+}
+
+export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
+  return packr.pack({
+    t: batch.tables.map((t) => ({
+      i: t.tableId,
+      m: t.mergeMode,
+      n: t.rowCount,
+      ts: bytesOf(t.timestamps),
+      g: t.tags.map((g) => [g.id, g.values]),
+      f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
+    })),
+  });
+}
+
+export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
+  const raw = packr.unpack(bytes) as {
+    t: Array<{
+      i: number;
+      m: MergeMode;
+      n: number;
+      ts: Uint8Array;
+      g: Array<[number, Array<string | null>]>;
+      f: Array<[number, WireVector]>;
+    }>;
+  };
+  return {
+    tables: raw.t.map((t) => ({
+      tableId: t.i,
+      mergeMode: t.m,
+      rowCount: t.n,
+      timestamps: new BigInt64Array(aligned(t.ts)),
+      tags: t.g.map(([id, values]) => ({ id, values })),
+      fields: t.f.map(([id, w]) => ({ id, vector: vectorFromWire(w) })),
+    })),
+  };
+}

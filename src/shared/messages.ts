@@ -1,0 +1,54 @@
+/**
+ * The router↔shard contract: the only thing the two sides share. Each shard is a Piscina pool of
+ * one thread; the router sends it tasks and gets back replies. Errors cross as plain data
+ * (`WireError`) because structured clone drops Error subclasses and their `code`.
+ */
+import type { WireError } from './errors.js';
+import type { ShardConfig } from './config.js';
+
+export type ShardTask =
+  /** First task of every shard: open (recover) the storage under config.dir. */
+  | { op: 'open'; config: ShardConfig }
+  /**
+   * Group commit: several encoded WriteBatch payloads (one per ingest request) written to the WAL
+   * together, made durable with one fsync, then applied to the memtable in order. The router keeps
+   * one write task in flight per shard, which is what keeps writes ordered.
+   */
+  | { op: 'write'; payloads: Uint8Array[] }
+  /** A query plan fragment; its shape belongs to the query layer (see src/query). */
+  | { op: 'query'; lang: 'sql'; plan: unknown }
+  | { op: 'flush' }
+  | { op: 'compact' }
+  /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */
+  | { op: 'drop'; tableIds: number[] }
+  | { op: 'stats' }
+  | { op: 'log-level'; level: string }
+  | { op: 'close' };
+
+export type ShardReply<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
+
+/** Counters and gauges one shard reports for /metrics and /status. */
+export interface ShardStats {
+  shardId: number;
+  ready: boolean;
+  rowsWritten: number;
+  walBytesWritten: number;
+  walFsyncs: number;
+  walFiles: number;
+  flushes: number;
+  compactions: number;
+  memtableBytes: number;
+  memtableRows: number;
+  segmentCount: number;
+  segmentBytes: number;
+  /** What recovery did at the last open. */
+  recovery: {
+    replayedRecords: number;
+    replayedRows: number;
+    /** Bytes cut from torn or corrupt WAL tails. */
+    cutBytes: number;
+    /** One human-readable line per cut, e.g. `wal/00000003.log: checksum mismatch at offset 8192, cut 120 bytes`. */
+    cuts: string[];
+    durationMs: number;
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The contract between a shard's storage engine and the query code that runs inside the shard.
+ * Storage yields deduplicated rows; query code (SQL today, PromQL later) filters, projects and
+ * aggregates them. Nothing here crosses a thread boundary.
+ */
+import type { PhysicalKind, Vector } from './types.js';
+
+/** Which stored column to read. The time index is asked for with role `time` (its id is ignored). */
+export interface ScanColumn {
+  id: number;
+  kind: PhysicalKind;
+  role: 'tag' | 'field' | 'time';
+}
+
+export interface ScanRequest {
+  tableId: number;
+  /** Columns to return, in this order, in every chunk. */
+  columns: ScanColumn[];
+  /** Inclusive lower bound on the time index, in the table's unit. */
+  timeMin?: bigint | undefined;
+  /** Exclusive upper bound on the time index, in the table's unit. */
+  timeMax?: bigint | undefined;
+  /**
+   * Optional series pruning: called once per series with its tag values keyed by column id; a
+   * series for which it returns false is skipped without reading its fields.
+   */
+  seriesFilter?: ((tags: ReadonlyMap<number, string>) => boolean) | undefined;
+}
+
+/**
+ * A run of rows. Rows come in (series, time) order with duplicates (same series and timestamp)
+ * already merged by the table's merge mode. `vectors[i]` answers `request.columns[i]`; a column the
+ * stored data does not have (added later by schema evolution) comes back all NULL.
+ */
+export interface ScanChunk {
+  rowCount: number;
+  vectors: Vector[];
+}
+
+export interface ScanSource {
+  scan(request: ScanRequest): Iterable<ScanChunk>;
+}

@@ -4,6 +4,18 @@
  */
 import os from 'node:os';
 
+/** Upper bound of `storage.shards`: each shard is a worker thread with its own WAL and memtables. */
+export const SHARDS_MAX = 64;
+
+/** Upper bound of `segment.block_rows`; a block's columns are decoded into memory whole. */
+export const BLOCK_ROWS_MAX = 1_048_576;
+
+/** Upper bound of `init_regions_parallelism`; beyond it start-up only thrashes the disk. */
+export const INIT_REGIONS_PARALLELISM_MAX = 1024;
+
+/** Log levels accepted by `logging.level`: pino's names, plus `off` (GreptimeDB's spelling of `silent`). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', 'off'] as const;
+
 export type WalSyncMode = 'fsync' | 'none';
 
 export interface HttpConfig {
@@ -48,6 +60,7 @@ export interface LoggingConfig {
 
 export interface Config {
   enableTelemetry: boolean;
+  /** `static_user_provider:cmd:...`, `static_user_provider:file:<path>` or `watch_file_user_provider:<path>`; unset = no auth. */
   userProvider?: string | undefined;
   initRegionsInBackground: boolean;
   initRegionsParallelism: number;
@@ -59,6 +72,7 @@ export interface Config {
   logging: LoggingConfig;
 }
 
+/** Every default in one place; `config/shoaldb.example.toml` must stay equal to it (a test checks). */
 export function defaultConfig(): Config {
   return {
     enableTelemetry: true,
@@ -74,7 +88,7 @@ export function defaultConfig(): Config {
       apiServerAddr: '127.0.0.1:4006',
       enableCors: true,
     },
-    storage: { dataHome: './data', shards: Math.max(1, os.availableParallelism()) },
+    storage: { dataHome: './data', shards: Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism())) },
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     memtable: { flushBytes: 64 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },

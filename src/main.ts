@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * ShoalDB entry point: configuration, logger, the app, and signal handling. With no arguments it
+ * runs on its embedded defaults (127.0.0.1:4000, data in ./data).
+ */
+import pino from 'pino';
+import { ConfigError, loadConfig } from './shared/config-load.js';
+import { startApp } from './router/app.js';
+
+async function main(): Promise<void> {
+  const warnings: string[] = [];
+  let loaded: ReturnType<typeof loadConfig>;
+  try {
+    loaded = loadConfig(process.argv.slice(2), process.env, (msg) => warnings.push(msg));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`shoaldb: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (loaded.help !== undefined) {
+    process.stdout.write(loaded.help);
+    process.exit(0);
+  }
+  const { config } = loaded;
+  const log = pino({ name: 'shoaldb', level: config.logging.level === 'off' ? 'silent' : config.logging.level });
+  for (const w of warnings) log.warn(w);
+
+  let app: Awaited<ReturnType<typeof startApp>>;
+  try {
+    app = await startApp(config, log);
+  } catch (err) {
+    // A bad user_provider (missing users file, malformed entry) is a configuration error too.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`shoaldb: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    app.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err: String(err) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`shoaldb: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

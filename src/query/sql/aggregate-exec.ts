@@ -1,0 +1,55 @@
+/**
+ * Running aggregate calls over groups, shared by the shard (partial states) and the router
+ * (merging and finishing). `DISTINCT` wraps any aggregate: its partial state is the set of
+ * distinct non-NULL argument values, shipped whole and replayed into the real aggregate at the end.
+ */
+import type { DataType } from '../../shared/types.js';
+import { aggregateFunction } from './functions/registry.js';
+import type { AggregateCall } from './plan.js';
+import type { Value } from './values.js';
+
+/** Partial state of a DISTINCT aggregate. Sets survive structured clone. */
+interface DistinctState {
+  distinct: Set<Value>;
+}
+
+export function createState(call: AggregateCall): unknown {
+  return call.distinct ? ({ distinct: new Set<Value>() } satisfies DistinctState) : aggregateFunction(call.name).create();
+}
+
+/** Folds a batch's argument columns into per-group states. */
+export function updateStates(call: AggregateCall, states: unknown[], groupOf: Uint32Array, args: Value[][], rowCount: number): void {
+  if (call.distinct) {
+    const col = args[0];
+    if (!col) return;
+    for (let r = 0; r < rowCount; r++) {
+      const v = col[r] as Value;
+      if (v !== null) (states[groupOf[r] as number] as DistinctState).distinct.add(v);
+    }
+    return;
+  }
+  aggregateFunction(call.name).update(states, groupOf, args, rowCount, argTypes(call));
+}
+
+export function mergeState(call: AggregateCall, into: unknown, from: unknown): void {
+  if (call.distinct) {
+    for (const v of (from as DistinctState).distinct) (into as DistinctState).distinct.add(v);
+    return;
+  }
+  aggregateFunction(call.name).merge(into, from);
+}
+
+export function finishState(call: AggregateCall, state: unknown): Value {
+  const fn = aggregateFunction(call.name);
+  if (call.distinct) {
+    const values = [...(state as DistinctState).distinct];
+    const inner = fn.create();
+    fn.update([inner], new Uint32Array(values.length), [values], values.length, argTypes(call));
+    return fn.finish(inner, call.type);
+  }
+  return fn.finish(state, call.type);
+}
+
+function argTypes(call: AggregateCall): DataType[] {
+  return call.args.map((a) => a.type);
+}

@@ -1,0 +1,303 @@
+/**
+ * Binding: syntax tree → typed `PlanExpr`. Resolves columns through the scope, types literals,
+ * applies coercion (inserting casts so each operator sees one operand type), folds casts of
+ * literals, and applies GreptimeDB's literal rewrites next to columns: a string or integer
+ * compared with a timestamp column becomes a timestamp (strings read in the session time zone),
+ * a string compared with a boolean column becomes a boolean.
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
+import type { Expr, FunctionCall, Ident } from './ast.js';
+import { arithmeticTypes, commonType, comparisonType, planError } from './coercion.js';
+import { lookupFunction } from './functions/registry.js';
+import { normalizeTypedString, numberLiteral } from './naming.js';
+import type { ComparisonOperator, PlanExpr } from './plan.js';
+import { normalizeIdent, noFieldError, type Scope } from './scope.js';
+import { parseTimestampNanos } from './timestamps.js';
+import { dataTypeOfSql, arrowNameOf, isInteger, isNumeric, isTimestamp } from './type-names.js';
+import { canCast, castValue, type Value } from './values.js';
+
+export interface BindContext {
+  /** Columns in reach; null for a query without FROM. */
+  scope: Scope | null;
+  timezone: string;
+  /** How to refuse an aggregate here; null when aggregates are allowed. */
+  aggregateError: ((name: string) => DbError) | null;
+}
+
+export function literal(value: Value, type: DataType): PlanExpr {
+  return { kind: 'literal', value, type };
+}
+
+/** Casts an expression to `type`; literals are cast at once so errors surface at plan time. */
+export function castTo(expr: PlanExpr, type: DataType): PlanExpr {
+  if (expr.type === type) return expr;
+  if (expr.kind === 'literal') return literal(castValue(expr.value, expr.type, type), type);
+  if (!canCast(expr.type, type)) {
+    throw planError(`Cannot automatically convert ${arrowNameOf(expr.type)} to ${arrowNameOf(type)}`);
+  }
+  return { kind: 'cast', arg: expr, safe: false, type };
+}
+
+function requireBoolean(expr: PlanExpr, what: string): PlanExpr {
+  if (expr.type === 'Boolean') return expr;
+  if (expr.type === 'Null') return castTo(expr, 'Boolean');
+  throw planError(`Cannot infer common argument type for ${what} (${arrowNameOf(expr.type)})`);
+}
+
+export class Binder {
+  constructor(readonly ctx: BindContext) {}
+
+  /** A copy of this binder with a different aggregate policy. */
+  with(aggregateError: BindContext['aggregateError']): Binder {
+    return new Binder({ ...this.ctx, aggregateError });
+  }
+
+  bind(expr: Expr): PlanExpr {
+    switch (expr.kind) {
+      case 'identifier':
+        return this.bindColumn(expr.parts.map(normalizeIdent));
+      case 'number': {
+        const lit = numberLiteral(expr.text);
+        return literal(lit.value, lit.type);
+      }
+      case 'string':
+        return literal(expr.value, 'String');
+      case 'boolean':
+        return literal(expr.value, 'Boolean');
+      case 'null':
+        return literal(null, 'Null');
+      case 'typed_string':
+        return castTo(literal(normalizeTypedString(expr.value), 'String'), dataTypeOfSql(expr.dataType));
+      case 'default':
+        throw planError('DEFAULT is only allowed in INSERT ... VALUES');
+      case 'nested':
+        return this.bind(expr.expr);
+      case 'unary':
+        return this.bindUnary(expr.op, expr.expr);
+      case 'binary': {
+        const left = this.bind(expr.left);
+        const right = this.bind(expr.right);
+        switch (expr.op) {
+          case 'AND':
+          case 'OR': {
+            if (!isLogical(left.type) || !isLogical(right.type)) {
+              throw planError(
+                `Cannot infer common argument type for logical boolean operation ${arrowNameOf(left.type)} ${expr.op} ${arrowNameOf(right.type)}`,
+              );
+            }
+            return { kind: expr.op === 'AND' ? 'and' : 'or', left: castTo(left, 'Boolean'), right: castTo(right, 'Boolean'), type: 'Boolean' };
+          }
+          case '=':
+          case '!=':
+          case '<':
+          case '<=':
+          case '>':
+          case '>=':
+            return this.compare(expr.op, left, right);
+          default: {
+            const { operand, result } = arithmeticTypes(expr.op, left.type, right.type);
+            return { kind: 'arithmetic', op: expr.op, left: castTo(left, operand), right: castTo(right, operand), type: result };
+          }
+        }
+      }
+      case 'between': {
+        const arg = this.bind(expr.expr);
+        const low = this.compare('>=', arg, this.bind(expr.low));
+        const high = this.compare('<=', arg, this.bind(expr.high));
+        const inside: PlanExpr = { kind: 'and', left: low, right: high, type: 'Boolean' };
+        return expr.negated ? { kind: 'not', arg: inside, type: 'Boolean' } : inside;
+      }
+      case 'in_list':
+        return this.bindInList(expr.expr, expr.list, expr.negated);
+      case 'like': {
+        const arg = this.bind(expr.expr);
+        const pattern = this.bind(expr.pattern);
+        for (const t of [arg.type, pattern.type]) {
+          if (t !== 'String' && t !== 'Null') {
+            throw planError(`There isn't a common type to coerce ${arrowNameOf(arg.type)} and ${arrowNameOf(pattern.type)} in LIKE expression`);
+          }
+        }
+        return {
+          kind: 'like',
+          arg: castTo(arg, 'String'),
+          pattern: castTo(pattern, 'String'),
+          negated: expr.negated,
+          caseInsensitive: expr.caseInsensitive,
+          escape: expr.escape,
+          type: 'Boolean',
+        };
+      }
+      case 'is': {
+        let arg = this.bind(expr.expr);
+        if (expr.test !== 'NULL') arg = requireBoolean(arg, `IS ${expr.test}`);
+        return { kind: 'is', arg, test: expr.test, negated: expr.negated, type: 'Boolean' };
+      }
+      case 'cast': {
+        const arg = this.bind(expr.expr);
+        const type = dataTypeOfSql(expr.dataType);
+        if (expr.style === 'try_cast') {
+          if (arg.kind === 'literal') {
+            try {
+              return castTo(arg, type);
+            } catch {
+              return literal(null, type);
+            }
+          }
+          return arg.type === type ? arg : { kind: 'cast', arg, safe: true, type };
+        }
+        return castTo(arg, type);
+      }
+      case 'function':
+        return this.bindFunction(expr);
+      case 'case':
+        return this.bindCase(expr);
+      default: {
+        const never: never = expr;
+        throw new Error(`unknown expression ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private bindColumn(parts: string[]): PlanExpr {
+    const scope = this.ctx.scope;
+    if (!scope) throw noFieldError(parts, []);
+    const i = scope.resolve(parts);
+    const column = scope.columns[i];
+    return { kind: 'column', index: scope.slotOf(i), type: column?.type ?? 'Null' };
+  }
+
+  private bindUnary(op: '-' | '+' | 'NOT', inner: Expr): PlanExpr {
+    let e = inner;
+    while (e.kind === 'nested') e = e.expr;
+    if (op === '-' && e.kind === 'number') {
+      const lit = numberLiteral(`-${e.text}`);
+      return literal(lit.value, lit.type);
+    }
+    const arg = this.bind(inner);
+    if (op === 'NOT') return { kind: 'not', arg: requireBoolean(arg, 'NOT'), type: 'Boolean' };
+    if (op === '+') return arg;
+    if (arg.type === 'Null') return arg;
+    if (!isNumeric(arg.type)) throw planError(`Negation only supports numeric, interval and timestamp types`);
+    if (arg.kind === 'literal') {
+      const v = arg.value;
+      return literal(typeof v === 'bigint' ? -v : -(v as number), arg.type);
+    }
+    return { kind: 'negate', arg, type: arg.type };
+  }
+
+  /**
+   * GreptimeDB's literal rewrite next to a column: text or integers against a timestamp column
+   * become timestamps (text in the session zone), text against a boolean column becomes a boolean.
+   */
+  private rewriteLiteralFor(column: PlanExpr, other: PlanExpr): PlanExpr {
+    if (column.kind !== 'column' || other.kind !== 'literal' || other.value === null) return other;
+    const unit = timeUnitOf(column.type);
+    if (unit) {
+      if (typeof other.value === 'string') {
+        const nanos = parseTimestampNanos(other.value, this.ctx.timezone);
+        if (nanos === null) {
+          throw new DbError(ErrorCode.PlanQuery, `Failed to plan SQL: Failed to parse a string into Timestamp, raw string: ${other.value}`);
+        }
+        const per = NANOS_PER_UNIT[unit];
+        return nanos % per === 0n ? literal(nanos / per, column.type) : literal(nanos, 'TimestampNanosecond');
+      }
+      if (isInteger(other.type)) return literal(BigInt(other.value as number | bigint), column.type);
+    }
+    if (column.type === 'Boolean' && typeof other.value === 'string') {
+      const lower = other.value.toLowerCase();
+      if (lower === 'true' || lower === 'false') return literal(lower === 'true', 'Boolean');
+      throw new DbError(ErrorCode.PlanQuery, `Failed to plan SQL: column:${arrowNameOf(column.type)}. Casting value:Utf8("${other.value}") to Boolean is invalid`);
+    }
+    return other;
+  }
+
+  /** Binds a comparison of two bound operands, applying literal rewrites and coercion. */
+  compare(op: ComparisonOperator, leftIn: PlanExpr, rightIn: PlanExpr): PlanExpr {
+    const left = this.rewriteLiteralFor(rightIn, leftIn);
+    const right = this.rewriteLiteralFor(leftIn, rightIn);
+    const t = comparisonType(left.type, right.type);
+    if (t === null) {
+      throw planError(`Cannot infer common argument type for comparison operation ${arrowNameOf(left.type)} ${op} ${arrowNameOf(right.type)}`);
+    }
+    // Cast a literal to the other side's type when that loses nothing (DataFusion's
+    // unwrap-cast optimisation): the column is then compared without converting every row.
+    for (const [a, b, flip] of [
+      [left, right, false],
+      [right, left, true],
+    ] as const) {
+      if (b.kind === 'literal' && a.kind !== 'literal' && a.type !== t && isNumeric(a.type) && isNumeric(b.type)) {
+        const narrowed = losslessCast(b, a.type);
+        if (narrowed) return { kind: 'compare', op, left: flip ? narrowed : a, right: flip ? a : narrowed, type: 'Boolean' };
+      }
+    }
+    return { kind: 'compare', op, left: castTo(left, t), right: castTo(right, t), type: 'Boolean' };
+  }
+
+  private bindInList(exprIn: Expr, listIn: Expr[], negated: boolean): PlanExpr {
+    const arg = this.bind(exprIn);
+    const list = listIn.map((e) => this.rewriteLiteralFor(arg, this.bind(e)));
+    const t = commonType([arg.type, ...list.map((e) => e.type)]);
+    if (t === null) {
+      throw planError(`Cannot infer common argument type for IN list: ${[arg, ...list].map((e) => arrowNameOf(e.type)).join(', ')}`);
+    }
+    return { kind: 'in', arg: castTo(arg, t), list: list.map((e) => castTo(e, t)), negated, type: 'Boolean' };
+  }
+
+  private bindFunction(call: FunctionCall): PlanExpr {
+    const written = normalizeIdent(call.name[call.name.length - 1] as Ident);
+    const fn = lookupFunction(written);
+    if (!fn) throw planError(`Invalid function '${written}'.`);
+    if (fn.kind === 'aggregate') {
+      if (this.ctx.aggregateError) throw this.ctx.aggregateError(fn.name);
+      const inner = this.with((name) => planError(`Aggregate function ${name} cannot be nested in another aggregate function`));
+      const args = call.star ? [] : call.args.map((a) => inner.bind(a));
+      const sig = fn.bind(args.map((a) => a.type));
+      return {
+        kind: 'aggregate',
+        name: fn.name,
+        args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
+        distinct: call.distinct,
+        type: sig.returnType,
+      };
+    }
+    if (call.star || call.distinct) throw planError(`${fn.name} does not support ${call.star ? '*' : 'DISTINCT'}`);
+    const args = call.args.map((a) => this.bind(a));
+    const sig = fn.bind(args.map((a) => a.type));
+    return { kind: 'call', name: fn.name, args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)), type: sig.returnType };
+  }
+
+  private bindCase(expr: Extract<Expr, { kind: 'case' }>): PlanExpr {
+    const operand = expr.operand ? this.bind(expr.operand) : null;
+    const whens = expr.whens.map((w) => {
+      const when = operand ? this.compare('=', operand, this.bind(w.when)) : requireBoolean(this.bind(w.when), 'CASE WHEN');
+      return { when, then: this.bind(w.then) };
+    });
+    const elseResult = expr.elseResult ? this.bind(expr.elseResult) : null;
+    const t = commonType([...whens.map((w) => w.then.type), ...(elseResult ? [elseResult.type] : [])]);
+    if (t === null) throw planError('CASE branches have no common type');
+    return {
+      kind: 'case',
+      operand: null,
+      whens: whens.map((w) => ({ when: w.when, then: castTo(w.then, t) })),
+      elseResult: elseResult ? castTo(elseResult, t) : null,
+      type: t,
+    };
+  }
+}
+
+function isLogical(t: DataType): boolean {
+  return t === 'Boolean' || t === 'Null';
+}
+
+/** The literal cast to `type` when the round trip is exact, else null. */
+function losslessCast(lit: Extract<PlanExpr, { kind: 'literal' }>, type: DataType): PlanExpr | null {
+  if (isTimestamp(type)) return null;
+  try {
+    const v = castValue(lit.value, lit.type, type);
+    const back = castValue(v, type, lit.type);
+    return back === lit.value ? literal(v, type) : null;
+  } catch {
+    return null;
+  }
+}

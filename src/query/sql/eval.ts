@@ -1,0 +1,398 @@
+/**
+ * Vectorised evaluation of bound expressions: one call per expression node per batch, with tight
+ * loops over columns instead of a tree walk per row. SQL NULL follows three-valued logic: `AND`
+ * is false if either side is false, `OR` true if either is true, otherwise NULL propagates.
+ *
+ * Integer arithmetic wraps like Rust's (Int64 on bigint, narrower types in doubles with explicit
+ * wrapping); integer division truncates and division by zero is an error, as in DataFusion.
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { DataType } from '../../shared/types.js';
+import { scalarFunction } from './functions/registry.js';
+import type { EvalContext } from './functions/types.js';
+import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
+import { isBigIntType, isInteger } from './type-names.js';
+import { castValue, compareValues, type Value, wrapBigInt, wrapInteger } from './values.js';
+
+/** Rows held column by column; every column has `rowCount` values. */
+export interface Batch {
+  rowCount: number;
+  columns: Value[][];
+}
+
+function divideByZero(): DbError {
+  return new DbError(ErrorCode.EngineExecuteQuery, 'Arrow error: Divide by zero error');
+}
+
+/** Evaluates `expr` over every row of `batch`. The returned array must not be mutated. */
+export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[] {
+  const n = batch.rowCount;
+  switch (expr.kind) {
+    case 'column':
+      return batch.columns[expr.index] as Value[];
+    case 'literal':
+      return new Array<Value>(n).fill(expr.value);
+    case 'arithmetic':
+      return arithmetic(expr.op, expr.left.type, evaluate(expr.left, batch, ctx), evaluate(expr.right, batch, ctx), n);
+    case 'compare':
+      return compare(expr.op, evaluate(expr.left, batch, ctx), evaluate(expr.right, batch, ctx), n);
+    case 'and':
+    case 'or':
+      return logical(expr.kind, evaluate(expr.left, batch, ctx), evaluate(expr.right, batch, ctx), n);
+    case 'not': {
+      const a = evaluate(expr.arg, batch, ctx);
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) out[i] = a[i] === null ? null : !a[i];
+      return out;
+    }
+    case 'negate': {
+      const a = evaluate(expr.arg, batch, ctx);
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        const v = a[i] as Value;
+        out[i] = v === null ? null : typeof v === 'bigint' ? wrapBigInt(expr.type, -v) : isInteger(expr.type) ? wrapInteger(expr.type, -(v as number)) : -(v as number);
+      }
+      return out;
+    }
+    case 'is': {
+      const a = evaluate(expr.arg, batch, ctx);
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        const v = a[i];
+        let r: boolean;
+        switch (expr.test) {
+          case 'NULL':
+          case 'UNKNOWN':
+            r = v === null;
+            break;
+          case 'TRUE':
+            r = v === true;
+            break;
+          case 'FALSE':
+            r = v === false;
+            break;
+        }
+        out[i] = expr.negated ? !r : r;
+      }
+      return out;
+    }
+    case 'in':
+      return inList(expr, batch, ctx);
+    case 'like':
+      return like(expr, batch, ctx);
+    case 'cast': {
+      const a = evaluate(expr.arg, batch, ctx);
+      const out = new Array<Value>(n);
+      const from = expr.arg.type;
+      for (let i = 0; i < n; i++) {
+        if (!expr.safe) out[i] = castValue(a[i] as Value, from, expr.type);
+        else {
+          try {
+            out[i] = castValue(a[i] as Value, from, expr.type);
+          } catch {
+            out[i] = null;
+          }
+        }
+      }
+      return out;
+    }
+    case 'call': {
+      const fn = scalarFunction(expr.name);
+      return fn.evaluate(
+        expr.args.map((a) => evaluate(a, batch, ctx)),
+        n,
+        ctx,
+        expr.type,
+      );
+    }
+    case 'case':
+      return caseWhen(expr, batch, ctx);
+    case 'aggregate':
+      throw new Error('aggregate expressions are evaluated by the aggregation step');
+  }
+}
+
+/** Row indexes for which `predicate` is TRUE (NULL and FALSE both drop the row). */
+export function selectRows(predicate: PlanExpr, batch: Batch, ctx: EvalContext): Uint32Array {
+  const mask = evaluate(predicate, batch, ctx);
+  const out = new Uint32Array(batch.rowCount);
+  let k = 0;
+  for (let i = 0; i < batch.rowCount; i++) if (mask[i] === true) out[k++] = i;
+  return out.subarray(0, k);
+}
+
+/** The rows at `indexes`, in that order. */
+export function takeRows(batch: Batch, indexes: Uint32Array | number[]): Batch {
+  const m = indexes.length;
+  return {
+    rowCount: m,
+    columns: batch.columns.map((c) => {
+      const out = new Array<Value>(m);
+      for (let i = 0; i < m; i++) out[i] = c[indexes[i] as number] as Value;
+      return out;
+    }),
+  };
+}
+
+/** Keeps the rows where `predicate` is TRUE. */
+export function filterBatch(predicate: PlanExpr, batch: Batch, ctx: EvalContext): Batch {
+  const rows = selectRows(predicate, batch, ctx);
+  return rows.length === batch.rowCount ? batch : takeRows(batch, rows);
+}
+
+function arithmetic(op: ArithmeticOperator, type: DataType, a: Value[], b: Value[], n: number): Value[] {
+  const out = new Array<Value>(n);
+  if (op === '||') {
+    for (let i = 0; i < n; i++) {
+      const x = a[i];
+      const y = b[i];
+      out[i] = x === null || y === null ? null : `${x as string}${y as string}`;
+    }
+    return out;
+  }
+  if (isBigIntType(type)) {
+    for (let i = 0; i < n; i++) {
+      const x = a[i] as bigint | null;
+      const y = b[i] as bigint | null;
+      if (x === null || y === null) {
+        out[i] = null;
+        continue;
+      }
+      let r: bigint;
+      switch (op) {
+        case '+':
+          r = x + y;
+          break;
+        case '-':
+          r = x - y;
+          break;
+        case '*':
+          r = x * y;
+          break;
+        case '/':
+          if (y === 0n) throw divideByZero();
+          r = x / y;
+          break;
+        case '%':
+          if (y === 0n) throw divideByZero();
+          r = x % y;
+          break;
+        case '&':
+          r = x & y;
+          break;
+        case '|':
+          r = x | y;
+          break;
+        case '^':
+          r = x ^ y;
+          break;
+      }
+      out[i] = wrapBigInt(type, r);
+    }
+    return out;
+  }
+  const integer = isInteger(type);
+  const float32 = type === 'Float32';
+  const imul = type === 'Int32' || type === 'UInt32';
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as number | null;
+    const y = b[i] as number | null;
+    if (x === null || y === null) {
+      out[i] = null;
+      continue;
+    }
+    let r: number;
+    switch (op) {
+      case '+':
+        r = x + y;
+        break;
+      case '-':
+        r = x - y;
+        break;
+      case '*':
+        r = integer && imul ? Math.imul(x, y) : x * y;
+        break;
+      case '/':
+        if (integer) {
+          if (y === 0) throw divideByZero();
+          r = Math.trunc(x / y);
+        } else r = x / y;
+        break;
+      case '%':
+        if (integer && y === 0) throw divideByZero();
+        r = x % y;
+        break;
+      case '&':
+        r = x & y;
+        break;
+      case '|':
+        r = x | y;
+        break;
+      case '^':
+        r = x ^ y;
+        break;
+    }
+    out[i] = integer ? wrapInteger(type, r) : float32 ? Math.fround(r) : r;
+  }
+  return out;
+}
+
+function compare(op: ComparisonOperator, a: Value[], b: Value[], n: number): Value[] {
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as Value;
+    const y = b[i] as Value;
+    if (x === null || y === null) {
+      out[i] = null;
+      continue;
+    }
+    const c = compareValues(x, y);
+    switch (op) {
+      case '=':
+        out[i] = c === 0;
+        break;
+      case '!=':
+        out[i] = c !== 0;
+        break;
+      case '<':
+        out[i] = c < 0;
+        break;
+      case '<=':
+        out[i] = c <= 0;
+        break;
+      case '>':
+        out[i] = c > 0;
+        break;
+      case '>=':
+        out[i] = c >= 0;
+        break;
+    }
+  }
+  return out;
+}
+
+function logical(kind: 'and' | 'or', a: Value[], b: Value[], n: number): Value[] {
+  const out = new Array<Value>(n);
+  const decisive = kind === 'or';
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === decisive || y === decisive) out[i] = decisive;
+    else if (x === null || y === null) out[i] = null;
+    else out[i] = !decisive;
+  }
+  return out;
+}
+
+function inList(expr: Extract<PlanExpr, { kind: 'in' }>, batch: Batch, ctx: EvalContext): Value[] {
+  const n = batch.rowCount;
+  const a = evaluate(expr.arg, batch, ctx);
+  const out = new Array<Value>(n);
+  if (expr.list.every((e) => e.kind === 'literal')) {
+    const set = new Set<Value>();
+    let hasNull = false;
+    for (const e of expr.list) {
+      const v = (e as { value: Value }).value;
+      if (v === null) hasNull = true;
+      else set.add(v);
+    }
+    for (let i = 0; i < n; i++) {
+      const v = a[i] as Value;
+      if (v === null) out[i] = null;
+      else if (set.has(v)) out[i] = !expr.negated;
+      else out[i] = hasNull ? null : expr.negated;
+    }
+    return out;
+  }
+  const items = expr.list.map((e) => evaluate(e, batch, ctx));
+  for (let i = 0; i < n; i++) {
+    const v = a[i] as Value;
+    if (v === null) {
+      out[i] = null;
+      continue;
+    }
+    let found = false;
+    let sawNull = false;
+    for (const item of items) {
+      const w = item[i] as Value;
+      if (w === null) sawNull = true;
+      else if (compareValues(v, w) === 0) {
+        found = true;
+        break;
+      }
+    }
+    out[i] = found ? !expr.negated : sawNull ? null : expr.negated;
+  }
+  return out;
+}
+
+const likeCache = new Map<string, RegExp>();
+
+/** Compiles a LIKE pattern (`%`, `_`, escape character, default `\`) to an anchored RegExp. */
+export function likeToRegExp(pattern: string, caseInsensitive: boolean, escape: string | null): RegExp {
+  const key = `${caseInsensitive ? 'i' : 's'}${escape ?? '\\'}${pattern}`;
+  let re = likeCache.get(key);
+  if (re) return re;
+  const esc = escape ?? '\\';
+  let source = '';
+  const chars = Array.from(pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i] as string;
+    if (c === esc && i + 1 < chars.length) {
+      source += (chars[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else if (c === '%') source += '[\\s\\S]*';
+    else if (c === '_') source += '[\\s\\S]';
+    else source += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  re = new RegExp(`^${source}$`, caseInsensitive ? 'iu' : 'u');
+  if (likeCache.size > 1000) likeCache.clear();
+  likeCache.set(key, re);
+  return re;
+}
+
+function like(expr: Extract<PlanExpr, { kind: 'like' }>, batch: Batch, ctx: EvalContext): Value[] {
+  const n = batch.rowCount;
+  const a = evaluate(expr.arg, batch, ctx);
+  const p = evaluate(expr.pattern, batch, ctx);
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const s = a[i] as string | null;
+    const pattern = p[i] as string | null;
+    if (s === null || pattern === null) {
+      out[i] = null;
+      continue;
+    }
+    const matched = likeToRegExp(pattern, expr.caseInsensitive, expr.escape).test(s);
+    out[i] = expr.negated ? !matched : matched;
+  }
+  return out;
+}
+
+/** CASE evaluates each branch only on the rows that reach it, so errors in untaken branches do not fire. */
+function caseWhen(expr: Extract<PlanExpr, { kind: 'case' }>, batch: Batch, ctx: EvalContext): Value[] {
+  const out = new Array<Value>(batch.rowCount).fill(null);
+  let remaining: number[] = Array.from({ length: batch.rowCount }, (_, i) => i);
+  for (const w of expr.whens) {
+    if (remaining.length === 0) break;
+    const sub = takeRows(batch, remaining);
+    const cond = evaluate(w.when, sub, ctx);
+    const hit: number[] = [];
+    const miss: number[] = [];
+    for (let i = 0; i < remaining.length; i++) (cond[i] === true ? hit : miss).push(i);
+    if (hit.length > 0) {
+      const values = evaluate(w.then, takeRows(sub, hit), ctx);
+      for (let k = 0; k < hit.length; k++) out[remaining[hit[k] as number] as number] = values[k] as Value;
+    }
+    remaining = miss.map((i) => remaining[i] as number);
+  }
+  if (expr.elseResult && remaining.length > 0) {
+    const values = evaluate(expr.elseResult, takeRows(batch, remaining), ctx);
+    for (let k = 0; k < remaining.length; k++) out[remaining[k] as number] = values[k] as Value;
+  }
+  return out;
+}
+
+/** Evaluates a constant expression (no columns) to one value. */
+export function evaluateConstant(expr: PlanExpr, ctx: EvalContext): Value {
+  return evaluate(expr, { rowCount: 1, columns: [] }, ctx)[0] as Value;
+}

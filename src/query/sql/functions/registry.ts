@@ -1,0 +1,39 @@
+/**
+ * Function registry: every SQL function by lower-case name. Plans carry only names, so the router
+ * (planning, final aggregation) and the shards (evaluation, partial aggregation) each look the
+ * implementation up here. Add a function by writing it in its family file and listing it below.
+ */
+import { AGGREGATE_FUNCTIONS } from './aggregate.js';
+import { CONDITIONAL_FUNCTIONS } from './conditional.js';
+import { MATH_FUNCTIONS } from './math.js';
+import { STRING_FUNCTIONS } from './string.js';
+import { TIME_FUNCTIONS } from './time.js';
+import type { AggregateFunction, ScalarFunction, SqlFunction } from './types.js';
+
+export type { AggregateFunction, EvalContext, ScalarFunction, Signature, SqlFunction } from './types.js';
+
+const REGISTRY = new Map<string, SqlFunction>();
+for (const family of [AGGREGATE_FUNCTIONS, CONDITIONAL_FUNCTIONS, MATH_FUNCTIONS, STRING_FUNCTIONS, TIME_FUNCTIONS]) {
+  for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
+}
+
+export function lookupFunction(name: string): SqlFunction | undefined {
+  return REGISTRY.get(name.toLowerCase());
+}
+
+export function isAggregateName(name: string): boolean {
+  return REGISTRY.get(name.toLowerCase())?.kind === 'aggregate';
+}
+
+export function aggregateFunction(name: string): AggregateFunction {
+  const fn = REGISTRY.get(name);
+  if (!fn || fn.kind !== 'aggregate') throw new Error(`unknown aggregate function ${name}`);
+  return fn;
+}
+
+export function scalarFunction(name: string): ScalarFunction {
+  const fn = REGISTRY.get(name);
+  if (!fn || fn.kind !== 'scalar') throw new Error(`unknown scalar function ${name}`);
+  return fn;
+}
+

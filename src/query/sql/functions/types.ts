@@ -1,0 +1,56 @@
+/**
+ * The shapes every function implementation has. Kept apart from registry.ts so that family files
+ * can import them without an import cycle through the registry.
+ */
+import type { DataType } from '../../../shared/types.js';
+import type { Value } from '../values.js';
+
+/** What evaluation knows besides the data. */
+export interface EvalContext {
+  /** Statement start: `now()` is stable within a statement and across shards. */
+  nowNanos: bigint;
+  /** Session time zone, for functions that read zone-less timestamp text. */
+  timezone: string;
+}
+
+/** Argument casts the binder must insert, and the result type. */
+export interface Signature {
+  argTypes: DataType[];
+  returnType: DataType;
+}
+
+export interface ScalarFunction {
+  kind: 'scalar';
+  name: string;
+  /** Checks argument types (throwing a plan error when they do not fit) and picks the signature. */
+  bind(argTypes: DataType[]): Signature;
+  /** Column-at-a-time evaluation: `args[i]` holds `rowCount` values of argument i. */
+  evaluate(args: Value[][], rowCount: number, ctx: EvalContext, returnType: DataType): Value[];
+}
+
+/**
+ * An aggregate as partial states. A state is plain data (it travels from shard to router by
+ * structured clone) that `update` and `merge` mutate in place.
+ */
+export interface AggregateFunction<S = unknown> {
+  kind: 'aggregate';
+  name: string;
+  bind(argTypes: DataType[]): Signature;
+  create(): S;
+  /** Folds rows into their groups' states: row r goes to `states[groupOf[r]]`. */
+  update(states: S[], groupOf: Uint32Array, args: Value[][], rowCount: number, argTypes: DataType[]): void;
+  merge(into: S, from: S): void;
+  finish(state: S, returnType: DataType): Value;
+}
+
+export type SqlFunction = ScalarFunction | AggregateFunction;
+
+/** Applies `fn` row by row; any NULL argument gives NULL. */
+export function mapRows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
+  const out = new Array<Value>(rowCount);
+  for (let r = 0; r < rowCount; r++) {
+    const values = args.map((a) => a[r] as Value);
+    out[r] = values.some((v) => v === null) ? null : fn(...values);
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * Result column names exactly as DataFusion prints them, because GreptimeDB clients (and the
+ * conformance transcripts) see them: `Int64(1)`, `count(*)`, `sum(numbers.number)`,
+ * `integers.a = NULL`, `Utf8("0")` for `'0'::INT` (casts are invisible), `(- t.a)`.
+ *
+ * A plain column reference is named by the bare column name; inside any larger expression it
+ * is qualified (`t.a`).
+ */
+import type { Expr, Ident, SqlType } from './ast.js';
+import { type Scope, normalizeIdent } from './scope.js';
+import { arrowNameOf, dataTypeOfSql, isTimestamp } from './type-names.js';
+import { rustFloatDisplay } from './values.js';
+
+/** Functions written with special SQL syntax that DataFusion names after its own function. */
+const SYNTAX_FUNCTION_NAMES: Record<string, string> = { trim: 'btrim', substring: 'substr' };
+
+/** Typed literals are read with surrounding and repeated spaces squeezed (as GreptimeDB does). */
+export function normalizeTypedString(value: string): string {
+  return value.trim().replace(/\s+/g, ' ');
+}
+
+function castTargetName(type: SqlType): string | null {
+  try {
+    const t = dataTypeOfSql(type);
+    return isTimestamp(t) ? arrowNameOf(t) : null;
+  } catch {
+    return null;
+  }
+}
+
+const I64_MAX = (1n << 63n) - 1n;
+const I64_MIN = -(1n << 63n);
+const U64_MAX = (1n << 64n) - 1n;
+
+/** How a numeric literal is typed: Int64 when it fits, then UInt64, else Float64. */
+export function numberLiteral(text: string): { type: 'Int64' | 'UInt64'; value: bigint } | { type: 'Float64'; value: number } {
+  if (/^-?\d+$/.test(text)) {
+    const n = BigInt(text);
+    if (n >= I64_MIN && n <= I64_MAX) return { type: 'Int64', value: n };
+    if (n >= 0n && n <= U64_MAX) return { type: 'UInt64', value: n };
+  }
+  return { type: 'Float64', value: Number(text) };
+}
+
+function literalName(text: string): string {
+  const lit = numberLiteral(text);
+  if (lit.type === 'Float64') return `Float64(${rustFloatDisplay(lit.value)})`;
+  return `${lit.type}(${lit.value})`;
+}
+
+/** The unparenthesised expression under any number of `( )`. */
+function unnest(expr: Expr): Expr {
+  while (expr.kind === 'nested') expr = expr.expr;
+  return expr;
+}
+
+/** The name a SELECT item gets when it has no alias. */
+export function selectItemName(expr: Expr, scope: Scope | null): string {
+  const e = unnest(expr);
+  if (e.kind === 'identifier') return normalizeIdent(e.parts[e.parts.length - 1] as Ident);
+  return exprName(e, scope);
+}
+
+/** DataFusion's `schema_name` of an expression. */
+export function exprName(expr: Expr, scope: Scope | null): string {
+  switch (expr.kind) {
+    case 'identifier': {
+      const parts = expr.parts.map(normalizeIdent);
+      const i = scope ? scope.lookup(parts) : -1;
+      return i >= 0 && scope ? scope.qualifiedName(i) : parts.join('.');
+    }
+    case 'number':
+      return literalName(expr.text);
+    case 'string':
+      return `Utf8("${expr.value}")`;
+    case 'typed_string':
+      return `Utf8("${normalizeTypedString(expr.value)}")`;
+    case 'boolean':
+      return `Boolean(${expr.value})`;
+    case 'null':
+      return 'NULL';
+    case 'default':
+      return 'DEFAULT';
+    case 'unary': {
+      const inner = unnest(expr.expr);
+      if (expr.op === '+') return exprName(inner, scope);
+      if (expr.op === 'NOT') return `NOT ${exprName(inner, scope)}`;
+      if (inner.kind === 'number') return literalName(`-${inner.text}`);
+      return `(- ${exprName(inner, scope)})`;
+    }
+    case 'binary':
+      return `${exprName(expr.left, scope)} ${expr.op} ${exprName(expr.right, scope)}`;
+    case 'between':
+      return `${exprName(expr.expr, scope)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${exprName(expr.low, scope)} AND ${exprName(expr.high, scope)}`;
+    case 'in_list':
+      return `${exprName(expr.expr, scope)} ${expr.negated ? 'NOT ' : ''}IN ${expr.list.map((e) => exprName(e, scope)).join(', ')}`;
+    case 'like':
+      return `${exprName(expr.expr, scope)} ${expr.negated ? 'NOT ' : ''}${expr.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprName(expr.pattern, scope)}`;
+    case 'is':
+      return `${exprName(expr.expr, scope)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
+    case 'cast': {
+      // GreptimeDB plans casts to timestamp types as `arrow_cast(x, 'Timestamp(unit)')`.
+      const target = castTargetName(expr.dataType);
+      const inner = exprName(expr.expr, scope);
+      return target ? `arrow_cast(${inner},Utf8("${target}"))` : inner;
+    }
+    case 'nested':
+      return exprName(expr.expr, scope);
+    case 'function': {
+      const written = normalizeIdent(expr.name[expr.name.length - 1] as Ident);
+      const name = SYNTAX_FUNCTION_NAMES[written] ?? written;
+      const args = expr.star ? '*' : expr.args.map((a) => exprName(a, scope)).join(',');
+      return `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
+    }
+    case 'case': {
+      let out = 'CASE ';
+      if (expr.operand) out += `${exprName(expr.operand, scope)} `;
+      for (const w of expr.whens) out += `WHEN ${exprName(w.when, scope)} THEN ${exprName(w.then, scope)} `;
+      if (expr.elseResult) out += `ELSE ${exprName(expr.elseResult, scope)} `;
+      return `${out}END`;
+    }
+    default: {
+      const never: never = expr;
+      throw new Error(`unknown expression ${JSON.stringify(never)}`);
+    }
+  }
+}

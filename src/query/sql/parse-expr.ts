@@ -1,0 +1,381 @@
+/**
+ * Expression and data-type parsing: a Pratt parser with sqlparser-rs's binding powers, so that
+ * `a = 1 OR b = 2 AND c` and `NOT a LIKE 'x'` group the way GreptimeDB groups them.
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { BinaryOperator, Expr, FunctionCall, Ident, SqlType } from './ast.js';
+import { RESERVED_WORDS, type TokenStream } from './parser-base.js';
+
+const PREC_OR = 5;
+const PREC_AND = 10;
+const PREC_NOT = 15;
+const PREC_IS = 17;
+const PREC_LIKE = 19;
+const PREC_BETWEEN = 20;
+const PREC_COMPARE = 20;
+const PREC_PIPE = 21;
+const PREC_CARET = 22;
+const PREC_AMPERSAND = 23;
+const PREC_PLUS_MINUS = 30;
+const PREC_MUL_DIV = 40;
+const PREC_DOUBLE_COLON = 50;
+
+const COMPARISON_OPS: Record<string, BinaryOperator> = {
+  '=': '=',
+  '==': '=',
+  '!=': '!=',
+  '<>': '!=',
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+};
+
+const ARITHMETIC_OPS: Record<string, [BinaryOperator, number]> = {
+  '+': ['+', PREC_PLUS_MINUS],
+  '-': ['-', PREC_PLUS_MINUS],
+  '*': ['*', PREC_MUL_DIV],
+  '/': ['/', PREC_MUL_DIV],
+  '%': ['%', PREC_MUL_DIV],
+  '||': ['||', PREC_PLUS_MINUS],
+  '|': ['|', PREC_PIPE],
+  '^': ['^', PREC_CARET],
+  '&': ['&', PREC_AMPERSAND],
+};
+
+/** Functions that SQL lets you call without parentheses. */
+const NILADIC_FUNCTIONS = new Set(['CURRENT_TIMESTAMP', 'CURRENT_DATE', 'CURRENT_TIME', 'LOCALTIMESTAMP', 'LOCALTIME']);
+
+/** Type names that prefix a string literal to make a typed literal (`TIMESTAMP '...'`). */
+const TYPED_STRING_TYPES = new Set(['TIMESTAMP', 'TIMESTAMPTZ', 'DATE', 'TIME', 'DATETIME']);
+
+export function parseExpr(ts: TokenStream): Expr {
+  return parseSubexpr(ts, 0);
+}
+
+export function parseSubexpr(ts: TokenStream, precedence: number): Expr {
+  let expr = parsePrefix(ts);
+  for (;;) {
+    const next = nextPrecedence(ts);
+    if (precedence >= next) break;
+    expr = parseInfix(ts, expr, next);
+  }
+  return expr;
+}
+
+function nextPrecedence(ts: TokenStream): number {
+  const t = ts.peek();
+  if (t.kind === 'op') {
+    if (COMPARISON_OPS[t.value]) return PREC_COMPARE;
+    const arith = ARITHMETIC_OPS[t.value];
+    if (arith) return arith[1];
+    if (t.value === '::') return PREC_DOUBLE_COLON;
+    return 0;
+  }
+  if (t.kind !== 'word' || t.quote !== null) return 0;
+  switch (t.value.toUpperCase()) {
+    case 'OR':
+      return PREC_OR;
+    case 'AND':
+      return PREC_AND;
+    case 'IS':
+      return PREC_IS;
+    case 'IN':
+    case 'BETWEEN':
+      return PREC_BETWEEN;
+    case 'LIKE':
+    case 'ILIKE':
+      return PREC_LIKE;
+    case 'NOT':
+      if (ts.isKeyword('IN', 1) || ts.isKeyword('BETWEEN', 1)) return PREC_BETWEEN;
+      if (ts.isKeyword('LIKE', 1) || ts.isKeyword('ILIKE', 1)) return PREC_LIKE;
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
+  const t = ts.next();
+  if (t.kind === 'op') {
+    const cmp = COMPARISON_OPS[t.value];
+    if (cmp) return { kind: 'binary', op: cmp, left, right: parseSubexpr(ts, precedence) };
+    const arith = ARITHMETIC_OPS[t.value];
+    if (arith) return { kind: 'binary', op: arith[0], left, right: parseSubexpr(ts, precedence) };
+    if (t.value === '::') return { kind: 'cast', expr: left, dataType: parseDataType(ts), style: 'double_colon' };
+  }
+  const word = t.value.toUpperCase();
+  if (word === 'AND' || word === 'OR') return { kind: 'binary', op: word, left, right: parseSubexpr(ts, precedence) };
+  if (word === 'IS') {
+    const negated = ts.consumeKeyword('NOT');
+    for (const test of ['NULL', 'TRUE', 'FALSE', 'UNKNOWN'] as const) {
+      if (ts.consumeKeyword(test)) return { kind: 'is', expr: left, test, negated };
+    }
+    return ts.expected('[NOT] NULL | TRUE | FALSE | DISTINCT | [form] NORMALIZED FROM after IS', ts.peek());
+  }
+  let negated = false;
+  let op = word;
+  if (word === 'NOT') {
+    negated = true;
+    op = ts.next().value.toUpperCase();
+  }
+  switch (op) {
+    case 'IN': {
+      ts.expectOp('(');
+      if (ts.isKeyword('SELECT') || ts.isKeyword('WITH')) {
+        throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: IN subqueries');
+      }
+      const list: Expr[] = [];
+      if (!ts.isOp(')')) {
+        do list.push(parseExpr(ts));
+        while (ts.consumeOp(','));
+      }
+      ts.expectOp(')');
+      return { kind: 'in_list', expr: left, list, negated };
+    }
+    case 'BETWEEN': {
+      const low = parseSubexpr(ts, PREC_BETWEEN);
+      ts.expectKeyword('AND');
+      const high = parseSubexpr(ts, PREC_BETWEEN);
+      return { kind: 'between', expr: left, low, high, negated };
+    }
+    case 'LIKE':
+    case 'ILIKE': {
+      const pattern = parseSubexpr(ts, PREC_LIKE);
+      let escape: string | null = null;
+      if (ts.consumeKeyword('ESCAPE')) {
+        const e = ts.next();
+        if (e.kind !== 'string') ts.expected('escape char', e);
+        escape = e.value;
+      }
+      return { kind: 'like', expr: left, pattern, negated, caseInsensitive: op === 'ILIKE', escape };
+    }
+    default:
+      return ts.expected('an infix operator', t);
+  }
+}
+
+function parsePrefix(ts: TokenStream): Expr {
+  const t = ts.peek();
+  switch (t.kind) {
+    case 'number':
+      ts.next();
+      return { kind: 'number', text: t.value };
+    case 'string':
+      ts.next();
+      return { kind: 'string', value: t.value };
+    case 'op':
+      if (t.value === '-' || t.value === '+') {
+        ts.next();
+        return { kind: 'unary', op: t.value, expr: parseSubexpr(ts, PREC_MUL_DIV) };
+      }
+      if (t.value === '(') {
+        ts.next();
+        if (ts.isKeyword('SELECT') || ts.isKeyword('WITH')) {
+          throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: subqueries');
+        }
+        const inner = parseExpr(ts);
+        if (ts.isOp(',')) throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: tuple expressions');
+        ts.expectOp(')');
+        return { kind: 'nested', expr: inner };
+      }
+      return ts.expected('an expression', t);
+    case 'word':
+      return parseWordPrefix(ts);
+    default:
+      return ts.expected('an expression', t);
+  }
+}
+
+function parseWordPrefix(ts: TokenStream): Expr {
+  const t = ts.peek();
+  if (t.quote === null) {
+    const upper = t.value.toUpperCase();
+    switch (upper) {
+      case 'NOT':
+        ts.next();
+        return { kind: 'unary', op: 'NOT', expr: parseSubexpr(ts, PREC_NOT) };
+      case 'TRUE':
+      case 'FALSE':
+        ts.next();
+        return { kind: 'boolean', value: upper === 'TRUE' };
+      case 'NULL':
+        ts.next();
+        return { kind: 'null' };
+      case 'DEFAULT':
+        ts.next();
+        return { kind: 'default' };
+      case 'CASE':
+        ts.next();
+        return parseCase(ts);
+      case 'CAST':
+      case 'TRY_CAST':
+        if (ts.isOp('(', 1)) {
+          ts.next();
+          ts.expectOp('(');
+          const inner = parseExpr(ts);
+          ts.expectKeyword('AS');
+          const dataType = parseDataType(ts);
+          ts.expectOp(')');
+          return { kind: 'cast', expr: inner, dataType, style: upper === 'CAST' ? 'cast' : 'try_cast' };
+        }
+        break;
+      case 'EXTRACT':
+        if (ts.isOp('(', 1)) return parseExtract(ts);
+        break;
+      case 'SUBSTRING':
+        if (ts.isOp('(', 1)) return parseSubstring(ts);
+        break;
+      case 'TRIM':
+        if (ts.isOp('(', 1)) return parseTrim(ts);
+        break;
+      case 'LEFT':
+      case 'RIGHT':
+        // Reserved for joins, but also functions when called.
+        if (ts.isOp('(', 1)) return parseFunctionArgs(ts, [ts.parseIdent()]);
+        break;
+      case 'INTERVAL':
+      case 'EXISTS':
+        if (ts.peek(1).kind === 'string' || ts.isOp('(', 1)) {
+          throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${upper} expressions`);
+        }
+        break;
+      default:
+        if (RESERVED_WORDS.has(upper)) return ts.expected('an expression', t);
+        if (TYPED_STRING_TYPES.has(upper) && ts.peek(1).kind === 'string') {
+          const dataType = parseDataType(ts);
+          const value = ts.next().value;
+          return { kind: 'typed_string', dataType, value };
+        }
+        if (NILADIC_FUNCTIONS.has(upper) && !ts.isOp('(', 1) && !ts.isOp('.', 1)) {
+          ts.next();
+          return { kind: 'function', name: [{ value: t.value, quote: null }], args: [], star: false, distinct: false, parens: false };
+        }
+    }
+  }
+  const parts: Ident[] = [ts.parseIdent()];
+  while (ts.isOp('.') && ts.peek(1).kind === 'word') {
+    ts.next();
+    parts.push(ts.parseIdent());
+  }
+  if (ts.isOp('(')) return parseFunctionArgs(ts, parts);
+  return { kind: 'identifier', parts };
+}
+
+function call(name: string, args: Expr[]): FunctionCall {
+  return { kind: 'function', name: [{ value: name, quote: null }], args, star: false, distinct: false, parens: true };
+}
+
+/** `EXTRACT(field FROM expr)` is `date_part('field', expr)`, as DataFusion plans it. */
+function parseExtract(ts: TokenStream): Expr {
+  ts.next();
+  ts.expectOp('(');
+  const field = ts.next();
+  if (field.kind !== 'word' && field.kind !== 'string') ts.expected('date/time field', field);
+  ts.expectKeyword('FROM');
+  const expr = parseExpr(ts);
+  ts.expectOp(')');
+  return call('date_part', [{ kind: 'string', value: field.kind === 'word' ? field.value.toUpperCase() : field.value }, expr]);
+}
+
+/** `SUBSTRING(s FROM a [FOR b])` or `SUBSTRING(s, a[, b])`. */
+function parseSubstring(ts: TokenStream): Expr {
+  const name = ts.parseIdent();
+  ts.expectOp('(');
+  const args = [parseExpr(ts)];
+  if (ts.consumeKeyword('FROM')) {
+    args.push(parseExpr(ts));
+    if (ts.consumeKeyword('FOR')) args.push(parseExpr(ts));
+  } else {
+    while (ts.consumeOp(',')) args.push(parseExpr(ts));
+  }
+  ts.expectOp(')');
+  return { ...call('substring', args), name: [name] };
+}
+
+/** `TRIM([BOTH|LEADING|TRAILING] [chars FROM] s)` → `btrim`/`ltrim`/`rtrim(s[, chars])`. */
+function parseTrim(ts: TokenStream): Expr {
+  const name = ts.parseIdent();
+  ts.expectOp('(');
+  let fn: string | null = null;
+  if (ts.consumeKeyword('BOTH')) fn = 'btrim';
+  else if (ts.consumeKeyword('LEADING')) fn = 'ltrim';
+  else if (ts.consumeKeyword('TRAILING')) fn = 'rtrim';
+  let args: Expr[];
+  if (fn && ts.consumeKeyword('FROM')) {
+    args = [parseExpr(ts)];
+  } else {
+    const first = parseExpr(ts);
+    if (ts.consumeKeyword('FROM')) args = [parseExpr(ts), first];
+    else {
+      args = [first];
+      while (ts.consumeOp(',')) args.push(parseExpr(ts));
+    }
+  }
+  ts.expectOp(')');
+  return fn ? call(fn, args) : { ...call('trim', args), name: [name] };
+}
+
+function parseFunctionArgs(ts: TokenStream, name: Ident[]): FunctionCall {
+  ts.expectOp('(');
+  const call: FunctionCall = { kind: 'function', name, args: [], star: false, distinct: false, parens: true };
+  if (ts.consumeOp(')')) return finishFunction(ts, call);
+  if (ts.consumeKeyword('DISTINCT')) call.distinct = true;
+  else ts.consumeKeyword('ALL');
+  if (ts.isOp('*') && ts.isOp(')', 1)) {
+    ts.next();
+    call.star = true;
+  } else {
+    do call.args.push(parseExpr(ts));
+    while (ts.consumeOp(','));
+  }
+  ts.expectOp(')');
+  return finishFunction(ts, call);
+}
+
+function finishFunction(ts: TokenStream, call: FunctionCall): FunctionCall {
+  if (ts.isKeyword('OVER') || ts.isKeyword('FILTER') || ts.isKeyword('WITHIN')) {
+    throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${ts.peek().value.toUpperCase()} clause of functions`);
+  }
+  return call;
+}
+
+function parseCase(ts: TokenStream): Expr {
+  let operand: Expr | null = null;
+  if (!ts.isKeyword('WHEN')) operand = parseExpr(ts);
+  const whens: Array<{ when: Expr; then: Expr }> = [];
+  ts.expectKeyword('WHEN');
+  do {
+    const when = parseExpr(ts);
+    ts.expectKeyword('THEN');
+    whens.push({ when, then: parseExpr(ts) });
+  } while (ts.consumeKeyword('WHEN'));
+  let elseResult: Expr | null = null;
+  if (ts.consumeKeyword('ELSE')) elseResult = parseExpr(ts);
+  ts.expectKeyword('END');
+  return { kind: 'case', operand, whens, elseResult };
+}
+
+/** A data type: `DOUBLE`, `TIMESTAMP(3)`, `INT UNSIGNED`, `VARCHAR(255)`, `DOUBLE PRECISION`. */
+export function parseDataType(ts: TokenStream): SqlType {
+  const t = ts.peek();
+  if (t.kind !== 'word') return ts.expected('a data type name', t);
+  ts.next();
+  let name = t.value.toUpperCase();
+  if (name === 'DOUBLE') ts.consumeKeyword('PRECISION');
+  if (name === 'CHARACTER' && ts.consumeKeyword('VARYING')) name = 'VARCHAR';
+  const args: number[] = [];
+  if (ts.consumeOp('(')) {
+    do {
+      const n = ts.next();
+      if (n.kind !== 'number') ts.expected('literal int', n);
+      args.push(Number(n.value));
+    } while (ts.consumeOp(','));
+    ts.expectOp(')');
+  }
+  if (name === 'TIMESTAMP' && (ts.consumeKeywords('WITH', 'TIME', 'ZONE') || ts.consumeKeywords('WITHOUT', 'TIME', 'ZONE'))) {
+    // The zone marker does not change GreptimeDB's storage type.
+  }
+  const unsigned = ts.consumeKeyword('UNSIGNED');
+  return { name, args, unsigned };
+}

@@ -1,0 +1,189 @@
+/**
+ * The shard side of a SQL query: scan the shard's rows of one table (pruned by time range and
+ * series filter), filter them, then either project rows (sorted and cut to the query's top rows
+ * when ORDER BY/LIMIT allow) or fold them into partial aggregate states per group.
+ *
+ *   ScanSource.scan → chunk → typed columns → WHERE → rows sink | aggregate sink → ShardResult
+ *
+ * Pure code: runs in the shard worker thread and, for `SELECT` without FROM and the built-in
+ * `numbers` table, in the router.
+ */
+import { Internal } from '../../shared/errors.js';
+import type { ScanChunk, ScanRequest, ScanSource } from '../../shared/scan.js';
+import type { DataType, Vector } from '../../shared/types.js';
+import { createState, updateStates } from './aggregate-exec.js';
+import { type Batch, evaluate, filterBatch } from './eval.js';
+import type { EvalContext } from './functions/types.js';
+import type { SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
+import { applyOrder, sortPermutation } from './sort.js';
+import { tagValue } from './tag-text.js';
+import { type Value, valueKey } from './values.js';
+
+/** Executes a plan fragment made by the planner against this shard's storage. */
+export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
+  const p = plan as ShardPlan;
+  if (!p || p.version !== 1) throw new Internal('unsupported SQL shard plan');
+  const ctx: EvalContext = { nowNanos: p.nowNanos, timezone: p.timezone };
+  const sink = p.output.kind === 'rows' ? new RowSink(p.output, ctx) : new AggregateSink(p.output, ctx);
+  for (const batch of batchesOf(p, source)) {
+    const rows = p.filter ? filterBatch(p.filter, batch, ctx) : batch;
+    if (rows.rowCount > 0 && !sink.add(rows)) break;
+  }
+  return sink.finish();
+}
+
+function* batchesOf(plan: ShardPlan, source: ScanSource): Iterable<Batch> {
+  const scan = plan.scan;
+  if (!scan) {
+    yield { rowCount: 1, columns: [] };
+    return;
+  }
+  const request: ScanRequest = {
+    tableId: scan.tableId,
+    columns: scan.columns,
+    timeMin: scan.timeMin,
+    timeMax: scan.timeMax,
+    seriesFilter: seriesFilterOf(scan.seriesFilter),
+  };
+  for (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
+}
+
+/** Turns the plan's serialisable tag conditions into the scan's series predicate. */
+export function seriesFilterOf(specs: SeriesFilterSpec[]): ScanRequest['seriesFilter'] {
+  if (specs.length === 0) return undefined;
+  const sets = specs.map((s) => ({ id: s.columnId, values: new Set(s.values) }));
+  return (tags) => sets.every((s) => {
+    const v = tags.get(s.id);
+    return v !== undefined && s.values.has(v);
+  });
+}
+
+/** Converts storage vectors to value columns of the planned logical types. */
+export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
+  const n = chunk.rowCount;
+  return { rowCount: n, columns: chunk.vectors.map((v, i) => vectorValues(v, n, types[i] ?? 'Null')) };
+}
+
+function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
+  const out = new Array<Value>(n);
+  const valid = vector.valid;
+  switch (vector.kind) {
+    case 'str': {
+      const values = vector.values as Array<string | null>;
+      const asText = type === 'String' || type === 'Binary';
+      for (let i = 0; i < n; i++) {
+        const s = valid && valid[i] === 0 ? null : (values[i] ?? null);
+        out[i] = asText ? s : tagValue(s, type);
+      }
+      return out;
+    }
+    case 'bool': {
+      const values = vector.values as Uint8Array;
+      for (let i = 0; i < n; i++) out[i] = valid && valid[i] === 0 ? null : values[i] === 1;
+      return out;
+    }
+    default: {
+      const values = vector.values as Float64Array | BigInt64Array | BigUint64Array;
+      for (let i = 0; i < n; i++) out[i] = valid && valid[i] === 0 ? null : (values[i] as number | bigint);
+      return out;
+    }
+  }
+}
+
+interface Sink {
+  /** Takes a filtered batch; false once no more rows are wanted. */
+  add(batch: Batch): boolean;
+  finish(): ShardResult;
+}
+
+class RowSink implements Sink {
+  private readonly columns: Value[][];
+  private rowCount = 0;
+
+  constructor(
+    private readonly output: Extract<ShardOutput, { kind: 'rows' }>,
+    private readonly ctx: EvalContext,
+  ) {
+    this.columns = output.exprs.map(() => []);
+  }
+
+  add(batch: Batch): boolean {
+    const { exprs, sort, limit } = this.output;
+    // Without a sort, the first `limit` rows are the answer and scanning can stop early.
+    const take = sort.length === 0 && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
+    const rows = take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
+    exprs.forEach((e, i) => {
+      const values = evaluate(e, rows, this.ctx);
+      const target = this.columns[i] as Value[];
+      for (let r = 0; r < rows.rowCount; r++) target.push(values[r] as Value);
+    });
+    this.rowCount += rows.rowCount;
+    return !(sort.length === 0 && limit !== null && this.rowCount >= limit);
+  }
+
+  finish(): ShardResult {
+    const { sort, limit } = this.output;
+    if (sort.length === 0) return { kind: 'rows', rowCount: this.rowCount, columns: this.columns };
+    const order = sortPermutation(this.columns, this.rowCount, sort);
+    const cut = applyOrder(this.columns, order, 0, limit);
+    return { kind: 'rows', rowCount: cut.rowCount, columns: cut.columns };
+  }
+}
+
+class AggregateSink implements Sink {
+  private readonly groupIndex = new Map<string, number>();
+  private readonly keys: Value[][] = [];
+  /** `states[a][g]`: state of aggregate a for group g. */
+  private readonly states: unknown[][];
+
+  constructor(
+    private readonly output: Extract<ShardOutput, { kind: 'aggregate' }>,
+    private readonly ctx: EvalContext,
+  ) {
+    this.states = output.aggregates.map(() => []);
+  }
+
+  private newGroup(key: Value[]): number {
+    const g = this.keys.length;
+    this.keys.push(key);
+    this.output.aggregates.forEach((call, a) => (this.states[a] as unknown[]).push(createState(call)));
+    return g;
+  }
+
+  add(batch: Batch): boolean {
+    const n = batch.rowCount;
+    const groupOf = new Uint32Array(n);
+    const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
+    if (keyColumns.length === 0) {
+      if (this.keys.length === 0) this.newGroup([]);
+    } else {
+      for (let r = 0; r < n; r++) {
+        let k = '';
+        for (const col of keyColumns) k += `${valueKey(col[r] as Value)}\u0000`;
+        let g = this.groupIndex.get(k);
+        if (g === undefined) {
+          g = this.newGroup(keyColumns.map((col) => col[r] as Value));
+          this.groupIndex.set(k, g);
+        }
+        groupOf[r] = g;
+      }
+    }
+    this.output.aggregates.forEach((call, a) => {
+      const args = call.args.map((e) => evaluate(e, batch, this.ctx));
+      updateStates(call, this.states[a] as unknown[], groupOf, args, n);
+    });
+    return true;
+  }
+
+  finish(): ShardResult {
+    const states = this.keys.map((_, g) => this.states.map((perAggregate) => perAggregate[g]));
+    return { kind: 'groups', keys: this.keys, states };
+  }
+}
+
+/** Group key text of a row of key values (shared with the router's merge). */
+export function groupKeyOf(values: Value[]): string {
+  let k = '';
+  for (const v of values) k += `${valueKey(v)}\u0000`;
+  return k;
+}

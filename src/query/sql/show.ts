@@ -1,0 +1,142 @@
+/**
+ * Metadata statements: SHOW DATABASES, SHOW TABLES, SHOW CREATE TABLE, DESCRIBE. Layouts are
+ * GreptimeDB's (column names, sort order, how types and defaults are spelled).
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { TableSchema } from '../../shared/types.js';
+import type { Ident, ShowFilter, Statement } from './ast.js';
+import { Binder } from './binder.js';
+import { planError } from './coercion.js';
+import type { SqlEnv, SqlSession } from './env.js';
+import { likeToRegExp, selectRows } from './eval.js';
+import type { EvalContext } from './functions/types.js';
+import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
+import { parseExpression } from './parser.js';
+import { resolveTableName, tableNotFound } from './planner.js';
+import { printString } from './printer.js';
+import { type StatementResult, stringRecords } from './result.js';
+import { normalizeIdent, Scope } from './scope.js';
+import { sqlNameOf } from './type-names.js';
+import type { Value } from './values.js';
+
+/** Databases that exist without being stored. */
+const VIRTUAL_DATABASES = ['information_schema'];
+
+/** Applies `LIKE 'pattern'` (to the first column) or `WHERE expr` to string rows. */
+function applyFilter(filter: ShowFilter | null, names: string[], rows: Array<Array<string | null>>, ctx: EvalContext): Array<Array<string | null>> {
+  if (!filter) return rows;
+  if (filter.kind === 'like') {
+    const re = likeToRegExp(filter.pattern, false, null);
+    return rows.filter((r) => re.test(r[0] ?? ''));
+  }
+  const scope = new Scope(names.map((name) => ({ name, type: 'String', qualifier: [], path: [], schema: null })));
+  const binder = new Binder({ scope, timezone: ctx.timezone, aggregateError: (name) => planError(`Aggregate function ${name} is not allowed in SHOW`) });
+  const predicate = binder.bind(filter.expr);
+  // The binder numbered columns by first use; hand it exactly those columns.
+  const columns = scope.scannedColumns().map((ci) => rows.map((r) => r[ci] as Value));
+  const keep = selectRows(predicate, { rowCount: rows.length, columns }, ctx);
+  return Array.from(keep, (i) => rows[i] as Array<string | null>);
+}
+
+export function showDatabases(stmt: Extract<Statement, { kind: 'show_databases' }>, env: SqlEnv, ctx: EvalContext): StatementResult {
+  const names = new Set(env.listDatabases().map((d) => d.name));
+  for (const v of VIRTUAL_DATABASES) names.add(v);
+  const sorted = [...names].sort();
+  const columns = stmt.full ? ['Database', 'Options'] : ['Database'];
+  const rows = sorted.map((name) => {
+    if (!stmt.full) return [name];
+    const options = env.getDatabase(name)?.options ?? {};
+    return [name, Object.entries(options).map(([k, v]) => `${k}='${v}'`).join(' ')];
+  });
+  return stringRecords(columns, applyFilter(stmt.filter, columns, rows, ctx));
+}
+
+export function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, session: SqlSession, env: SqlEnv, ctx: EvalContext): StatementResult {
+  const db = stmt.db ? normalizeIdent(stmt.db[stmt.db.length - 1] as Ident) : session.db;
+  if (!env.getDatabase(db) && !VIRTUAL_DATABASES.includes(db)) throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${db}`);
+  const tables = new Map<string, string>();
+  for (const t of env.listTables(db)) tables.set(t.name, 'BASE TABLE');
+  if (isNumbersTable(db, 'numbers') && !tables.has('numbers')) tables.set('numbers', 'TEMPORARY');
+  const columns = stmt.full ? ['Tables', 'Table_type'] : ['Tables'];
+  const rows = [...tables.keys()].sort().map((name) => (stmt.full ? [name, tables.get(name) ?? 'BASE TABLE'] : [name]));
+  return stringRecords(columns, applyFilter(stmt.filter, columns, rows, ctx));
+}
+
+function lookupTable(name: Extract<Statement, { kind: 'describe' }>['name'], session: SqlSession, env: SqlEnv): TableSchema {
+  const [db, table] = resolveTableName(name, session);
+  const found = env.getDatabase(db) ? env.getTable(db, table) : undefined;
+  if (found) return found;
+  if (isNumbersTable(db, table)) return NUMBERS_TABLE;
+  throw tableNotFound(db, table, false);
+}
+
+/** How DESCRIBE shows a default: text literals without quotes, anything else as SQL. */
+export function defaultDisplay(defaultSql: string | undefined): string {
+  if (defaultSql === undefined) return '';
+  try {
+    const e = parseExpression(defaultSql);
+    if (e.kind === 'string') return e.value;
+  } catch {
+    // Stored defaults always parse; show the text as is if one somehow does not.
+  }
+  return defaultSql;
+}
+
+export function describeTable(stmt: Extract<Statement, { kind: 'describe' }>, session: SqlSession, env: SqlEnv): StatementResult {
+  const table = lookupTable(stmt.name, session, env);
+  const rows = table.columns.map((c) => [
+    c.name,
+    c.type,
+    c.semantic === 'FIELD' ? '' : 'PRI',
+    c.nullable ? 'YES' : 'NO',
+    defaultDisplay(c.defaultSql),
+    c.semantic,
+  ]);
+  return stringRecords(['Column', 'Type', 'Key', 'Null', 'Default', 'Semantic Type'], rows);
+}
+
+function quoteName(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** GreptimeDB's canonical DDL of a table, as SHOW CREATE TABLE prints it. */
+export function createTableSql(table: TableSchema): string {
+  const lines = table.columns.map((c) => {
+    let line = `  ${quoteName(c.name)} ${sqlNameOf(c.type)} ${c.nullable ? 'NULL' : 'NOT NULL'}`;
+    if (c.defaultSql !== undefined) line += ` DEFAULT ${c.defaultSql}`;
+    return line;
+  });
+  if (table.timeIndex) lines.push(`  TIME INDEX (${quoteName(table.timeIndex)})`);
+  if (table.primaryKey.length > 0) lines.push(`  PRIMARY KEY (${table.primaryKey.map(quoteName).join(', ')})`);
+  let out = `CREATE TABLE IF NOT EXISTS ${quoteName(table.name)} (\n${lines.join(',\n')}\n)\n\nENGINE=mito\n`;
+  const options = Object.entries(table.options);
+  if (options.length > 0) {
+    out += `WITH(\n${options.map(([k, v]) => `  ${k} = ${printString(v)}`).join(',\n')}\n)`;
+  }
+  return out;
+}
+
+export function showCreateTable(stmt: Extract<Statement, { kind: 'show_create_table' }>, session: SqlSession, env: SqlEnv): StatementResult {
+  const table = lookupTable(stmt.name, session, env);
+  return stringRecords(['Table', 'Create Table'], [[table.name, createTableSql(table)]]);
+}
+
+export function showColumns(stmt: Extract<Statement, { kind: 'show_columns' }>, session: SqlSession, env: SqlEnv, ctx: EvalContext): StatementResult {
+  const name = stmt.db ? [...stmt.db, ...stmt.table.slice(-1)] : stmt.table;
+  const table = lookupTable(name, session, env);
+  const columns = stmt.full
+    ? ['Field', 'Type', 'Collation', 'Null', 'Key', 'Default', 'Comment', 'Privileges', 'Extra', 'Greptime_type']
+    : ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra', 'Greptime_type'];
+  const rows = [...table.columns]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((c) => {
+      const type = sqlNameOf(c.type).toLowerCase();
+      const key = c.semantic === 'TAG' ? 'PRI' : c.semantic === 'TIMESTAMP' ? 'TIME INDEX' : '';
+      const nullable = c.nullable ? 'YES' : 'NO';
+      const dflt = defaultDisplay(c.defaultSql);
+      return stmt.full
+        ? [c.name, type, c.type === 'String' ? 'utf8_bin' : '', nullable, key, dflt, '', 'select,insert', '', c.type]
+        : [c.name, type, nullable, key, dflt, '', c.type];
+    });
+  return stringRecords(columns, applyFilter(stmt.filter, columns, rows, ctx));
+}

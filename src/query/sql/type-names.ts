@@ -1,0 +1,190 @@
+/**
+ * The three spellings of a type: SQL (`TIMESTAMP(3)`, `INT UNSIGNED`), GreptimeDB's logical name
+ * (`TimestampMillisecond`, the `DataType`), and Arrow's (`Timestamp(ms)`, `Utf8`), which DataFusion
+ * uses in error messages. Also the type predicates the rest of the engine uses.
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import { type DataType, type TimeUnit, timeUnitOf } from '../../shared/types.js';
+import type { SqlType } from './ast.js';
+
+const TIMESTAMP_BY_PRECISION: Record<number, DataType> = {
+  0: 'TimestampSecond',
+  3: 'TimestampMillisecond',
+  6: 'TimestampMicrosecond',
+  9: 'TimestampNanosecond',
+};
+
+const SIMPLE_TYPES: Record<string, DataType> = {
+  TINYINT: 'Int8',
+  SMALLINT: 'Int16',
+  INT: 'Int32',
+  INTEGER: 'Int32',
+  MEDIUMINT: 'Int32',
+  BIGINT: 'Int64',
+  INT8: 'Int8',
+  INT16: 'Int16',
+  INT32: 'Int32',
+  INT64: 'Int64',
+  UINT8: 'UInt8',
+  UINT16: 'UInt16',
+  UINT32: 'UInt32',
+  UINT64: 'UInt64',
+  FLOAT: 'Float32',
+  REAL: 'Float32',
+  FLOAT4: 'Float32',
+  FLOAT32: 'Float32',
+  DOUBLE: 'Float64',
+  FLOAT8: 'Float64',
+  FLOAT64: 'Float64',
+  STRING: 'String',
+  TEXT: 'String',
+  VARCHAR: 'String',
+  CHAR: 'String',
+  NVARCHAR: 'String',
+  TINYTEXT: 'String',
+  MEDIUMTEXT: 'String',
+  LONGTEXT: 'String',
+  BOOLEAN: 'Boolean',
+  BOOL: 'Boolean',
+  DATE: 'Date',
+  BINARY: 'Binary',
+  VARBINARY: 'Binary',
+  BLOB: 'Binary',
+  BYTEA: 'Binary',
+  DATETIME: 'TimestampMicrosecond',
+  TIMESTAMPTZ: 'TimestampMillisecond',
+  TIMESTAMP_S: 'TimestampSecond',
+  TIMESTAMP_SEC: 'TimestampSecond',
+  TIMESTAMPSECOND: 'TimestampSecond',
+  TIMESTAMP_SECOND: 'TimestampSecond',
+  TIMESTAMP_MS: 'TimestampMillisecond',
+  TIMESTAMPMILLISECOND: 'TimestampMillisecond',
+  TIMESTAMP_MILLISECOND: 'TimestampMillisecond',
+  TIMESTAMP_US: 'TimestampMicrosecond',
+  TIMESTAMPMICROSECOND: 'TimestampMicrosecond',
+  TIMESTAMP_MICROSECOND: 'TimestampMicrosecond',
+  TIMESTAMP_NS: 'TimestampNanosecond',
+  TIMESTAMPNANOSECOND: 'TimestampNanosecond',
+  TIMESTAMP_NANOSECOND: 'TimestampNanosecond',
+};
+
+const UNSIGNED_OF: Partial<Record<DataType, DataType>> = {
+  Int8: 'UInt8',
+  Int16: 'UInt16',
+  Int32: 'UInt32',
+  Int64: 'UInt64',
+};
+
+/** Maps a SQL type to GreptimeDB's logical type, as `CREATE TABLE` and `CAST` do. */
+export function dataTypeOfSql(type: SqlType): DataType {
+  let out: DataType | undefined;
+  if (type.name === 'TIMESTAMP') {
+    const precision = type.args[0] ?? 3;
+    out = TIMESTAMP_BY_PRECISION[precision];
+    if (!out) throw new DbError(ErrorCode.InvalidArguments, `Invalid timestamp precision: ${precision}`);
+  } else {
+    out = SIMPLE_TYPES[type.name];
+  }
+  if (!out) throw new DbError(ErrorCode.Unsupported, `Unsupported SQL data type: ${type.name}`);
+  if (type.unsigned) {
+    const u = UNSIGNED_OF[out];
+    if (!u) throw new DbError(ErrorCode.Unsupported, `Unsupported SQL data type: ${type.name} UNSIGNED`);
+    out = u;
+  }
+  return out;
+}
+
+const SQL_NAMES: Record<DataType, string> = {
+  Boolean: 'BOOLEAN',
+  Int8: 'TINYINT',
+  Int16: 'SMALLINT',
+  Int32: 'INT',
+  Int64: 'BIGINT',
+  UInt8: 'TINYINT UNSIGNED',
+  UInt16: 'SMALLINT UNSIGNED',
+  UInt32: 'INT UNSIGNED',
+  UInt64: 'BIGINT UNSIGNED',
+  Float32: 'FLOAT',
+  Float64: 'DOUBLE',
+  String: 'STRING',
+  Binary: 'VARBINARY',
+  Date: 'DATE',
+  TimestampSecond: 'TIMESTAMP(0)',
+  TimestampMillisecond: 'TIMESTAMP(3)',
+  TimestampMicrosecond: 'TIMESTAMP(6)',
+  TimestampNanosecond: 'TIMESTAMP(9)',
+  Null: 'NULL',
+};
+
+/** The SQL spelling GreptimeDB prints in `SHOW CREATE TABLE`. */
+export function sqlNameOf(type: DataType): string {
+  return SQL_NAMES[type];
+}
+
+const ARROW_UNIT: Record<TimeUnit, string> = { s: 's', ms: 'ms', us: 'µs', ns: 'ns' };
+
+/** Arrow's name of a type (`Int64`, `Utf8`, `Timestamp(ms)`, `Date32`), used in DataFusion errors. */
+export function arrowNameOf(type: DataType): string {
+  const unit = timeUnitOf(type);
+  if (unit) return `Timestamp(${ARROW_UNIT[unit]})`;
+  switch (type) {
+    case 'String':
+      return 'Utf8';
+    case 'Date':
+      return 'Date32';
+    case 'Null':
+      return 'Null';
+    default:
+      return type;
+  }
+}
+
+export function isSignedInteger(t: DataType): boolean {
+  return t === 'Int8' || t === 'Int16' || t === 'Int32' || t === 'Int64';
+}
+
+export function isUnsignedInteger(t: DataType): boolean {
+  return t === 'UInt8' || t === 'UInt16' || t === 'UInt32' || t === 'UInt64';
+}
+
+export function isInteger(t: DataType): boolean {
+  return isSignedInteger(t) || isUnsignedInteger(t);
+}
+
+export function isFloat(t: DataType): boolean {
+  return t === 'Float32' || t === 'Float64';
+}
+
+export function isNumeric(t: DataType): boolean {
+  return isInteger(t) || isFloat(t);
+}
+
+export function isTimestamp(t: DataType): boolean {
+  return timeUnitOf(t) !== null;
+}
+
+export function isStringType(t: DataType): boolean {
+  return t === 'String';
+}
+
+/** Bit width of an integer type. */
+export function integerBits(t: DataType): number {
+  switch (t) {
+    case 'Int8':
+    case 'UInt8':
+      return 8;
+    case 'Int16':
+    case 'UInt16':
+      return 16;
+    case 'Int32':
+    case 'UInt32':
+      return 32;
+    default:
+      return 64;
+  }
+}
+
+/** True when values of this type are held as JS bigint (Int64, UInt64, timestamps). */
+export function isBigIntType(t: DataType): boolean {
+  return t === 'Int64' || t === 'UInt64' || isTimestamp(t);
+}

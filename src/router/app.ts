@@ -1,0 +1,76 @@
+/**
+ * Wires the server together: catalog → shard workers → ingest pipeline → routes → listeners.
+ * Returns a handle whose `stop` drains in-flight requests before closing the shards.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config.js';
+import { createUserProvider } from './auth/user-provider.js';
+import { Catalog } from './catalog.js';
+import { startHttpServer } from './http/server.js';
+import { IngestPipeline } from './ingest/pipeline.js';
+import { ServerMetrics } from './metrics.js';
+import { adminRoutes } from './routes/admin.js';
+import { debugRoutes } from './routes/debug.js';
+import { lineprotoRoutes } from './routes/lineproto.js';
+import { sqlRoutes } from './routes/sql.js';
+import { ShardCluster } from './shards.js';
+
+/** How long `stop` waits for in-flight requests before closing shards anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface RunningApp {
+  mainPort: number;
+  apiPort: number | null;
+  stop(): Promise<void>;
+}
+
+export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+  const userProvider = createUserProvider(config.userProvider, (msg) => log.warn(msg));
+  const catalog = await Catalog.open(config.storage.dataHome, config.storage.shards);
+  const { cluster, recovered } = await ShardCluster.start(config, log, catalog.deadTableIds());
+  recovered.then(
+    () => log.info({ shards: cluster.count }, 'all shards recovered'),
+    (err) => log.error({ err: String(err) }, 'shard recovery failed'),
+  );
+  const ingest = new IngestPipeline(catalog, cluster);
+  const metrics = new ServerMetrics(
+    () => cluster.stats(),
+    () => catalog.listDatabases().length,
+  );
+  const trace = { enabled: false };
+  const routes = [
+    ...adminRoutes(config, metrics),
+    ...debugRoutes(
+      log,
+      async (level) => {
+        await cluster.broadcast({ op: 'log-level', level });
+      },
+      trace,
+    ),
+    ...sqlRoutes({ catalog, cluster, ingest }, metrics),
+    ...lineprotoRoutes(ingest, metrics),
+  ];
+  const server = await startHttpServer({
+    config,
+    log,
+    routes,
+    userProvider,
+    onResponse(method, status, durationMs) {
+      metrics.httpRequests.inc({ method, status: String(status) });
+      metrics.httpDuration.observe({ method }, durationMs / 1000);
+    },
+  });
+  log.info({ mainPort: server.mainPort, apiPort: server.apiPort, dataHome: config.storage.dataHome }, 'listening');
+
+  return {
+    mainPort: server.mainPort,
+    apiPort: server.apiPort,
+    async stop() {
+      server.close();
+      const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+      while (server.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await cluster.close();
+      userProvider?.close?.();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * What a route handler sees of a request and what it gives back. uWS's `HttpRequest` dies at the
+ * first await, so the server copies everything a handler may need into `RequestContext` first.
+ */
+import type { AuthedUser } from '../auth/user-provider.js';
+
+export type Listener = 'main' | 'api';
+
+export interface RequestContext {
+  method: string;
+  path: string;
+  /** Raw query string without `?`. */
+  rawQuery: string;
+  query: URLSearchParams;
+  /** Lower-case header names. */
+  headers: Map<string, string>;
+  /** The request body, already decompressed when the route allows it. */
+  body: Buffer;
+  /** Path parameters captured by the route pattern (`:name`), percent-decoded. */
+  params: Record<string, string>;
+  listener: Listener;
+  /** Set when a user provider is configured and the path needs authentication. */
+  user: AuthedUser | null;
+  /** Fires when the request times out or the client goes away. */
+  signal: AbortSignal;
+  startMs: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string> | undefined;
+  body?: string | Uint8Array | undefined;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<HttpResponse>;
+
+/** How errors of a route are shaped (reference §8.2). */
+export type ErrorShape = 'native' | 'short' | 'metricsapi' | 'text';
+
+export interface Route {
+  methods: string[];
+  /** `/v1/sql`, or with parameters `/v1/pipelines/:name`; a trailing `*` matches any rest. */
+  pattern: string;
+  handler: Handler;
+  errorShape: ErrorShape;
+  /** Decode `Content-Encoding: gzip|deflate|br` bodies (ingest routes). */
+  decompress?: boolean;
+  /** Debug routes bypass the timeout and the configured body limit (they have their own cap). */
+  debug?: boolean;
+  /** The protocol name used for ingest metrics and the 504-vs-408 timeout choice. */
+  protocol?: string;
+}
+
+export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8'): HttpResponse {
+  return { status, headers: { 'content-type': contentType }, body };
+}
+
+export function json(status: number, value: unknown, extraHeaders?: Record<string, string>): HttpResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...(extraHeaders ?? {}) },
+    body: JSON.stringify(value),
+  };
+}
+
+export function empty(status: number): HttpResponse {
+  return { status };
+}

@@ -1,0 +1,36 @@
+/** Request parameters shared by several routes: database selection and form bodies. */
+import type { RequestContext } from './context.js';
+import { HttpStatusError } from './http-status-error.js';
+
+/**
+ * The database of a request (reference ingest §0.2 / admin §1.3): the `x-greptime-db-name` header,
+ * else the given parameter names in order, else `public`. `catalog-schema` names are split at the
+ * first `-` when the prefix is our only catalog, `greptime`.
+ */
+export function databaseOf(ctx: RequestContext, paramNames: string[], headerWins = true, form?: URLSearchParams): string {
+  const header = ctx.headers.get('x-greptime-db-name');
+  let fromParams: string | undefined;
+  for (const name of paramNames) {
+    const v = ctx.query.get(name) ?? form?.get(name);
+    if (v) {
+      fromParams = v;
+      break;
+    }
+  }
+  const raw = headerWins ? header || fromParams : fromParams || header;
+  if (!raw) return 'public';
+  return raw.startsWith('greptime-') ? raw.slice('greptime-'.length) : raw;
+}
+
+/**
+ * The form body of a POST. Routes that read parameters from a form require its content type, as
+ * GreptimeDB does (415 otherwise); GET requests have no form.
+ */
+export function formOf(ctx: RequestContext): URLSearchParams {
+  if (ctx.method !== 'POST') return new URLSearchParams();
+  const type = (ctx.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new HttpStatusError(415, 'Form requests must have `Content-Type: application/x-www-form-urlencoded`');
+  }
+  return new URLSearchParams(ctx.body.toString('utf8'));
+}

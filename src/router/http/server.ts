@@ -1,0 +1,333 @@
+/**
+ * The two HTTP listeners on uWebSockets.js and the one request pipeline every route goes through:
+ * API-server filter → route lookup → timeout → declared body size → auth → body (streamed, limited,
+ * decompressed) → handler → error mapping. uWS rules that shaped this file: a handler must answer
+ * or register onAborted before returning; `req` dies at the first await; onData chunks are
+ * detached after the callback; after abort or end, touching `res` throws.
+ */
+import { STATUS_CODES } from 'node:http';
+import zlib from 'node:zlib';
+import type { Logger } from 'pino';
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
+import type { Config } from '../../shared/config.js';
+import { DbError } from '../../shared/errors.js';
+import { parseDurationMs } from '../../shared/size-duration.js';
+import { checkPermission, extractCredentials, isAuthExempt } from '../auth/credentials.js';
+import type { UserProvider } from '../auth/user-provider.js';
+import { errorResponse } from '../respond/error.js';
+import type { HttpResponse, Listener, RequestContext, Route } from './context.js';
+import { HttpStatusError } from './http-status-error.js';
+import { allowedOnApiServer, RouteTable } from './route-table.js';
+
+/** Debug routes are outside the configured limit, as in GreptimeDB; they keep a fixed cap. */
+const DEBUG_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+/** Without a configured limit, decompression still stops here so a small bomb cannot exhaust memory. */
+const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
+
+class HttpError extends Error {
+  constructor(readonly response: HttpResponse) {
+    super(typeof response.body === 'string' ? response.body : `HTTP ${response.status}`);
+  }
+}
+
+function textError(status: number, message: string): HttpStatusError {
+  return new HttpStatusError(status, message);
+}
+
+export interface ServerDeps {
+  config: Config;
+  log: Logger;
+  routes: Route[];
+  userProvider: UserProvider | null;
+  /** Called once per answered request, for metrics. */
+  onResponse?: (method: string, status: number, durationMs: number) => void;
+}
+
+export interface RunningServer {
+  mainPort: number;
+  apiPort: number | null;
+  /** Stops accepting; in-flight requests finish. */
+  close(): void;
+  /** Requests currently being handled. */
+  inFlight(): number;
+}
+
+function splitAddr(addr: string): { host: string; port: number } {
+  const at = addr.lastIndexOf(':');
+  return { host: addr.slice(0, at), port: Number(addr.slice(at + 1)) };
+}
+
+export async function startHttpServer(deps: ServerDeps): Promise<RunningServer> {
+  if (typeof uWS.getParts !== 'function') {
+    throw new Error('uWebSockets.js native binary is missing: run on Node.js 20 with the pinned package');
+  }
+  const table = new RouteTable(deps.routes);
+  let inFlight = 0;
+  const listenSockets: unknown[] = [];
+
+  const makeApp = (listener: Listener): TemplatedApp => {
+    const app = uWS.App();
+    app.any('/*', (res, req) => {
+      inFlight++;
+      handleRequest(res, req, listener, table, deps).finally(() => {
+        inFlight--;
+      });
+    });
+    return app;
+  };
+
+  const listen = (app: TemplatedApp, addr: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const { host, port } = splitAddr(addr);
+      // Literal 1 = LIBUS_LISTEN_EXCLUSIVE_PORT: without it a second server on the port also "succeeds".
+      (app as unknown as { listen: (h: string, p: number, o: number, cb: (t: unknown) => void) => void }).listen(
+        host,
+        port,
+        1,
+        (token) => {
+          if (!token) {
+            reject(new Error(`cannot listen on ${addr}`));
+            return;
+          }
+          listenSockets.push(token);
+          resolve(uWS.us_socket_local_port(token as never));
+        },
+      );
+    });
+
+  const mainPort = await listen(makeApp('main'), deps.config.http.addr);
+  let apiPort: number | null = null;
+  if (deps.config.http.enableApiServer) apiPort = await listen(makeApp('api'), deps.config.http.apiServerAddr);
+
+  return {
+    mainPort,
+    apiPort,
+    close() {
+      for (const s of listenSockets) uWS.us_listen_socket_close(s as never);
+      listenSockets.length = 0;
+    },
+    inFlight: () => inFlight,
+  };
+}
+
+async function handleRequest(
+  res: UwsResponse,
+  req: HttpRequest,
+  listener: Listener,
+  table: RouteTable,
+  deps: ServerDeps,
+): Promise<void> {
+  const startMs = performance.now();
+  const controller = new AbortController();
+  let done = false;
+  let bodyHandlers: { onChunk: (chunk: ArrayBuffer, last: boolean) => void } | null = null;
+  res.onAborted(() => {
+    done = true;
+    controller.abort(new DbError(1005, 'client went away'));
+  });
+
+  // Copy everything from `req` now: it is invalid after the first await.
+  const method = req.getMethod().toUpperCase();
+  const path = req.getUrl();
+  const rawQuery = req.getQuery() ?? '';
+  const headers = new Map<string, string>();
+  req.forEach((k, v) => {
+    headers.set(k, v);
+  });
+  const { config } = deps;
+
+  const send = (response: HttpResponse): void => {
+    if (done) return;
+    done = true;
+    res.cork(() => {
+      res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
+      if (config.http.enableCors) res.writeHeader('access-control-allow-origin', '*');
+      for (const [k, v] of Object.entries(response.headers ?? {})) res.writeHeader(k, v);
+      if (method === 'HEAD' || response.body === undefined) res.end();
+      else res.end(response.body);
+    });
+    deps.onResponse?.(method, response.status, performance.now() - startMs);
+  };
+
+  if (listener === 'api' && !allowedOnApiServer(path)) {
+    send({ status: 404 });
+    return;
+  }
+  if (method === 'OPTIONS' && config.http.enableCors) {
+    send({
+      status: 200,
+      headers: {
+        'access-control-allow-methods': 'GET,POST,PUT,DELETE,HEAD',
+        'access-control-allow-headers': '*',
+      },
+    });
+    return;
+  }
+  const match = table.match(method, path);
+  if (match.kind === 'not-found') {
+    send({ status: 404 });
+    return;
+  }
+  if (match.kind === 'method-not-allowed') {
+    send({ status: 405, headers: { allow: match.allow.join(',') } });
+    return;
+  }
+  const { route, params } = match;
+
+  // The timeout covers reading the body and running the handler; debug routes have none.
+  let timer: NodeJS.Timeout | null = null;
+  const timeoutMs = route.debug ? 0 : effectiveTimeoutMs(config.http.timeoutMs, headers.get('x-greptime-timeout'));
+  if (timeoutMs > 0) {
+    timer = setTimeout(() => {
+      controller.abort(new DbError(1008, 'request timed out'));
+      send({ status: route.protocol === 'metricsapi-write' ? 504 : 408 });
+    }, timeoutMs);
+  }
+
+  try {
+    const limit = route.debug ? DEBUG_BODY_LIMIT_BYTES : config.http.bodyLimitBytes;
+    const declared = Number(headers.get('content-length') ?? '0');
+    if (limit > 0 && declared > limit) throw textError(413, 'Failed to buffer the request body: length limit exceeded');
+
+    const query = new URLSearchParams(rawQuery);
+    let user = null;
+    if (deps.userProvider && !isAuthExempt(path)) {
+      try {
+        const creds = extractCredentials(
+          path,
+          { authorization: headers.get('authorization'), xGreptimeAuth: headers.get('x-greptime-auth') },
+          query,
+        );
+        user = deps.userProvider.authenticate(creds.username, creds.password);
+      } catch (err) {
+        throw new HttpError(authErrorResponse(path, err));
+      }
+    }
+
+    const hasBody = !(method === 'GET' || method === 'HEAD') || declared > 0 || headers.has('transfer-encoding');
+    let body: Buffer = Buffer.alloc(0);
+    if (hasBody) {
+      body = await new Promise<Buffer>((resolve, reject) => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        let finished = false;
+        bodyHandlers = {
+          onChunk(chunk, last) {
+            if (finished) return;
+            size += chunk.byteLength;
+            if (limit > 0 && size > limit) {
+              finished = true;
+              reject(textError(413, 'Failed to buffer the request body: length limit exceeded'));
+              return;
+            }
+            // Copy: uWS detaches the ArrayBuffer when this callback returns.
+            parts.push(Buffer.from(new Uint8Array(chunk)));
+            if (last) {
+              finished = true;
+              resolve(Buffer.concat(parts, size));
+            }
+          },
+        };
+        controller.signal.addEventListener('abort', () => {
+          if (!finished) {
+            finished = true;
+            reject(controller.signal.reason);
+          }
+        });
+        res.onData((chunk, last) => bodyHandlers?.onChunk(chunk, last));
+      });
+    }
+    if (route.decompress) body = decompress(body, headers.get('content-encoding'), limit);
+
+    const ctx: RequestContext = {
+      method,
+      path,
+      rawQuery,
+      query,
+      headers,
+      body,
+      params,
+      listener,
+      user,
+      signal: controller.signal,
+      startMs,
+    };
+    const response = await route.handler(ctx);
+    send(response);
+  } catch (err) {
+    if (done) return;
+    if (err instanceof HttpError) {
+      send(err.response);
+      return;
+    }
+    if (err instanceof HttpStatusError) {
+      send(err.toResponse());
+      return;
+    }
+    if (!(err instanceof DbError)) deps.log.error({ err, path }, 'request failed');
+    send(errorResponse(err, route.errorShape, Math.round(performance.now() - startMs)));
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/** `x-greptime-timeout` overrides the configured timeout, but only when one is configured. */
+function effectiveTimeoutMs(configuredMs: number, header: string | undefined): number {
+  if (configuredMs <= 0) return 0;
+  if (header === undefined || header.trim() === '') return configuredMs;
+  try {
+    return parseDurationMs(header.trim());
+  } catch {
+    return configuredMs;
+  }
+}
+
+/** Auth failures: 401 native bodies, except the event collector's own Splunk-style answers. */
+function authErrorResponse(path: string, err: unknown): HttpResponse {
+  if (path.startsWith('/v1/eventcollector/')) {
+    const missing = err instanceof DbError && err.code === 7003;
+    return {
+      status: missing ? 401 : 403,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(missing ? { text: 'Token is required', code: 2 } : { text: 'Invalid token', code: 4 }),
+    };
+  }
+  const response = errorResponse(err, 'native', 0);
+  return { ...response, status: 401 };
+}
+
+function decompress(body: Buffer, encoding: string | undefined, limit: number): Buffer {
+  if (!encoding || body.length === 0) return body;
+  const maxOutputLength = limit > 0 ? limit : DECOMPRESSED_BYTES_MAX;
+  const enc = encoding.trim().toLowerCase();
+  try {
+    switch (enc) {
+      case 'gzip':
+      case 'x-gzip':
+        return zlib.gunzipSync(body, { maxOutputLength });
+      case 'deflate':
+        // HTTP "deflate" is zlib-wrapped, but some clients send raw deflate; accept both.
+        try {
+          return zlib.inflateSync(body, { maxOutputLength });
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
+          return zlib.inflateRawSync(body, { maxOutputLength });
+        }
+      case 'br':
+        return zlib.brotliDecompressSync(body, { maxOutputLength });
+      case 'identity':
+        return body;
+      default:
+        // As GreptimeDB: unknown encodings pass through untouched (remote write decodes snappy itself).
+        return body;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+      throw textError(413, 'Failed to buffer the request body: length limit exceeded');
+    }
+    throw textError(400, `Failed to decompress the request body (${enc}): ${(err as Error).message}`);
+  }
+}
+
+export { checkPermission };

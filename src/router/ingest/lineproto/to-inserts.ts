@@ -1,0 +1,309 @@
+/**
+ * Parsed line-protocol points → one `TableInsert` per measurement (reference §1.2, §0.6).
+ *
+ * Column order per table follows GreptimeDB's row writer, so an auto-created table DESCRIBEs the
+ * same: the first point's tags, then its fields, then `greptime_timestamp`, then any column a later
+ * point adds, in first-seen order. The first use of a column fixes its type and role for the whole
+ * request; a later point disagreeing rejects the request (datatype checked before role).
+ */
+import { InvalidArgument } from '../../../shared/errors.js';
+import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
+import type { DataType, Vector } from '../../../shared/types.js';
+import type { FieldKind, LinePoint, ParsedBatch, Precision } from './parser.js';
+
+/** Name of the time index column of line-protocol tables. */
+export const TIME_INDEX_COLUMN = 'greptime_timestamp';
+
+/** Nanoseconds per unit of each request precision. */
+export const NANOS_PER_PRECISION: Record<Precision, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+
+/** GreptimeDB's ColumnDataType codes, as its "datatype incompatible" errors print them. */
+const TYPE_CODE_OF_KIND: Record<FieldKind, number> = { float: 10, integer: 4, uinteger: 8, string: 12, boolean: 0 };
+const TYPE_CODE_STRING = 12;
+const TYPE_CODE_TIMESTAMP_NS = 18;
+/** GreptimeDB's SemanticType codes, as its "semantic_type incompatible" errors print them. */
+const SEMANTIC_CODE_TAG = 0;
+const SEMANTIC_CODE_FIELD = 1;
+
+const DATA_TYPE_OF_KIND: Record<FieldKind, DataType> = {
+  float: 'Float64',
+  integer: 'Int64',
+  uinteger: 'UInt64',
+  string: 'String',
+  boolean: 'Boolean',
+};
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+/** Role of a column in one table of the request. 'tag' and 'time' have fixed types. */
+type ColumnRole = FieldKind | 'tag' | 'time';
+
+interface ColumnSlot {
+  name: string;
+  role: ColumnRole;
+  /** Position in the table's column list. */
+  index: number;
+}
+
+/** Accumulates one measurement's rows: pass 1 resolves columns, pass 2 fills vectors. */
+interface TableBuilder {
+  table: string;
+  points: LinePoint[];
+  slotsByName: Map<string, ColumnSlot>;
+  slots: ColumnSlot[];
+  /** Per point, the column index of each tag / field (shared arrays when the key shape repeats). */
+  tagSlots: number[][];
+  fieldSlots: number[][];
+  /** Key arrays and resolutions of the previous point, reused when the next has the same keys. */
+  lastTagKeys: readonly string[] | null;
+  lastTagSlots: number[];
+  lastFieldKeys: readonly string[] | null;
+  lastFieldKinds: readonly FieldKind[] | null;
+  lastFieldSlots: number[];
+}
+
+/**
+ * Groups points by measurement into column-wise inserts for database `db`. Timestamps are scaled
+ * from `precision` to nanoseconds exactly (BigInt); a point without one gets `nowNs` truncated to
+ * the precision. Throws `InvalidArgument` on type or role conflicts, timestamp overflow, or a
+ * missing timestamp with precision `m`/`h`.
+ */
+export function toTableInserts(batch: ParsedBatch, db: string, precision: Precision, nowNs: bigint): TableInsert[] {
+  const builders = new Map<string, TableBuilder>();
+  for (const point of batch.points) {
+    let builder = builders.get(point.measurement);
+    if (builder === undefined) {
+      builder = newBuilder(point.measurement);
+      builders.set(point.measurement, builder);
+    }
+    addPoint(builder, point);
+  }
+  const scale = NANOS_PER_PRECISION[precision];
+  const nowTruncated = nowNs - (nowNs % scale);
+  const inserts: TableInsert[] = [];
+  for (const builder of builders.values()) inserts.push(buildInsert(builder, db, precision, scale, nowTruncated));
+  return inserts;
+}
+
+function newBuilder(table: string): TableBuilder {
+  return {
+    table,
+    points: [],
+    slotsByName: new Map(),
+    slots: [],
+    tagSlots: [],
+    fieldSlots: [],
+    lastTagKeys: null,
+    lastTagSlots: [],
+    lastFieldKeys: null,
+    lastFieldKinds: null,
+    lastFieldSlots: [],
+  };
+}
+
+/** Pass 1 for one point: resolve (or create) the column of every tag and field, checking types. */
+function addPoint(b: TableBuilder, point: LinePoint): void {
+  const first = b.points.length === 0;
+  b.points.push(point);
+
+  let tagSlots: number[];
+  if (b.lastTagKeys !== null && sameKeys(b.lastTagKeys, point.tagKeys)) {
+    tagSlots = b.lastTagSlots;
+  } else {
+    tagSlots = new Array<number>(point.tagKeys.length);
+    for (let i = 0; i < point.tagKeys.length; i++) tagSlots[i] = resolve(b, point.tagKeys[i] as string, 'tag');
+    b.lastTagKeys = point.tagKeys;
+    b.lastTagSlots = tagSlots;
+  }
+  b.tagSlots.push(tagSlots);
+
+  let fieldSlots: number[];
+  if (
+    b.lastFieldKeys !== null &&
+    sameKeys(b.lastFieldKeys, point.fieldKeys) &&
+    sameKinds(b.lastFieldKinds as readonly FieldKind[], point.fieldKinds)
+  ) {
+    fieldSlots = b.lastFieldSlots;
+  } else {
+    fieldSlots = new Array<number>(point.fieldKeys.length);
+    for (let i = 0; i < point.fieldKeys.length; i++) {
+      fieldSlots[i] = resolve(b, point.fieldKeys[i] as string, point.fieldKinds[i] as FieldKind);
+    }
+    b.lastFieldKeys = point.fieldKeys;
+    b.lastFieldKinds = point.fieldKinds;
+    b.lastFieldSlots = fieldSlots;
+  }
+  b.fieldSlots.push(fieldSlots);
+
+  // GreptimeDB writes the time index after the first row's tags and fields.
+  if (first) resolve(b, TIME_INDEX_COLUMN, 'time');
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameKinds(a: readonly FieldKind[], b: readonly FieldKind[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function typeCodeOf(role: ColumnRole): number {
+  if (role === 'tag') return TYPE_CODE_STRING;
+  if (role === 'time') return TYPE_CODE_TIMESTAMP_NS;
+  return TYPE_CODE_OF_KIND[role];
+}
+
+function semanticCodeOf(role: ColumnRole): number {
+  return role === 'tag' ? SEMANTIC_CODE_TAG : role === 'time' ? 2 : SEMANTIC_CODE_FIELD;
+}
+
+/** The column index of `name` used as `role`; the first use defines the column. */
+function resolve(b: TableBuilder, name: string, role: ColumnRole): number {
+  const slot = b.slotsByName.get(name);
+  if (slot === undefined) {
+    const created: ColumnSlot = { name, role, index: b.slots.length };
+    b.slots.push(created);
+    b.slotsByName.set(name, created);
+    return created.index;
+  }
+  if (slot.role !== role) {
+    const expectedType = typeCodeOf(slot.role);
+    const actualType = typeCodeOf(role);
+    if (expectedType !== actualType) {
+      throw new InvalidArgument(
+        `Column: ${name}, datatype incompatible, expected: ${expectedType}, actual: ${actualType}`,
+      );
+    }
+    throw new InvalidArgument(
+      `Column: ${name}, semantic_type incompatible, expected: ${semanticCodeOf(slot.role)}, actual: ${semanticCodeOf(role)}`,
+    );
+  }
+  return slot.index;
+}
+
+/** Pass 2: allocate each column's vector at its final size and fill it row by row. */
+function buildInsert(
+  b: TableBuilder,
+  db: string,
+  precision: Precision,
+  scale: bigint,
+  nowTruncated: bigint,
+): TableInsert {
+  const rowCount = b.points.length;
+  const columns: InsertColumn[] = b.slots.map((slot) => newColumn(slot, rowCount));
+  // Typed views of the columns by index, so the row loop does no per-cell dispatch on strings.
+  const values = columns.map((c) => c.vector.values);
+  const valid = columns.map((c) => c.vector.valid);
+  const timeIndex = (b.slotsByName.get(TIME_INDEX_COLUMN) as ColumnSlot).index;
+  const times = values[timeIndex] as BigInt64Array;
+
+  for (let row = 0; row < rowCount; row++) {
+    const point = b.points[row] as LinePoint;
+    const tagSlots = b.tagSlots[row] as number[];
+    for (let i = 0; i < tagSlots.length; i++) {
+      (values[tagSlots[i] as number] as Array<string | null>)[row] = point.tagValues[i] as string;
+    }
+    const fieldSlots = b.fieldSlots[row] as number[];
+    for (let i = 0; i < fieldSlots.length; i++) {
+      const index = fieldSlots[i] as number;
+      const value = point.fieldValues[i];
+      switch (point.fieldKinds[i]) {
+        case 'float':
+          (values[index] as Float64Array)[row] = value as number;
+          break;
+        case 'integer':
+          (values[index] as BigInt64Array)[row] = value as bigint;
+          break;
+        case 'uinteger':
+          (values[index] as BigUint64Array)[row] = value as bigint;
+          break;
+        case 'boolean':
+          (values[index] as Uint8Array)[row] = value === true ? 1 : 0;
+          break;
+        case 'string':
+          (values[index] as Array<string | null>)[row] = value as string;
+          break;
+      }
+      const v = valid[index];
+      if (v !== undefined) v[row] = 1;
+    }
+    times[row] = timestampNanos(point, precision, scale, nowTruncated);
+  }
+
+  // A validity array where every row is present says nothing: drop it (Vector rules).
+  for (const column of columns) {
+    const v = column.vector.valid;
+    if (v !== undefined && v.indexOf(0) < 0) column.vector.valid = undefined;
+  }
+  return { db, table: b.table, rowCount, columns };
+}
+
+function newColumn(slot: ColumnSlot, rowCount: number): InsertColumn {
+  switch (slot.role) {
+    case 'tag':
+      return { name: slot.name, semantic: 'TAG', type: 'String', vector: strVector(rowCount) };
+    case 'time':
+      return {
+        name: slot.name,
+        semantic: 'TIMESTAMP',
+        type: 'TimestampNanosecond',
+        vector: { kind: 'i64', values: new BigInt64Array(rowCount) },
+      };
+    default: {
+      const type = DATA_TYPE_OF_KIND[slot.role];
+      return { name: slot.name, semantic: 'FIELD', type, vector: fieldVector(slot.role, rowCount) };
+    }
+  }
+}
+
+function strVector(rowCount: number): Vector {
+  return { kind: 'str', values: new Array<string | null>(rowCount).fill(null) };
+}
+
+/** Non-string field vectors carry a validity array; string fields mark absence with null. */
+function fieldVector(kind: FieldKind, rowCount: number): Vector {
+  switch (kind) {
+    case 'float':
+      return { kind: 'f64', values: new Float64Array(rowCount), valid: new Uint8Array(rowCount) };
+    case 'integer':
+      return { kind: 'i64', values: new BigInt64Array(rowCount), valid: new Uint8Array(rowCount) };
+    case 'uinteger':
+      return { kind: 'u64', values: new BigUint64Array(rowCount), valid: new Uint8Array(rowCount) };
+    case 'boolean':
+      return { kind: 'bool', values: new Uint8Array(rowCount), valid: new Uint8Array(rowCount) };
+    case 'string':
+      return strVector(rowCount);
+  }
+}
+
+/** The point's time in nanoseconds, exact; overflow beyond i64 is an error. */
+function timestampNanos(point: LinePoint, precision: Precision, scale: bigint, nowTruncated: bigint): bigint {
+  const ts = point.timestamp;
+  if (ts === null) {
+    if (precision === 'm' || precision === 'h') {
+      throw new InvalidArgument(
+        `Failed to parse InfluxDB line protocol: line ${point.line}: a timestamp is required with precision m or h`,
+      );
+    }
+    return nowTruncated;
+  }
+  const nanos = scale === 1n ? ts : ts * scale;
+  if (nanos < I64_MIN || nanos > I64_MAX) {
+    throw new InvalidArgument(`Timestamp overflow: timestamp ${ts} overflow with precision ${precision}`);
+  }
+  return nanos;
+}

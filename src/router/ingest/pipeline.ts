@@ -1,0 +1,300 @@
+/**
+ * The shared ingest path: every protocol's `TableInsert`s come through here. In order:
+ * reconcile with the catalog (validate everything, then create tables / add columns), split rows
+ * by series to their shards, encode one WriteBatch per shard, and wait until every shard has made
+ * its part durable. Nothing of a request is written when validation fails.
+ */
+import { encodeWriteBatch, type MergeMode, type TableRows } from '../../shared/codec/write-batch.js';
+import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
+import type { InsertColumn, InsertOptions, TableInsert } from '../../shared/insert.js';
+import {
+  type ColumnSchema,
+  type DataType,
+  NANOS_PER_UNIT,
+  type TableSchema,
+  timeUnitOf,
+  type Vector,
+} from '../../shared/types.js';
+import type { Catalog } from '../catalog.js';
+import { shardOfSeries, tableHash } from '../partition.js';
+import type { ShardCluster } from '../shards.js';
+
+/** Type codes GreptimeDB prints in datatype errors (its gRPC ColumnDataType numbering). */
+const TYPE_CODES: Partial<Record<DataType, string>> = {
+  Boolean: 'BOOLEAN(0)',
+  Int8: 'INT8(1)',
+  Int16: 'INT16(2)',
+  Int32: 'INT32(3)',
+  Int64: 'INT64(4)',
+  UInt8: 'UINT8(5)',
+  UInt16: 'UINT16(6)',
+  UInt32: 'UINT32(7)',
+  UInt64: 'UINT64(8)',
+  Float32: 'FLOAT32(9)',
+  Float64: 'FLOAT64(10)',
+  Binary: 'BINARY(11)',
+  String: 'STRING(12)',
+  Date: 'DATE(13)',
+  TimestampSecond: 'TIMESTAMP_SECOND(15)',
+  TimestampMillisecond: 'TIMESTAMP_MILLISECOND(16)',
+  TimestampMicrosecond: 'TIMESTAMP_MICROSECOND(17)',
+  TimestampNanosecond: 'TIMESTAMP_NANOSECOND(18)',
+};
+
+/** What a table's options say about duplicate handling. */
+export function mergeModeOf(table: TableSchema): MergeMode {
+  if (table.options.append_mode === 'true') return 'append';
+  return table.options.merge_mode === 'last_non_null' ? 'last_non_null' : 'last_row';
+}
+
+interface PlannedInsert {
+  insert: TableInsert;
+  /** Set when the table must be created. */
+  create?: { columns: Array<Omit<ColumnSchema, 'id'>>; timeIndex: string; primaryKey: string[] } | undefined;
+  /** Columns to add to an existing table. */
+  add: Array<Omit<ColumnSchema, 'id'>>;
+}
+
+export class IngestPipeline {
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly cluster: ShardCluster,
+  ) {}
+
+  /**
+   * Writes the inserts durably. Returns the number of rows written. Throws before writing
+   * anything when any insert conflicts with the catalog.
+   */
+  async write(inserts: TableInsert[], options: InsertOptions): Promise<number> {
+    const plans = inserts.filter((i) => i.rowCount > 0).map((i) => this.plan(i, options));
+    for (const p of plans) await this.applySchemaChanges(p, options);
+    await this.catalog.durable();
+
+    const perShard: TableRows[][] = Array.from({ length: this.cluster.count }, () => []);
+    let rows = 0;
+    for (const p of plans) {
+      const table = this.catalog.getTable(p.insert.db, p.insert.table) as TableSchema;
+      const split = splitByShard(p.insert, table, this.cluster.count);
+      for (let s = 0; s < split.length; s++) {
+        const part = split[s];
+        if (part) perShard[s]?.push(part);
+      }
+      rows += p.insert.rowCount;
+    }
+    const writes: Promise<void>[] = [];
+    for (let s = 0; s < perShard.length; s++) {
+      const tables = perShard[s] as TableRows[];
+      if (tables.length === 0) continue;
+      const encoded = encodeWriteBatch({ tables });
+      // Own buffer per payload: it is transferred to the worker, and msgpackr reuses its buffers.
+      const payload = new Uint8Array(encoded.byteLength);
+      payload.set(encoded);
+      writes.push(this.cluster.write(s, payload));
+    }
+    await Promise.all(writes);
+    return rows;
+  }
+
+  /** Validates one insert against the catalog and says what must change; changes nothing. */
+  private plan(insert: TableInsert, options: InsertOptions): PlannedInsert {
+    this.catalog.requireDatabase(insert.db);
+    const timeColumns = insert.columns.filter((c) => c.semantic === 'TIMESTAMP');
+    if (timeColumns.length !== 1) {
+      throw new InvalidArgument(`Insert into ${insert.table} must carry exactly one time index column`);
+    }
+    const seen = new Set<string>();
+    for (const c of insert.columns) {
+      if (seen.has(c.name)) throw new InvalidArgument(`Duplicate column ${c.name} in insert into ${insert.table}`);
+      seen.add(c.name);
+    }
+    const table = this.catalog.getTable(insert.db, insert.table);
+    if (!table) {
+      if (!options.autoCreateTable) {
+        throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${insert.db}.${insert.table}`);
+      }
+      const columns = insert.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        semantic: c.semantic,
+        nullable: c.semantic !== 'TIMESTAMP',
+      }));
+      const tags = insert.columns.filter((c) => c.semantic === 'TAG').map((c) => c.name);
+      return {
+        insert,
+        create: { columns, timeIndex: (timeColumns[0] as InsertColumn).name, primaryKey: tags },
+        add: [],
+      };
+    }
+    const add: Array<Omit<ColumnSchema, 'id'>> = [];
+    for (const c of insert.columns) {
+      if (c.semantic === 'TIMESTAMP') {
+        const index = table.columns.find((col) => col.name === table.timeIndex) as ColumnSchema;
+        if (timeUnitOf(index.type) === null || timeUnitOf(c.type) === null) {
+          throw new InvalidArgument(`Time index of ${table.name} is not a timestamp`);
+        }
+        continue;
+      }
+      const existing = table.columns.find((col) => col.name === c.name);
+      if (!existing) {
+        if (!options.autoAddColumns) {
+          throw new DbError(ErrorCode.TableColumnNotFound, `Column ${c.name} not found in table ${table.name}`);
+        }
+        add.push({ name: c.name, type: c.type, semantic: c.semantic, nullable: true });
+        continue;
+      }
+      if (existing.name === table.timeIndex) {
+        throw new InvalidArgument(`Column ${c.name} is the time index of ${table.name} and cannot take values of ${c.type}`);
+      }
+      if (existing.type !== c.type) {
+        throw new InvalidArgument(
+          `column ${c.name} expect type ${existing.type}, given: ${TYPE_CODES[c.type] ?? c.type}`,
+        );
+      }
+      if (existing.semantic !== c.semantic) {
+        throw new InvalidArgument(
+          `column ${c.name} is a ${existing.semantic.toLowerCase()} of ${table.name}, given as a ${c.semantic.toLowerCase()}`,
+        );
+      }
+    }
+    return { insert, add };
+  }
+
+  private async applySchemaChanges(p: PlannedInsert, options: InsertOptions): Promise<void> {
+    const { db, table } = p.insert;
+    if (p.create) {
+      // Another request may have created it since plan(); re-validate against what is there now.
+      if (this.catalog.getTable(db, table)) {
+        const again = this.plan(p.insert, options);
+        if (again.add.length > 0) await this.catalog.addColumns(db, table, again.add);
+        return;
+      }
+      const createOptions: Record<string, string> = { ...(options.createOptions ?? {}) };
+      if (options.createMergeMode === 'append') createOptions.append_mode = 'true';
+      else createOptions.merge_mode = options.createMergeMode;
+      await this.catalog.createTable(
+        {
+          db,
+          name: table,
+          columns: p.create.columns,
+          timeIndex: p.create.timeIndex,
+          primaryKey: p.create.primaryKey,
+          options: createOptions,
+        },
+        true,
+      );
+      return;
+    }
+    if (p.add.length > 0) {
+      const current = this.catalog.getTable(db, table) as TableSchema;
+      const missing = p.add.filter((c) => !current.columns.some((e) => e.name === c.name));
+      for (const c of p.add) {
+        const e = current.columns.find((x) => x.name === c.name);
+        if (e && e.type !== c.type) {
+          throw new InvalidArgument(`column ${c.name} expect type ${e.type}, given: ${TYPE_CODES[c.type] ?? c.type}`);
+        }
+      }
+      if (missing.length > 0) await this.catalog.addColumns(db, table, missing);
+    }
+  }
+}
+
+/** Scales a timestamp vector from one unit to another, exactly (BigInt). */
+function convertTimestamps(values: BigInt64Array, from: DataType, to: DataType): BigInt64Array {
+  const fromUnit = timeUnitOf(from);
+  const toUnit = timeUnitOf(to);
+  if (!fromUnit || !toUnit || fromUnit === toUnit) return values;
+  const fromNs = NANOS_PER_UNIT[fromUnit];
+  const toNs = NANOS_PER_UNIT[toUnit];
+  const out = new BigInt64Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = ((values[i] as bigint) * fromNs) / toNs;
+  return out;
+}
+
+/** Picks the rows of `v` at `rows` into a new vector. */
+function gather(v: Vector, rows: Uint32Array, n: number): Vector {
+  let values: Vector['values'];
+  if (v.kind === 'str') {
+    const src = v.values as Array<string | null>;
+    const out = new Array<string | null>(n);
+    for (let i = 0; i < n; i++) out[i] = src[rows[i] as number] ?? null;
+    values = out;
+  } else {
+    const src = v.values as Float64Array;
+    const out = new (src.constructor as Float64ArrayConstructor)(n);
+    for (let i = 0; i < n; i++) out[i] = src[rows[i] as number] as number;
+    values = out as Vector['values'];
+  }
+  let valid: Uint8Array | undefined;
+  if (v.valid) {
+    valid = new Uint8Array(n);
+    for (let i = 0; i < n; i++) valid[i] = v.valid[rows[i] as number] as number;
+  }
+  return { kind: v.kind, values, valid };
+}
+
+/**
+ * Splits one table's rows into per-shard `TableRows`, keyed by catalog column ids. A row's shard
+ * is decided by its series: the table plus its non-null tags, sorted by tag name.
+ */
+function splitByShard(insert: TableInsert, table: TableSchema, shards: number): Array<TableRows | undefined> {
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const timeColumn = insert.columns.find((c) => c.semantic === 'TIMESTAMP') as InsertColumn;
+  const indexColumn = byName.get(table.timeIndex) as ColumnSchema;
+  const timestamps = convertTimestamps(timeColumn.vector.values as BigInt64Array, timeColumn.type, indexColumn.type);
+  if (timeColumn.vector.valid?.includes(0)) throw new InvalidArgument(`Time index ${table.timeIndex} cannot be null`);
+
+  const tagColumns = insert.columns
+    .filter((c) => c.semantic === 'TAG')
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const fieldColumns = insert.columns.filter((c) => c.semantic === 'FIELD');
+  const tagNames = tagColumns.map((c) => c.name);
+  const tagVectors = tagColumns.map((c) => c.vector.values as Array<string | null>);
+  const base = tableHash(insert.db, insert.table);
+  const mergeMode = mergeModeOf(table);
+
+  const n = insert.rowCount;
+  const shardOf = new Uint16Array(n);
+  const counts = new Uint32Array(shards);
+  const rowTags = new Array<string | null>(tagNames.length);
+  for (let r = 0; r < n; r++) {
+    for (let t = 0; t < tagVectors.length; t++) rowTags[t] = (tagVectors[t] as Array<string | null>)[r] ?? null;
+    const s = shards === 1 ? 0 : shardOfSeries(base, tagNames, rowTags, shards);
+    shardOf[r] = s;
+    counts[s] = (counts[s] as number) + 1;
+  }
+
+  const out: Array<TableRows | undefined> = new Array(shards);
+  for (let s = 0; s < shards; s++) {
+    const count = counts[s] as number;
+    if (count === 0) continue;
+    const toRows = (): TableRows => {
+      const tags = tagColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
+      const fields = fieldColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
+      if (count === n) {
+        return {
+          tableId: table.id,
+          mergeMode,
+          rowCount: n,
+          timestamps,
+          tags: tags.map((t) => ({ id: t.id, values: t.vector.values as Array<string | null> })),
+          fields,
+        };
+      }
+      const rows = new Uint32Array(count);
+      let k = 0;
+      for (let r = 0; r < n; r++) if (shardOf[r] === s) rows[k++] = r;
+      const ts = new BigInt64Array(count);
+      for (let i = 0; i < count; i++) ts[i] = timestamps[rows[i] as number] as bigint;
+      return {
+        tableId: table.id,
+        mergeMode,
+        rowCount: count,
+        timestamps: ts,
+        tags: tags.map((t) => ({ id: t.id, values: gather(t.vector, rows, count).values as Array<string | null> })),
+        fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
+      };
+    };
+    out[s] = toRows();
+  }
+  return out;
+}

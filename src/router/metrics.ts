@@ -1,0 +1,140 @@
+/**
+ * The server's own metrics, exposed on /metrics. Worker threads cannot share a prom-client
+ * registry, so shard figures are pulled from every shard at scrape time and mirrored here.
+ */
+import client from 'prom-client';
+import type { ShardStats } from '../shared/messages.js';
+import { VERSION } from '../shared/version.js';
+
+export class ServerMetrics {
+  readonly registry = new client.Registry();
+  readonly ingestRows: client.Counter<'protocol'>;
+  readonly ingestBytes: client.Counter<'protocol'>;
+  readonly ingestRequests: client.Counter<'protocol' | 'outcome'>;
+  readonly queries: client.Counter<'kind' | 'outcome'>;
+  readonly httpRequests: client.Counter<'method' | 'status'>;
+  readonly httpDuration: client.Histogram<'method'>;
+
+  constructor(shardStats: () => Promise<ShardStats[]>, schemaCount: () => number) {
+    const registers = [this.registry];
+    client.collectDefaultMetrics({ register: this.registry });
+    new client.Gauge({
+      name: 'greptime_app_version',
+      help: 'app version',
+      labelNames: ['app', 'short_version', 'version'],
+      registers,
+      collect() {
+        this.set({ app: 'shoaldb-standalone', short_version: VERSION, version: VERSION }, 1);
+      },
+    });
+    new client.Gauge({
+      name: 'greptime_catalog_schema_count',
+      help: 'catalog schema count',
+      registers,
+      collect() {
+        this.set(schemaCount());
+      },
+    });
+    this.ingestRows = new client.Counter({
+      name: 'shoaldb_ingest_rows_total',
+      help: 'Rows accepted and made durable, by ingest protocol',
+      labelNames: ['protocol'],
+      registers,
+    });
+    this.ingestBytes = new client.Counter({
+      name: 'shoaldb_ingest_bytes_total',
+      help: 'Request body bytes received by ingest protocol (before decompression)',
+      labelNames: ['protocol'],
+      registers,
+    });
+    this.ingestRequests = new client.Counter({
+      name: 'shoaldb_ingest_requests_total',
+      help: 'Ingest requests by protocol and outcome (ok, rejected, failed)',
+      labelNames: ['protocol', 'outcome'],
+      registers,
+    });
+    this.queries = new client.Counter({
+      name: 'shoaldb_queries_total',
+      help: 'Query requests by language and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.httpRequests = new client.Counter({
+      name: 'shoaldb_http_requests_total',
+      help: 'HTTP requests answered, by method and status',
+      labelNames: ['method', 'status'],
+      registers,
+    });
+    this.httpDuration = new client.Histogram({
+      name: 'shoaldb_http_request_duration_seconds',
+      help: 'Time from request start to the response being written',
+      labelNames: ['method'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers,
+    });
+    this.registerShardMetrics(shardStats);
+  }
+
+  /**
+   * One mirrored metric per ShardStats figure, labelled by shard. A single stats round trip per
+   * scrape feeds all of them: the first collector to run fetches, the rest reuse the answer.
+   */
+  private registerShardMetrics(shardStats: () => Promise<ShardStats[]>): void {
+    let pending: Promise<ShardStats[]> | null = null;
+    const fetchOnce = (): Promise<ShardStats[]> => {
+      if (!pending) {
+        pending = shardStats().finally(() => {
+          setImmediate(() => {
+            pending = null;
+          });
+        });
+      }
+      return pending;
+    };
+    const mirror = (
+      name: string,
+      help: string,
+      type: 'counter' | 'gauge',
+      pick: (s: ShardStats) => number,
+    ): void => {
+      const registers = [this.registry];
+      if (type === 'counter') {
+        new client.Counter({
+          name,
+          help,
+          labelNames: ['shard'],
+          registers,
+          async collect() {
+            const stats = await fetchOnce();
+            this.reset();
+            for (const s of stats) this.inc({ shard: String(s.shardId) }, pick(s));
+          },
+        });
+      } else {
+        new client.Gauge({
+          name,
+          help,
+          labelNames: ['shard'],
+          registers,
+          async collect() {
+            const stats = await fetchOnce();
+            this.reset();
+            for (const s of stats) this.set({ shard: String(s.shardId) }, pick(s));
+          },
+        });
+      }
+    };
+    mirror('shoaldb_shard_rows_written_total', 'Rows applied to the memtable', 'counter', (s) => s.rowsWritten);
+    mirror('shoaldb_wal_bytes_total', 'Bytes appended to the WAL', 'counter', (s) => s.walBytesWritten);
+    mirror('shoaldb_wal_fsyncs_total', 'WAL fsyncs (one per group commit)', 'counter', (s) => s.walFsyncs);
+    mirror('shoaldb_wal_files', 'WAL files on disk', 'gauge', (s) => s.walFiles);
+    mirror('shoaldb_flushes_total', 'Memtable flushes to segments', 'counter', (s) => s.flushes);
+    mirror('shoaldb_compactions_total', 'Segment compactions', 'counter', (s) => s.compactions);
+    mirror('shoaldb_memtable_bytes', 'Estimated memtable size', 'gauge', (s) => s.memtableBytes);
+    mirror('shoaldb_memtable_rows', 'Rows held in memtables', 'gauge', (s) => s.memtableRows);
+    mirror('shoaldb_segments', 'Live segment files', 'gauge', (s) => s.segmentCount);
+    mirror('shoaldb_segment_bytes', 'Bytes in live segment files', 'gauge', (s) => s.segmentBytes);
+    mirror('shoaldb_wal_recovery_cut_bytes', 'WAL bytes cut at the last start-up', 'gauge', (s) => s.recovery.cutBytes);
+    mirror('shoaldb_shard_ready', '1 once the shard has recovered', 'gauge', (s) => (s.ready ? 1 : 0));
+  }
+}

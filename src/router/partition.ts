@@ -1,0 +1,46 @@
+/**
+ * The partition function: which shard owns a series. Pure and stable across restarts, because a
+ * series' WAL records and segments live in the shard it hashed to; changing this function (or the
+ * shard count) on an existing data directory would split a series across shards. The catalog
+ * records the shard count for that reason.
+ */
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a 32 over the UTF-16 code units of a string, folded into the running hash `h`. */
+function fnvString(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, FNV_PRIME);
+  }
+  return h;
+}
+
+/** Hash of a table name (`db.table`), the starting point of every series hash of that table. */
+export function tableHash(db: string, table: string): number {
+  return fnvString(fnvString(FNV_OFFSET, db) ^ 0x2e, table);
+}
+
+/**
+ * The shard of one series: the table hash extended by each non-null tag as name and value.
+ * `sortedTagNames` must be sorted, so that the tag set, not the order a client wrote the tags in,
+ * decides placement; `tagValues[i]` is the value of `sortedTagNames[i]` (null = tag absent).
+ * Hash collisions only affect placement, never correctness: storage keys series by their full
+ * tag set.
+ */
+export function shardOfSeries(
+  tableHashValue: number,
+  sortedTagNames: readonly string[],
+  tagValues: ReadonlyArray<string | null>,
+  shards: number,
+): number {
+  let h = tableHashValue;
+  for (let i = 0; i < sortedTagNames.length; i++) {
+    const value = tagValues[i];
+    if (value === null || value === undefined) continue;
+    h = fnvString(h ^ 0x1f, sortedTagNames[i] as string);
+    h = fnvString(h ^ 0x1e, value);
+  }
+  return (h >>> 0) % shards;
+}

@@ -1,0 +1,59 @@
+/** Admin endpoints of the main listener (reference §2): never authenticated. */
+import os from 'node:os';
+import { configToToml } from '../../shared/config-load.js';
+import type { Config } from '../../shared/config.js';
+import { VERSION } from '../../shared/version.js';
+import { json, type Route, text } from '../http/context.js';
+import type { ServerMetrics } from '../metrics.js';
+
+export function adminRoutes(config: Config, metrics: ServerMetrics): Route[] {
+  const health = async () => json(200, {});
+  const configText = configToToml(config);
+  return [
+    { methods: ['GET', 'POST'], pattern: '/health', handler: health, errorShape: 'text' },
+    { methods: ['GET', 'POST'], pattern: '/ready', handler: health, errorShape: 'text' },
+    { methods: ['GET', 'POST'], pattern: '/v1/health', handler: health, errorShape: 'text' },
+    {
+      methods: ['GET'],
+      pattern: '/status',
+      errorShape: 'text',
+      handler: async () =>
+        json(200, {
+          commit: process.env.SHOALDB_COMMIT ?? 'unknown',
+          branch: process.env.SHOALDB_BRANCH ?? 'unknown',
+          rustc_version: `node ${process.version}`,
+          hostname: safeHostname(),
+          version: VERSION,
+        }),
+    },
+    {
+      methods: ['GET'],
+      pattern: '/metrics',
+      errorShape: 'text',
+      handler: async () => text(200, await metrics.registry.metrics(), metrics.registry.contentType),
+    },
+    { methods: ['GET'], pattern: '/config', errorShape: 'text', handler: async () => text(200, configText) },
+    {
+      methods: ['GET'],
+      pattern: '/',
+      errorShape: 'text',
+      handler: async () =>
+        text(
+          200,
+          `<!doctype html><html><head><title>ShoalDB</title></head><body><h1>ShoalDB ${VERSION}</h1><ul>` +
+            '<li><a href="/dashboard/">dashboard</a></li><li><a href="/v1/health">/v1/health</a></li>' +
+            '<li><a href="/status">/status</a></li><li><a href="/metrics">/metrics</a></li>' +
+            '<li><a href="/config">/config</a></li></ul></body></html>',
+          'text/html; charset=utf-8',
+        ),
+    },
+  ];
+}
+
+function safeHostname(): string {
+  try {
+    return os.hostname();
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The router's handle on the shard workers. Each shard is a Piscina pool of exactly one thread,
+ * so its state (WAL, memtable, segments) lives in one place. Writes to a shard are queued here and
+ * sent as one task at a time carrying every payload that queued up meanwhile: that is both the
+ * ordering guarantee (Piscina itself may reorder tasks) and group commit (one fsync per task).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import type { Config, ShardConfig } from '../shared/config.js';
+import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
+import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
+
+/** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
+const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
+
+interface PendingWrite {
+  payload: Uint8Array;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** Resolves the worker file next to this module: compiled `.js` in dist, `.ts` under tap's loader. */
+function workerFilename(): string {
+  const js = fileURLToPath(new URL('../shard/worker.js', import.meta.url));
+  if (fs.existsSync(js)) return js;
+  return fileURLToPath(new URL('../shard/worker.ts', import.meta.url));
+}
+
+class Shard {
+  ready = false;
+  openError: DbError | null = null;
+  private readonly pending: PendingWrite[] = [];
+  private writing = false;
+
+  constructor(
+    readonly id: number,
+    readonly pool: Piscina,
+  ) {}
+
+  async run<T>(task: ShardTask, transferList?: ArrayBuffer[]): Promise<T> {
+    const reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
+    if (!reply.ok) throw fromWire(reply.error);
+    return reply.value;
+  }
+
+  write(payload: Uint8Array): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ payload, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    while (this.pending.length > 0) {
+      const group: PendingWrite[] = [];
+      let bytes = 0;
+      while (this.pending.length > 0 && (group.length === 0 || bytes < GROUP_COMMIT_BYTES_MAX)) {
+        const next = this.pending.shift() as PendingWrite;
+        bytes += next.payload.byteLength;
+        group.push(next);
+      }
+      const payloads = group.map((g) => g.payload);
+      try {
+        await this.run<void>(
+          { op: 'write', payloads },
+          payloads.map((p) => p.buffer as ArrayBuffer),
+        );
+        for (const g of group) g.resolve();
+      } catch (err) {
+        for (const g of group) g.reject(err as Error);
+      }
+    }
+    this.writing = false;
+  }
+}
+
+export class ShardCluster {
+  private constructor(
+    private readonly shards: Shard[],
+    private readonly log: Logger,
+  ) {}
+
+  get count(): number {
+    return this.shards.length;
+  }
+
+  /**
+   * Starts every worker and opens (recovers) its storage, at most `init_regions_parallelism` at a
+   * time. With `init_regions_in_background` the returned promise resolves before recovery ends and
+   * requests that reach a shard still recovering fail with 4008 (503).
+   */
+  static async start(
+    config: Config,
+    log: Logger,
+    deadTableIds: number[],
+  ): Promise<{ cluster: ShardCluster; recovered: Promise<void> }> {
+    const filename = workerFilename();
+    const shards: Shard[] = [];
+    for (let id = 0; id < config.storage.shards; id++) {
+      const pool = new Piscina({
+        filename,
+        minThreads: 1,
+        maxThreads: 1,
+        idleTimeout: 60_000,
+        atomics: 'disabled',
+        // Queries may run while a write task awaits its fsync; writes stay one at a time (above).
+        concurrentTasksPerWorker: 8,
+        maxQueue: 'auto',
+      });
+      shards.push(new Shard(id, pool));
+    }
+    const cluster = new ShardCluster(shards, log);
+    const openOne = async (shard: Shard): Promise<void> => {
+      const shardConfig: ShardConfig = {
+        shardId: shard.id,
+        dir: path.resolve(config.storage.dataHome, 'shards', String(shard.id)),
+        wal: config.wal,
+        memtable: config.memtable,
+        segment: config.segment,
+        logLevel: config.logging.level,
+      };
+      try {
+        await shard.run({ op: 'open', config: shardConfig });
+        if (deadTableIds.length > 0) await shard.run({ op: 'drop', tableIds: deadTableIds });
+        shard.ready = true;
+      } catch (err) {
+        shard.openError = err instanceof DbError ? err : new DbError(ErrorCode.StorageUnavailable, String(err));
+        log.error({ shard: shard.id, err: String(err) }, 'shard failed to open');
+        throw err;
+      }
+    };
+    const recovered = runLimited(shards, Math.max(1, config.initRegionsParallelism), openOne);
+    if (!config.initRegionsInBackground) await recovered;
+    else recovered.catch(() => undefined);
+    return { cluster, recovered };
+  }
+
+  private requireReady(shard: Shard): void {
+    if (shard.ready) return;
+    if (shard.openError) throw new DbError(ErrorCode.StorageUnavailable, `shard ${shard.id} failed to open: ${shard.openError.message}`);
+    throw new DbError(ErrorCode.RegionNotReady, `shard ${shard.id} is not ready (still recovering)`);
+  }
+
+  /** Appends one encoded WriteBatch to a shard; resolves once it is durable (per the WAL mode). */
+  write(shardId: number, payload: Uint8Array): Promise<void> {
+    const shard = this.shards[shardId] as Shard;
+    this.requireReady(shard);
+    return shard.write(payload);
+  }
+
+  /** Runs the same task on every shard; results come back in shard order. */
+  async broadcast<T>(task: ShardTask): Promise<T[]> {
+    for (const s of this.shards) this.requireReady(s);
+    return Promise.all(this.shards.map((s) => s.run<T>(task)));
+  }
+
+  /** Stats of every shard; a shard still recovering reports `ready: false` with zeros. */
+  async stats(): Promise<ShardStats[]> {
+    return Promise.all(
+      this.shards.map(async (s) => {
+        if (!s.ready) return emptyStats(s.id);
+        return s.run<ShardStats>({ op: 'stats' });
+      }),
+    );
+  }
+
+  allReady(): boolean {
+    return this.shards.every((s) => s.ready);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(
+      this.shards.map(async (s) => {
+        try {
+          if (s.ready) await s.run({ op: 'close' });
+        } catch (err) {
+          this.log.warn({ shard: s.id, err: String(err) }, 'shard close failed');
+        }
+        await s.pool.destroy();
+      }),
+    );
+  }
+}
+
+function emptyStats(shardId: number): ShardStats {
+  return {
+    shardId,
+    ready: false,
+    rowsWritten: 0,
+    walBytesWritten: 0,
+    walFsyncs: 0,
+    walFiles: 0,
+    flushes: 0,
+    compactions: 0,
+    memtableBytes: 0,
+    memtableRows: 0,
+    segmentCount: 0,
+    segmentBytes: 0,
+    recovery: { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 },
+  };
+}
+
+/** Runs `fn` over `items` with at most `limit` at once; rejects with the first failure. */
+async function runLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  });
+  await Promise.all(workers);
+}

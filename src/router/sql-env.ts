@@ -1,0 +1,91 @@
+/**
+ * The router's side of `SqlEnv`: catalog changes, durable inserts through the ingest pipeline,
+ * and scatter of plan fragments to every shard. One instance per request, so that permission
+ * checks can use the request's user.
+ */
+import type { NewTable, SqlEnv } from '../query/sql/env.js';
+import { DbError, ErrorCode } from '../shared/errors.js';
+import type { TableInsert } from '../shared/insert.js';
+import type { DatabaseSchema, TableSchema } from '../shared/types.js';
+import { checkPermission } from './auth/credentials.js';
+import type { AuthedUser } from './auth/user-provider.js';
+import type { Catalog } from './catalog.js';
+import type { IngestPipeline } from './ingest/pipeline.js';
+import type { ShardCluster } from './shards.js';
+
+export interface SqlEnvDeps {
+  catalog: Catalog;
+  cluster: ShardCluster;
+  ingest: IngestPipeline;
+}
+
+export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv {
+  const { catalog, cluster, ingest } = deps;
+  const mayWrite = (): void => {
+    if (user) checkPermission(user, 'write');
+  };
+  const mayRead = (): void => {
+    if (user) checkPermission(user, 'read');
+  };
+  const dropData = async (tables: TableSchema[]): Promise<void> => {
+    if (tables.length > 0) await cluster.broadcast({ op: 'drop', tableIds: tables.map((t) => t.id) });
+  };
+  return {
+    getDatabase: (name: string): DatabaseSchema | undefined => catalog.getDatabase(name),
+    listDatabases: () => catalog.listDatabases(),
+    getTable: (db: string, name: string) => catalog.getTable(db, name),
+    listTables: (db: string) => catalog.listTables(db),
+    async createDatabase(name, options, ifNotExists) {
+      mayWrite();
+      return catalog.createDatabase(name, options, ifNotExists);
+    },
+    async dropDatabase(name, ifExists) {
+      mayWrite();
+      if (!catalog.getDatabase(name)) {
+        if (ifExists) return false;
+        throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${name}`);
+      }
+      await dropData(await catalog.dropDatabase(name));
+      return true;
+    },
+    async createTable(table: NewTable, ifNotExists: boolean) {
+      mayWrite();
+      const { created } = await catalog.createTable(
+        {
+          db: table.db,
+          name: table.name,
+          columns: table.columns.map((c) => ({
+            name: c.name,
+            type: c.type,
+            semantic: c.semantic,
+            nullable: c.nullable,
+            defaultSql: c.defaultSql,
+          })),
+          timeIndex: table.timeIndex,
+          primaryKey: table.primaryKey,
+          options: table.options,
+        },
+        ifNotExists,
+      );
+      return created;
+    },
+    async dropTable(db, name, ifExists) {
+      mayWrite();
+      const dropped = await catalog.dropTable(db, name);
+      if (!dropped) {
+        if (ifExists) return false;
+        throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
+      }
+      await dropData([dropped]);
+      return true;
+    },
+    async insert(rows: TableInsert) {
+      mayWrite();
+      return ingest.write([rows], { autoCreateTable: false, autoAddColumns: false, createMergeMode: 'last_row' });
+    },
+    async scatter(plan: unknown) {
+      mayRead();
+      return cluster.broadcast({ op: 'query', lang: 'sql', plan });
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Flush: turns the oldest frozen memtable into one segment per table, then installs them.
+ *
+ *   build segments (tmp → fsync → rename) → open them → MANIFEST (+segments, walFlushedFile)
+ *   → in memory: segments live, frozen memtable gone (one synchronous step, so a scan sees one or
+ *   the other) → delete the WAL files the manifest now covers.
+ *
+ * A crash before the manifest write leaves orphan segment files (deleted at the next open) and the
+ * WAL intact; after it, the WAL files are skipped and deleted at the next open. A failure leaves
+ * the frozen memtable in place, readable, to be retried.
+ */
+import { cloneManifest } from './manifest.js';
+import type { Memtable } from './memtable/memtable.js';
+import { MemtableSource } from './memtable/memtable-source.js';
+import { sortSpecs } from './merge/part.js';
+import { buildSegment } from './segment/build-segment.js';
+import { SegmentFile } from './segment/segment-reader.js';
+import type { ShardState } from './state.js';
+import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
+import { listWalFiles, walFilePath } from './wal/wal-record.js';
+
+interface BuiltSegment {
+  tableId: number;
+  id: number;
+  abs: string;
+  rel: string;
+  rows: number;
+  bytes: number;
+  minTs: bigint;
+  maxTs: bigint;
+}
+
+async function buildTables(state: ShardState, m: Memtable, built: BuiltSegment[]): Promise<void> {
+  for (const [tableId, table] of m.tables) {
+    if (state.dropped.has(tableId) || table.rows === 0) continue;
+    const id = state.nextSegmentId++;
+    const { abs, rel } = state.segmentPath(tableId, id);
+    const specs = sortSpecs(table.slots.slice());
+    const summary = await buildSegment({
+      finalPath: abs,
+      tableId,
+      specs,
+      sources: [new MemtableSource(table, specs)],
+      mode: table.mergeMode,
+      blockRows: state.config.segment.blockRows,
+      checkpoint: () => state.checkpoint(),
+    });
+    if (summary) built.push({ tableId, id, abs, rel, ...summary });
+  }
+}
+
+/** Deletes WAL files numbered up to `last`. */
+function deleteFlushedWal(state: ShardState, last: number): void {
+  let removed = 0;
+  for (const n of listWalFiles(state.walDir)) {
+    if (n > last || n === state.wal.fileNumber) continue;
+    unlinkQuietSync(walFilePath(state.walDir, n));
+    removed++;
+  }
+  if (removed > 0) fsyncDirSync(state.walDir);
+  state.walFiles = listWalFiles(state.walDir).length;
+}
+
+/** Flushes one frozen memtable (the oldest). */
+async function flushOldest(state: ShardState): Promise<void> {
+  const m = state.frozen[0] as Memtable;
+  const started = Date.now();
+  const built: BuiltSegment[] = [];
+  const opened: SegmentFile[] = [];
+  try {
+    await buildTables(state, m, built);
+    const next = cloneManifest(state.manifest);
+    for (const b of built) {
+      // A table dropped while its segment was being built: the drop job cleans up the file.
+      if (state.dropped.has(b.tableId)) continue;
+      opened.push(SegmentFile.open(b.abs, b.rel, b.id, b.tableId));
+      const key = String(b.tableId);
+      const table = next.tables[key] ?? { mergeMode: state.mergeModeOf(b.tableId), segments: [] };
+      table.mergeMode = state.mergeModeOf(b.tableId);
+      table.segments.push({
+        id: b.id,
+        file: b.rel,
+        rows: b.rows,
+        bytes: b.bytes,
+        minTs: String(b.minTs),
+        maxTs: String(b.maxTs),
+      });
+      next.tables[key] = table;
+    }
+    next.walFlushedFile = m.walFileLast;
+    next.nextSegmentId = state.nextSegmentId;
+    await state.saveManifest(next);
+  } catch (err) {
+    for (const f of opened) f.close();
+    for (const b of built) unlinkQuietSync(b.abs);
+    throw err;
+  }
+
+  for (const file of opened) {
+    const list = state.segments.get(file.tableId) ?? [];
+    list.push(file);
+    state.segments.set(file.tableId, list);
+  }
+  state.frozen.shift();
+  state.counters.flushes++;
+  state.log.info(
+    { segments: built.map((b) => b.rel), rows: m.rows, walFlushedFile: m.walFileLast, ms: Date.now() - started },
+    'memtable flushed',
+  );
+  deleteFlushedWal(state, m.walFileLast);
+}
+
+/** Flushes every frozen memtable, oldest first. */
+export async function flushFrozen(state: ShardState): Promise<void> {
+  while (state.frozen.length > 0) {
+    await state.checkpoint();
+    await flushOldest(state);
+  }
+}
+

@@ -1,0 +1,123 @@
+/**
+ * Reads one table of a memtable as a merge source. A series whose rows are consecutive and in
+ * time order is read in place (a view of the table columns); any other series is gathered through
+ * its row list, sorted by time if it was written out of order. 64-bit columns are gathered as
+ * pairs of 32-bit words so no BigInt is created per value.
+ *
+ * Gathered parts live in scratch arrays reused by the next `collectParts` call: callers merge a
+ * series completely before collecting the next one (scan and segment build both do).
+ */
+import { allocValues, type PhysicalKind } from '../../shared/types.js';
+import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
+import type { SeriesSource } from '../merge/series-walk.js';
+import type { MemSeries } from './mem-series.js';
+import type { MemColumn, TableMemtable } from './table-memtable.js';
+
+/** Copies 64-bit elements `rows[from..to)` of `src` into `dst[0..)`, word by word. */
+function gather64(src: BigInt64Array | BigUint64Array, dst: BigInt64Array | BigUint64Array, rows: Int32Array, from: number, to: number): void {
+  const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
+  const d = new Int32Array(dst.buffer, dst.byteOffset, dst.length * 2);
+  for (let i = from, k = 0; i < to; i++, k += 2) {
+    const r = (rows[i] as number) * 2;
+    d[k] = s[r] as number;
+    d[k + 1] = s[r + 1] as number;
+  }
+}
+
+/** Gathers rows `rows[from..to)` of a table column into `dst[0..)`. */
+function gatherColumn(col: MemColumn, kind: PhysicalKind, rows: Int32Array, from: number, to: number, dst: ColumnData): void {
+  if (kind === 'i64' || kind === 'u64') {
+    gather64(col.values as BigInt64Array, dst.values as BigInt64Array, rows, from, to);
+  } else {
+    // f64, bool and str share indexing; the cast only picks one for the type checker.
+    const src = col.values as Float64Array;
+    const out = dst.values as Float64Array;
+    for (let i = from, k = 0; i < to; i++, k++) out[k] = src[rows[i] as number] as number;
+  }
+  const valid = dst.valid as Uint8Array;
+  for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
+}
+
+export class MemtableSource implements SeriesSource {
+  readonly keys: readonly string[];
+  private readonly series: readonly MemSeries[];
+  /** Table column of each field spec, undefined when the memtable never saw it. */
+  private readonly columns: Array<MemColumn | undefined>;
+  private readonly kinds: PhysicalKind[];
+  private readonly ts: BigInt64Array;
+  private readonly rowLimit: number;
+  private readonly table: TableMemtable;
+  private scratchCapacity = 0;
+  private scratchRows = new Int32Array(0);
+  private scratchTs = new BigInt64Array(0);
+  private scratchCols: ColumnData[] = [];
+
+  constructor(table: TableMemtable, specs: readonly FieldSpec[]) {
+    const sorted = table.sortedSeries();
+    this.series = sorted.series;
+    this.keys = sorted.keys;
+    this.columns = specs.map((s) => {
+      const slot = table.slotOf(s.id, s.kind);
+      return slot < 0 ? undefined : table.cols[slot];
+    });
+    this.kinds = specs.map((s) => s.kind);
+    this.ts = table.ts;
+    this.rowLimit = table.rows;
+    this.table = table;
+  }
+
+  private ensureScratch(n: number): void {
+    if (n <= this.scratchCapacity) return;
+    let capacity = Math.max(64, this.scratchCapacity * 2);
+    while (capacity < n) capacity *= 2;
+    this.scratchCapacity = capacity;
+    this.scratchRows = new Int32Array(capacity);
+    this.scratchTs = new BigInt64Array(capacity);
+    this.scratchCols = this.kinds.map((kind) => ({ values: allocValues(kind, capacity), valid: new Uint8Array(capacity) }));
+  }
+
+  collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {
+    const s = this.series[index] as MemSeries;
+    let n = s.rows.length;
+    // Rows appended after this source was made are not part of the snapshot.
+    while (n > 0 && (s.rows[n - 1] as number) >= this.rowLimit) n--;
+    if (n === 0) return;
+
+    if (s.sorted && s.contiguous) {
+      const first = s.rows[0] as number;
+      const start = lowerBound(this.ts, first, first + n, lo);
+      const end = upperBound(this.ts, start, first + n, hi);
+      if (start >= end) return;
+      const cols = this.columns.map((col): ColumnData | null => (col ? { values: col.values, valid: col.valid } : null));
+      out.push({ ts: this.ts, start, end, cols, unique: s.unique });
+      return;
+    }
+
+    this.ensureScratch(n);
+    const rows = this.scratchRows;
+    if (s.sorted) {
+      for (let i = 0; i < n; i++) rows[i] = s.rows[i] as number;
+    } else {
+      const perm = s.sortedOrder(this.table.ts);
+      for (let i = 0, k = 0; i < perm.length; i++) {
+        const row = s.rows[perm[i] as number] as number;
+        if (row < this.rowLimit) rows[k++] = row;
+      }
+    }
+    const ts = this.scratchTs;
+    gather64(this.ts, ts, rows, 0, n);
+    const start = lowerBound(ts, 0, n, lo);
+    const end = upperBound(ts, start, n, hi);
+    if (start >= end) return;
+    const cols = this.columns.map((col, c): ColumnData | null => {
+      if (!col) return null;
+      const dst = this.scratchCols[c] as ColumnData;
+      gatherColumn(col, this.kinds[c] as PhysicalKind, rows, start, end, dst);
+      return dst;
+    });
+    // Columns were gathered from `start`, so their row k is the series' row start + k; shift the
+    // timestamps to match.
+    ts.copyWithin(0, start, end);
+    out.push({ ts, start: 0, end: end - start, cols, unique: s.unique });
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * A memtable: the rows of every table written since the last freeze, in memory. The active
+ * memtable takes writes; a frozen one is immutable, still readable, and waits to be flushed into
+ * segments. `walFileLast` ties a frozen memtable to the WAL: every record of its rows lives in
+ * WAL files numbered up to it, and none of a newer memtable's do.
+ */
+import type { WriteBatch } from '../../shared/codec/write-batch.js';
+import { TableMemtable } from './table-memtable.js';
+
+export class Memtable {
+  readonly tables = new Map<number, TableMemtable>();
+  /** Estimated heap bytes of all tables. */
+  bytes = 0;
+  rows = 0;
+  /** Highest WAL file number holding rows of this memtable; set when it is frozen. */
+  walFileLast = 0;
+
+  /** Applies a validated batch, skipping dropped tables; returns the rows applied. */
+  apply(batch: WriteBatch, isDropped: (tableId: number) => boolean): number {
+    let applied = 0;
+    for (const rows of batch.tables) {
+      if (rows.rowCount === 0 || isDropped(rows.tableId)) continue;
+      let table = this.tables.get(rows.tableId);
+      if (!table) {
+        table = new TableMemtable(rows.tableId, rows.mergeMode);
+        this.tables.set(rows.tableId, table);
+      }
+      const before = table.bytes;
+      applied += table.append(rows);
+      this.bytes += table.bytes - before;
+    }
+    this.rows += applied;
+    return applied;
+  }
+
+  /** Forgets a table's rows. */
+  dropTable(tableId: number): void {
+    const table = this.tables.get(tableId);
+    if (!table) return;
+    this.tables.delete(tableId);
+    this.bytes -= table.bytes;
+    this.rows -= table.rows;
+  }
+
+  get empty(): boolean {
+    return this.rows === 0;
+  }
+}

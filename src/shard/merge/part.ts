@@ -1,0 +1,80 @@
+/**
+ * The unit the merge works on: a run of rows of one series from one source (a memtable or one
+ * block of a segment), sorted by timestamp. Rows with equal timestamps inside a part are in write
+ * order. Parts of one series are handed to the merge oldest first.
+ */
+import type { PhysicalKind, Vector } from '../../shared/types.js';
+
+/** A field column as storage keys it: catalog column id plus the physical kind it was written with. */
+export interface FieldSpec {
+  id: number;
+  kind: PhysicalKind;
+}
+
+/** Values of one column; `valid` undefined means no row is NULL (for `str`, a null value is NULL). */
+export interface ColumnData {
+  values: Vector['values'];
+  valid: Uint8Array | undefined;
+}
+
+export interface Part {
+  /** Timestamps; rows `[start, end)` belong to the part. */
+  ts: BigInt64Array;
+  start: number;
+  end: number;
+  /** One entry per field spec of the merge: the column, or null when the source lacks it. */
+  cols: Array<ColumnData | null>;
+  /** True when no two rows of the part share a timestamp. */
+  unique: boolean;
+}
+
+const KIND_CODES: Record<PhysicalKind, number> = { f64: 1, i64: 2, u64: 3, bool: 4, str: 5 };
+const KINDS_BY_CODE: PhysicalKind[] = ['f64', 'f64', 'i64', 'u64', 'bool', 'str'];
+
+/** The on-disk code of a kind (also used in map keys): f64 1, i64 2, u64 3, bool 4, str 5. */
+export function kindCodeOf(kind: PhysicalKind): number {
+  return KIND_CODES[kind];
+}
+
+/** Inverse of `kindCodeOf`; undefined for an unknown code. */
+export function kindOfCode(code: number): PhysicalKind | undefined {
+  return code >= 1 && code <= 5 ? KINDS_BY_CODE[code] : undefined;
+}
+
+/** A number naming (column id, kind), for maps. */
+export function specKey(id: number, kind: PhysicalKind): number {
+  return id * 8 + KIND_CODES[kind];
+}
+
+/** Sorts specs by (id, kind code), the column order of segment files. */
+export function sortSpecs(specs: FieldSpec[]): FieldSpec[] {
+  return specs.sort((a, b) => specKey(a.id, a.kind) - specKey(b.id, b.kind));
+}
+
+/** Index of the first row in `[from, to)` with `ts[row] >= t`. */
+export function lowerBound(ts: BigInt64Array, from: number, to: number, t: bigint): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ts[mid] as bigint) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first row in `[from, to)` with `ts[row] > t`. */
+export function upperBound(ts: BigInt64Array, from: number, to: number, t: bigint): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ts[mid] as bigint) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Smallest and largest int64, the default bounds of a scan. */
+export const I64_MIN = -(2n ** 63n);
+export const I64_MAX = 2n ** 63n - 1n;

@@ -1,0 +1,188 @@
+/**
+ * A fixed-capacity columnar buffer the merge writes rows into: one segment block when flushing or
+ * compacting, one scan chunk when scanning. Layout: `ts[i]` is the timestamp of row i;
+ * `values[c][i]` / `valid[c][i]` (1 = present, 0 = NULL) are field spec c of row i; the series of
+ * row i is `markKeys[k]` for the last k with `markRows[k] <= i`.
+ */
+import assert from 'node:assert';
+import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
+import type { ColumnData, FieldSpec, Part } from './part.js';
+
+/** What `RowBuffer.detach` hands out: the arrays of the rows written so far. */
+export interface DetachedRows {
+  length: number;
+  ts: BigInt64Array;
+  values: Array<Vector['values']>;
+  valid: Uint8Array[];
+  markRows: number[];
+  markKeys: string[];
+}
+
+function copyValues(
+  kind: PhysicalKind,
+  dst: Vector['values'],
+  at: number,
+  src: Vector['values'],
+  from: number,
+  to: number,
+): void {
+  if (kind === 'str') {
+    const d = dst as Array<string | null>;
+    const s = src as Array<string | null>;
+    for (let i = from; i < to; i++) d[at++] = s[i] ?? null;
+  } else {
+    // All four typed kinds share `set`/`subarray`; the cast only picks one for the type checker.
+    (dst as Float64Array).set((src as Float64Array).subarray(from, to), at);
+  }
+}
+
+/** True when row `row` of `col` holds a value. */
+export function isPresent(col: ColumnData, row: number): boolean {
+  if (col.valid !== undefined && col.valid[row] === 0) return false;
+  return !Array.isArray(col.values) || col.values[row] != null;
+}
+
+/** Runs up to this many rows are copied row by row. */
+const SMALL_RANGE_ROWS = 16;
+
+export class RowBuffer {
+  length = 0;
+  ts!: BigInt64Array;
+  values!: Array<Vector['values']>;
+  valid!: Uint8Array[];
+  markRows: number[] = [];
+  markKeys: string[] = [];
+
+  constructor(
+    readonly specs: readonly FieldSpec[],
+    readonly capacity: number,
+  ) {
+    assert(capacity > 0);
+    this.allocate();
+  }
+
+  private allocate(): void {
+    this.ts = new BigInt64Array(this.capacity);
+    this.values = this.specs.map((s) => allocValues(s.kind, this.capacity));
+    this.valid = this.specs.map(() => new Uint8Array(this.capacity));
+  }
+
+  get free(): number {
+    return this.capacity - this.length;
+  }
+
+  /** Starts the rows of series `key` at the current row. */
+  markSeries(key: string): void {
+    const last = this.markRows.length - 1;
+    if (last >= 0 && this.markRows[last] === this.length) this.markKeys[last] = key;
+    else {
+      this.markRows.push(this.length);
+      this.markKeys.push(key);
+    }
+  }
+
+  /** Copies rows `[from, to)` of a part; the caller made sure they fit. */
+  appendRange(part: Part, from: number, to: number): void {
+    const n = to - from;
+    assert(n >= 0 && n <= this.free);
+    if (n <= SMALL_RANGE_ROWS) {
+      // Short runs (many small series) are cheaper row by row than with subarray views.
+      for (let row = from; row < to; row++) this.appendRow(part, row);
+      return;
+    }
+    const at = this.length;
+    this.ts.set(part.ts.subarray(from, to), at);
+    for (let c = 0; c < this.specs.length; c++) {
+      const kind = (this.specs[c] as FieldSpec).kind;
+      const values = this.values[c] as Vector['values'];
+      const valid = this.valid[c] as Uint8Array;
+      const col = part.cols[c];
+      if (!col) {
+        valid.fill(0, at, at + n);
+        if (kind === 'str') (values as Array<string | null>).fill(null, at, at + n);
+        continue;
+      }
+      copyValues(kind, values, at, col.values, from, to);
+      if (col.valid) valid.set(col.valid.subarray(from, to), at);
+      else valid.fill(1, at, at + n);
+      if (kind === 'str') {
+        const strings = values as Array<string | null>;
+        for (let i = at; i < at + n; i++) {
+          if (strings[i] === null) valid[i] = 0;
+          else if (valid[i] === 0) strings[i] = null;
+        }
+      }
+    }
+    this.length += n;
+  }
+
+  /** Copies one row of a part. */
+  appendRow(part: Part, row: number): void {
+    assert(this.free > 0);
+    const at = this.length;
+    this.ts[at] = part.ts[row] as bigint;
+    for (let c = 0; c < this.specs.length; c++) this.setCell(c, at, part.cols[c] ?? null, row);
+    this.length++;
+  }
+
+  /**
+   * Appends one row merged from rows sharing a timestamp (`last_non_null`): each field takes the
+   * value of the newest row that has one. `partIndex[j]`/`rows[j]` (j < count) name the rows,
+   * oldest first.
+   */
+  appendMergedRow(parts: readonly Part[], partIndex: readonly number[], rows: readonly number[], count: number): void {
+    assert(this.free > 0 && count > 0);
+    const at = this.length;
+    this.ts[at] = (parts[partIndex[0] as number] as Part).ts[rows[0] as number] as bigint;
+    for (let c = 0; c < this.specs.length; c++) {
+      let chosen: ColumnData | null = null;
+      let chosenRow = 0;
+      for (let j = count - 1; j >= 0; j--) {
+        const col = (parts[partIndex[j] as number] as Part).cols[c];
+        if (col && isPresent(col, rows[j] as number)) {
+          chosen = col;
+          chosenRow = rows[j] as number;
+          break;
+        }
+      }
+      this.setCell(c, at, chosen, chosenRow);
+    }
+    this.length++;
+  }
+
+  private setCell(c: number, at: number, col: ColumnData | null, row: number): void {
+    const values = this.values[c] as Vector['values'];
+    const valid = this.valid[c] as Uint8Array;
+    if (col === null || !isPresent(col, row)) {
+      valid[at] = 0;
+      if (Array.isArray(values)) values[at] = null;
+      return;
+    }
+    valid[at] = 1;
+    (values as Float64Array)[at] = (col.values as Float64Array)[row] as number;
+  }
+
+  /** Empties the buffer and keeps its arrays; the current series carries on at row 0. */
+  clear(): void {
+    const key = this.markKeys[this.markKeys.length - 1];
+    this.length = 0;
+    this.markRows = [];
+    this.markKeys = [];
+    if (key !== undefined) this.markSeries(key);
+  }
+
+  /** Hands out the arrays holding the rows so far and starts over with fresh ones. */
+  detach(): DetachedRows {
+    const out: DetachedRows = {
+      length: this.length,
+      ts: this.ts,
+      values: this.values,
+      valid: this.valid,
+      markRows: this.markRows,
+      markKeys: this.markKeys,
+    };
+    this.allocate();
+    this.clear();
+    return out;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Scan: rows of one table from segments + frozen memtables + the active memtable, merged per
+ * series and deduplicated, in (series key, time) order, in chunks of at most SCAN_CHUNK_ROWS.
+ *
+ *   sources (oldest first) → walkSeries (key order) → seriesFilter → collectParts (time range,
+ *   block pruning) → mergeSeries (merge mode) → RowBuffer → ScanChunk
+ *
+ * The snapshot of sources is taken when iteration starts; segments are pinned until it ends (or
+ * the caller stops early), so a compaction finishing meanwhile cannot close their files.
+ */
+import { StorageUnavailable } from '../shared/errors.js';
+import type { ScanChunk, ScanRequest } from '../shared/scan.js';
+import type { Vector } from '../shared/types.js';
+import { MemtableSource } from './memtable/memtable-source.js';
+import { type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './merge/part.js';
+import { type DetachedRows, RowBuffer } from './merge/row-buffer.js';
+import { mergeSeries } from './merge/series-merge.js';
+import { type SeriesSource, walkSeries } from './merge/series-walk.js';
+import { SegmentSource } from './segment/segment-source.js';
+import { parseSeriesKey, type SeriesTags, tagMapOf } from './series-key.js';
+import type { ShardState } from './state.js';
+
+/** Rows per scan chunk. */
+export const SCAN_CHUNK_ROWS = 4096;
+
+/** How each requested column is answered: a field spec index, a tag id, or the time index. */
+type ColumnPlan = { role: 'field'; spec: number } | { role: 'tag'; id: number } | { role: 'time' };
+
+function planColumns(request: ScanRequest): { plans: ColumnPlan[]; specs: FieldSpec[] } {
+  const specs: FieldSpec[] = [];
+  const specIndex = new Map<number, number>();
+  const plans = request.columns.map((c): ColumnPlan => {
+    if (c.role === 'time') return { role: 'time' };
+    if (c.role === 'tag') return { role: 'tag', id: c.id };
+    const key = specKey(c.id, c.kind);
+    let spec = specIndex.get(key);
+    if (spec === undefined) {
+      spec = specs.length;
+      specs.push({ id: c.id, kind: c.kind });
+      specIndex.set(key, spec);
+    }
+    return { role: 'field', spec };
+  });
+  return { plans, specs };
+}
+
+function tagColumn(rows: DetachedRows, id: number, tagsOf: (key: string) => SeriesTags): Array<string | null> {
+  const out = new Array<string | null>(rows.length);
+  for (let k = 0; k < rows.markRows.length; k++) {
+    const from = rows.markRows[k] as number;
+    const to = k + 1 < rows.markRows.length ? (rows.markRows[k + 1] as number) : rows.length;
+    const tags = tagsOf(rows.markKeys[k] as string);
+    const at = tags.ids.indexOf(id);
+    const value = at < 0 ? null : (tags.values[at] as string);
+    out.fill(value, from, to);
+  }
+  return out;
+}
+
+function toChunk(
+  rows: DetachedRows,
+  plans: readonly ColumnPlan[],
+  specs: readonly FieldSpec[],
+  tagsOf: (key: string) => SeriesTags,
+): ScanChunk {
+  const n = rows.length;
+  const vectors = plans.map((p): Vector => {
+    if (p.role === 'time') return { kind: 'i64', values: rows.ts.subarray(0, n) };
+    if (p.role === 'tag') return { kind: 'str', values: tagColumn(rows, p.id, tagsOf) };
+    const kind = (specs[p.spec] as FieldSpec).kind;
+    const all = rows.values[p.spec] as Vector['values'];
+    const values = Array.isArray(all) ? all.slice(0, n) : (all as Float64Array).subarray(0, n);
+    const valid = (rows.valid[p.spec] as Uint8Array).subarray(0, n);
+    return { kind, values, valid: valid.indexOf(0) < 0 ? undefined : valid };
+  });
+  return { rowCount: n, vectors };
+}
+
+export function* scanTable(state: ShardState, request: ScanRequest): Generator<ScanChunk, void, void> {
+  const tableId = request.tableId;
+  if (state.dropped.has(tableId)) return;
+  const broken = state.brokenTables.get(tableId);
+  if (broken !== undefined) throw new StorageUnavailable(`table ${tableId} is unreadable: ${broken}`);
+  const lo = request.timeMin ?? I64_MIN;
+  const hi = request.timeMax === undefined ? I64_MAX : request.timeMax - 1n;
+  if (lo > hi) return;
+
+  const { plans, specs } = planColumns(request);
+  const files = (state.segments.get(tableId) ?? []).slice();
+  for (const f of files) f.pin();
+  try {
+    const sources: SeriesSource[] = files.map((f) => new SegmentSource(f, specs));
+    for (const m of [...state.frozen, state.active]) {
+      const table = m.tables.get(tableId);
+      if (table) sources.push(new MemtableSource(table, specs));
+    }
+    const mode = state.mergeModeOf(tableId);
+    let lastKey = '';
+    let lastTags: SeriesTags = { ids: [], values: [] };
+    const tagsOf = (key: string): SeriesTags => {
+      if (key !== lastKey) {
+        lastKey = key;
+        lastTags = parseSeriesKey(key);
+      }
+      return lastTags;
+    };
+
+    const buf = new RowBuffer(specs, SCAN_CHUNK_ROWS);
+    const parts: Part[] = [];
+    const filter = request.seriesFilter;
+    for (const group of walkSeries(sources)) {
+      if (filter && !filter(tagMapOf(tagsOf(group.key)))) continue;
+      parts.length = 0;
+      for (let j = 0; j < group.count; j++) {
+        const source = sources[group.sources[j] as number] as SeriesSource;
+        source.collectParts(group.indexes[j] as number, lo, hi, parts);
+      }
+      if (parts.length === 0) continue;
+      buf.markSeries(group.key);
+      for (const _ of mergeSeries(parts, mode, buf)) yield toChunk(buf.detach(), plans, specs, tagsOf);
+    }
+    if (buf.length > 0) yield toChunk(buf.detach(), plans, specs, tagsOf);
+  } finally {
+    for (const f of files) f.unpin();
+  }
+}

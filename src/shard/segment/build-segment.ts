@@ -1,0 +1,67 @@
+/**
+ * Builds one segment file from merge sources: the series walk and the series merge (with the
+ * table's merge mode) feed a RowBuffer of `blockRows` rows, each full buffer becomes a block. Flush
+ * (one memtable source) and compaction (several segment sources) both come through here, so a
+ * segment always holds rows sorted by (series, time) and deduplicated like a scan would see them.
+ */
+import type { MergeMode } from '../../shared/codec/write-batch.js';
+import { type FieldSpec, I64_MAX, I64_MIN, type Part } from '../merge/part.js';
+import { RowBuffer } from '../merge/row-buffer.js';
+import { mergeSeries } from '../merge/series-merge.js';
+import { type SeriesSource, walkSeries } from '../merge/series-walk.js';
+import { SegmentFlags } from './format.js';
+import { type SegmentSummary, SegmentWriter } from './segment-writer.js';
+
+/** Rows merged between two turns of the event loop, so writes and queries are not starved. */
+const ROWS_PER_TURN = 64 * 1024;
+
+export interface BuildSegmentOptions {
+  finalPath: string;
+  tableId: number;
+  /** Field columns of the new segment, in (id, kind) order. */
+  specs: readonly FieldSpec[];
+  /** Oldest first. */
+  sources: readonly SeriesSource[];
+  mode: MergeMode;
+  blockRows: number;
+  /** Awaited now and then; lets the event loop turn and throws to abort (store closing). */
+  checkpoint: () => Promise<void>;
+}
+
+/** Writes the segment and returns its summary, or null (and no file) when there are no rows. */
+export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSummary | null> {
+  const flags = o.mode === 'append' ? 0 : SegmentFlags.Deduplicated;
+  const writer = await SegmentWriter.create(o.finalPath, o.tableId, o.specs, flags);
+  try {
+    const buf = new RowBuffer(o.specs, o.blockRows);
+    const parts: Part[] = [];
+    let nextTurn = ROWS_PER_TURN;
+    for (const group of walkSeries(o.sources)) {
+      parts.length = 0;
+      for (let j = 0; j < group.count; j++) {
+        const source = o.sources[group.sources[j] as number] as SeriesSource;
+        source.collectParts(group.indexes[j] as number, I64_MIN, I64_MAX, parts);
+      }
+      if (parts.length === 0) continue;
+      buf.markSeries(group.key);
+      for (const _ of mergeSeries(parts, o.mode, buf)) {
+        writer.addBlock(buf);
+        buf.clear();
+      }
+      if (writer.rows + buf.length >= nextTurn) {
+        nextTurn = writer.rows + buf.length + ROWS_PER_TURN;
+        await writer.drain();
+        await o.checkpoint();
+      }
+    }
+    writer.addBlock(buf);
+    if (writer.rows === 0) {
+      await writer.abort();
+      return null;
+    }
+    return await writer.finish();
+  } catch (err) {
+    await writer.abort();
+    throw err;
+  }
+}

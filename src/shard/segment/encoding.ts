@@ -1,0 +1,138 @@
+/**
+ * Typed value encodings of segment column chunks (byte layouts in docs/formats/segment.md).
+ *
+ * 64-bit integers (timestamps, i64, u64) are handled as two 32-bit words through an Int32Array
+ * view of their buffer so that encoding and decoding never allocate a BigInt per value. A delta is
+ * computed as `(hiDiff * 2^32) + loDiff` in float arithmetic, which is exact while it stays below
+ * 2^53; the encoder checks that every delta is under `DELTA_ABS_MAX` and otherwise stores the
+ * column raw. All of this assumes a little-endian host (asserted in byte-io.ts).
+ */
+import { type ByteReader, type ByteWriter, FormatError } from './byte-io.js';
+
+/** How a 64-bit integer chunk is stored; the first byte of its values. */
+export const Int64Encoding = {
+  /** First value raw (8 bytes), then each delta as a zigzag varint. */
+  Delta: 0,
+  /** First value raw, first delta as a zigzag varint, then each delta-of-delta as a zigzag varint. */
+  DeltaOfDelta: 1,
+  /** count × 8 bytes, little-endian. */
+  Raw: 2,
+} as const;
+
+const TWO_POW_32 = 4294967296;
+/** Largest |delta| the varint forms accept; keeps delta-of-delta zigzag below 2^53. */
+const DELTA_ABS_MAX = 2 ** 50;
+/** Largest |hi word difference| for which `hiDiff * 2^32 + loDiff` is computed exactly. */
+const HI_DIFF_MAX = 2 ** 18;
+
+type Int64Array = BigInt64Array | BigUint64Array;
+
+/** Computes the deltas of `values[0..count)` into `out[1..count)`; false when one is too large. */
+function deltasOf(values: Int64Array, count: number, out: Float64Array): boolean {
+  const words = new Int32Array(values.buffer, values.byteOffset, count * 2);
+  for (let i = 1; i < count; i++) {
+    const hiDiff = (words[2 * i + 1] as number) - (words[2 * i - 1] as number);
+    if (hiDiff > HI_DIFF_MAX || hiDiff < -HI_DIFF_MAX) return false;
+    const d = hiDiff * TWO_POW_32 + (((words[2 * i] as number) >>> 0) - ((words[2 * i - 2] as number) >>> 0));
+    if (d > DELTA_ABS_MAX || d < -DELTA_ABS_MAX) return false;
+    out[i] = d;
+  }
+  return true;
+}
+
+/**
+ * Writes `values[0..count)` with delta (`order` 1) or delta-of-delta (`order` 2) varints, or raw
+ * when a delta does not fit. One encoding byte comes first.
+ */
+export function encodeInt64s(values: Int64Array, count: number, order: 1 | 2, w: ByteWriter): void {
+  const deltas = new Float64Array(count);
+  if (!deltasOf(values, count, deltas)) {
+    w.u8(Int64Encoding.Raw);
+    w.bytes(new Uint8Array(values.buffer, values.byteOffset, count * 8));
+    return;
+  }
+  w.u8(order === 1 ? Int64Encoding.Delta : Int64Encoding.DeltaOfDelta);
+  if (count === 0) return;
+  const words = new Uint32Array(values.buffer, values.byteOffset, 2);
+  w.u32(words[0] as number);
+  w.u32(words[1] as number);
+  w.ensure(count * 8);
+  if (order === 1) {
+    for (let i = 1; i < count; i++) w.varint(deltas[i] as number);
+  } else {
+    let previous = 0;
+    for (let i = 1; i < count; i++) {
+      const d = deltas[i] as number;
+      w.varint(d - previous);
+      previous = d;
+    }
+  }
+}
+
+/** Reads what `encodeInt64s` wrote into `out[0..count)`. */
+export function decodeInt64s(r: ByteReader, count: number, out: Int64Array): void {
+  const encoding = r.u8();
+  if (encoding === Int64Encoding.Raw) {
+    new Uint8Array(out.buffer, out.byteOffset, count * 8).set(r.bytes(count * 8));
+    return;
+  }
+  if (encoding !== Int64Encoding.Delta && encoding !== Int64Encoding.DeltaOfDelta) {
+    throw new FormatError(`unknown int64 encoding ${encoding}`);
+  }
+  if (count === 0) return;
+  const words = new Uint32Array(out.buffer, out.byteOffset, count * 2);
+  let lo = r.u32();
+  let hi = r.u32();
+  words[0] = lo;
+  words[1] = hi;
+  let d = 0;
+  const ofDelta = encoding === Int64Encoding.DeltaOfDelta;
+  for (let i = 1; i < count; i++) {
+    d = ofDelta ? d + r.varint() : r.varint();
+    lo += d;
+    if (lo >= TWO_POW_32 || lo < 0) {
+      const carry = Math.floor(lo / TWO_POW_32);
+      lo -= carry * TWO_POW_32;
+      hi = (hi + carry) >>> 0;
+    }
+    words[2 * i] = lo;
+    words[2 * i + 1] = hi;
+  }
+}
+
+/** Float64 values are stored raw (8 bytes LE each); block compression takes care of repeats. */
+export function encodeFloat64s(values: Float64Array, count: number, w: ByteWriter): void {
+  w.bytes(new Uint8Array(values.buffer, values.byteOffset, count * 8));
+}
+
+export function decodeFloat64s(r: ByteReader, count: number): Float64Array {
+  const out = new Float64Array(count);
+  new Uint8Array(out.buffer).set(r.bytes(count * 8));
+  return out;
+}
+
+/** Packs non-zero bytes as 1 bits, LSB first: bit `i % 8` of byte `i >> 3` is row i. */
+export function encodeBitmap(values: Uint8Array, count: number, w: ByteWriter): void {
+  const bytes = new Uint8Array((count + 7) >>> 3);
+  for (let i = 0; i < count; i++) if (values[i] !== 0) bytes[i >>> 3] = (bytes[i >>> 3] as number) | (1 << (i & 7));
+  w.bytes(bytes);
+}
+
+/** Unpacks `count` bits into a Uint8Array of 0/1. */
+export function decodeBitmap(r: ByteReader, count: number): Uint8Array {
+  const bytes = r.bytes((count + 7) >>> 3);
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = ((bytes[i >>> 3] as number) >>> (i & 7)) & 1;
+  return out;
+}
+
+/** Each string as a varuint UTF-8 byte length followed by the bytes. */
+export function encodeStrings(values: ReadonlyArray<string | null>, count: number, w: ByteWriter): void {
+  for (let i = 0; i < count; i++) w.string(values[i] ?? '');
+}
+
+export function decodeStrings(r: ByteReader, count: number): Array<string | null> {
+  const out = new Array<string | null>(count);
+  for (let i = 0; i < count; i++) out[i] = r.string();
+  return out;
+}

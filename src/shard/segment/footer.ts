@@ -1,0 +1,161 @@
+/**
+ * The segment footer: column list, tag dictionary, series table and block index (byte layout in
+ * docs/formats/segment.md). It is all a reader needs to choose blocks: series by tags, blocks by
+ * row range and time range.
+ */
+import { type FieldSpec, kindCodeOf, kindOfCode } from '../merge/part.js';
+import { parseSeriesKey, seriesKeyOf } from '../series-key.js';
+import type { BlockMeta, ColumnStats } from './block-codec.js';
+import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
+
+/** One series of a segment: rows `[rowStart, rowStart + rowCount)`, sorted by time. */
+export interface SeriesMeta {
+  key: string;
+  rowStart: number;
+  rowCount: number;
+  minTs: bigint;
+  maxTs: bigint;
+}
+
+export interface SegmentFooter {
+  columns: FieldSpec[];
+  series: SeriesMeta[];
+  blocks: BlockMeta[];
+  rows: number;
+}
+
+function hasMinMax(spec: FieldSpec, stats: ColumnStats, rowCount: number): boolean {
+  return spec.kind !== 'bool' && spec.kind !== 'str' && stats.nullCount < rowCount;
+}
+
+export function encodeFooter(footer: SegmentFooter): Uint8Array {
+  const w = new ByteWriter(4096);
+  w.varuint(footer.columns.length);
+  for (const c of footer.columns) {
+    w.varuint(c.id);
+    w.u8(kindCodeOf(c.kind));
+  }
+
+  const dictionary = new Map<string, number>();
+  const parsed = footer.series.map((s) => parseSeriesKey(s.key));
+  for (const tags of parsed) for (const v of tags.values) if (!dictionary.has(v)) dictionary.set(v, dictionary.size);
+  w.varuint(dictionary.size);
+  for (const v of dictionary.keys()) w.string(v);
+
+  w.varuint(footer.series.length);
+  footer.series.forEach((s, i) => {
+    const tags = parsed[i] as ReturnType<typeof parseSeriesKey>;
+    w.varuint(tags.ids.length);
+    for (let t = 0; t < tags.ids.length; t++) {
+      w.varuint(tags.ids[t] as number);
+      w.varuint(dictionary.get(tags.values[t] as string) as number);
+    }
+    w.varuint(s.rowCount);
+    w.i64(s.minTs);
+    w.i64(s.maxTs);
+  });
+
+  w.varuint(footer.blocks.length);
+  for (const b of footer.blocks) {
+    w.varuint(b.offset);
+    w.varuint(b.storedLength);
+    w.varuint(b.rawLength);
+    w.u8(b.codec);
+    w.u32(b.crc);
+    w.varuint(b.rowCount);
+    w.i64(b.minTs);
+    w.i64(b.maxTs);
+    b.columns.forEach((stats, c) => {
+      const spec = footer.columns[c] as FieldSpec;
+      w.varuint(stats.nullCount);
+      if (!hasMinMax(spec, stats, b.rowCount)) return;
+      if (spec.kind === 'f64') {
+        w.f64(stats.min as number);
+        w.f64(stats.max as number);
+      } else {
+        w.i64(stats.min as bigint);
+        w.i64(stats.max as bigint);
+      }
+    });
+  }
+  w.varuint(footer.rows);
+  return w.bytesView();
+}
+
+export function decodeFooter(bytes: Uint8Array): SegmentFooter {
+  const r = new ByteReader(bytes);
+  const columns: FieldSpec[] = [];
+  const columnCount = r.varuint();
+  for (let c = 0; c < columnCount; c++) {
+    const id = r.varuint();
+    const code = r.u8();
+    const kind = kindOfCode(code);
+    if (!kind) throw new FormatError(`column ${id} has unknown kind code ${code}`);
+    columns.push({ id, kind });
+  }
+
+  const dictionary: string[] = [];
+  const dictionarySize = r.varuint();
+  for (let i = 0; i < dictionarySize; i++) dictionary.push(r.string());
+
+  const series: SeriesMeta[] = [];
+  const seriesCount = r.varuint();
+  let rowStart = 0;
+  const ids: number[] = [];
+  const values: string[] = [];
+  for (let i = 0; i < seriesCount; i++) {
+    const tagCount = r.varuint();
+    ids.length = 0;
+    values.length = 0;
+    for (let t = 0; t < tagCount; t++) {
+      ids.push(r.varuint());
+      const value = dictionary[r.varuint()];
+      if (value === undefined) throw new FormatError(`series ${i} names a tag value outside the dictionary`);
+      values.push(value);
+    }
+    const rowCount = r.varuint();
+    const minTs = r.i64();
+    const maxTs = r.i64();
+    series.push({ key: seriesKeyOf(ids, values), rowStart, rowCount, minTs, maxTs });
+    rowStart += rowCount;
+  }
+
+  const blocks: BlockMeta[] = [];
+  const blockCount = r.varuint();
+  let firstRow = 0;
+  for (let b = 0; b < blockCount; b++) {
+    const offset = r.varuint();
+    const storedLength = r.varuint();
+    const rawLength = r.varuint();
+    const codec = r.u8();
+    const crc = r.u32();
+    const rowCount = r.varuint();
+    const minTs = r.i64();
+    const maxTs = r.i64();
+    const stats: ColumnStats[] = [];
+    for (const spec of columns) {
+      const s: ColumnStats = { nullCount: r.varuint() };
+      if (hasMinMax(spec, s, rowCount)) {
+        if (spec.kind === 'f64') {
+          s.min = r.f64();
+          s.max = r.f64();
+        } else if (spec.kind === 'i64') {
+          s.min = r.i64();
+          s.max = r.i64();
+        } else {
+          s.min = r.u64();
+          s.max = r.u64();
+        }
+      }
+      stats.push(s);
+    }
+    blocks.push({ offset, storedLength, rawLength, codec, crc, firstRow, rowCount, minTs, maxTs, columns: stats });
+    firstRow += rowCount;
+  }
+  const rows = r.varuint();
+  if (rows !== rowStart || rows !== firstRow) {
+    throw new FormatError(`row counts disagree: footer ${rows}, series ${rowStart}, blocks ${firstRow}`);
+  }
+  if (r.pos !== r.end) throw new FormatError(`${r.end - r.pos} trailing footer bytes`);
+  return { columns, series, blocks, rows };
+}

@@ -1,0 +1,37 @@
+/**
+ * Constants of the segment file format, version 1 (docs/formats/segment.md has the byte layout).
+ *
+ *   header (16 B) | block 0 | block 1 | ... | footer | trailer (20 B)
+ */
+
+/** "SHSG" read as a little-endian u32; first 4 bytes of the header and last 4 of the trailer. */
+export const SEGMENT_MAGIC = 0x47534853;
+export const SEGMENT_FORMAT_VERSION = 1;
+export const HEADER_BYTES = 16;
+export const TRAILER_BYTES = 20;
+
+/** Header flag bits. */
+export const SegmentFlags = {
+  /** No two rows of one series share a timestamp (written under last_row or last_non_null). */
+  Deduplicated: 1,
+} as const;
+
+/** How a block's body is stored. */
+export const BlockCodec = {
+  None: 0,
+  /** zlib deflate-raw, level 1. */
+  DeflateRaw: 1,
+} as const;
+
+/** First byte of a field column chunk. */
+export const Validity = {
+  AllValid: 0,
+  AllNull: 1,
+  /** A bitmap of ceil(rows / 8) bytes follows; bit set = value present. */
+  Bitmap: 2,
+} as const;
+
+/** A compressed body is kept only if it saves at least this fraction of the raw bytes. */
+export const COMPRESSION_MIN_SAVING = 1 / 8;
+/** Upper bound on a footer, a sanity check against a corrupt trailer. */
+export const FOOTER_BYTES_MAX = 1 << 30;

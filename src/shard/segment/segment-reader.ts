@@ -1,0 +1,171 @@
+/**
+ * An open segment file: its footer in memory, blocks read on demand with `pread`, each checked
+ * against its CRC32 on every read. Errors name the file and block and carry code 5000
+ * (StorageUnavailable).
+ *
+ * Lifetime: a live segment may be retired by compaction or a table drop while a scan or a
+ * compaction still reads it. Readers pin it; the file is unlinked at retirement (an open fd keeps
+ * the inode readable on POSIX) and the fd is closed when the last pin goes.
+ */
+import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { StorageUnavailable } from '../../shared/errors.js';
+import { type FieldSpec, specKey } from '../merge/part.js';
+import { type BlockMeta, DecodedBlock, openBlockBody } from './block-codec.js';
+import { ByteReader, FormatError } from './byte-io.js';
+import { decodeFooter, type SeriesMeta } from './footer.js';
+import {
+  FOOTER_BYTES_MAX,
+  HEADER_BYTES,
+  SEGMENT_FORMAT_VERSION,
+  SEGMENT_MAGIC,
+  SegmentFlags,
+  TRAILER_BYTES,
+} from './format.js';
+
+function readExactly(fd: number, length: number, position: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = fs.readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) throw new FormatError(`unexpected end of file at ${position + done}`);
+    done += n;
+  }
+  return buf;
+}
+
+export class SegmentFile {
+  readonly columns: FieldSpec[];
+  readonly series: SeriesMeta[];
+  readonly keys: string[];
+  readonly blocks: BlockMeta[];
+  readonly rows: number;
+  /** No two rows of one series share a timestamp. */
+  readonly deduplicated: boolean;
+  private readonly columnIndex = new Map<number, number>();
+  private pins = 0;
+  private retired = false;
+  private closed = false;
+
+  private constructor(
+    private readonly fd: number,
+    readonly absPath: string,
+    /** Path relative to the shard directory, as the manifest and messages name it. */
+    readonly relPath: string,
+    readonly id: number,
+    readonly tableId: number,
+    readonly bytes: number,
+  ) {
+    const header = readExactly(fd, HEADER_BYTES, 0);
+    const r = new ByteReader(header);
+    if (r.u32() !== SEGMENT_MAGIC) throw new FormatError('bad header magic');
+    const version = r.u16();
+    if (version !== SEGMENT_FORMAT_VERSION) throw new FormatError(`unsupported format version ${version}`);
+    const flags = r.u16();
+    const fileTableId = r.u32();
+    if (fileTableId !== tableId) throw new FormatError(`holds table ${fileTableId}, expected ${tableId}`);
+    this.deduplicated = (flags & SegmentFlags.Deduplicated) !== 0;
+
+    if (bytes < HEADER_BYTES + TRAILER_BYTES) throw new FormatError(`file of ${bytes} bytes is too short`);
+    const t = new ByteReader(readExactly(fd, TRAILER_BYTES, bytes - TRAILER_BYTES));
+    const footerOffset = Number(t.i64());
+    const footerLength = t.u32();
+    const footerCrc = t.u32();
+    if (t.u32() !== SEGMENT_MAGIC) throw new FormatError('bad trailer magic');
+    if (
+      footerLength > FOOTER_BYTES_MAX ||
+      footerOffset < HEADER_BYTES ||
+      footerOffset + footerLength !== bytes - TRAILER_BYTES
+    ) {
+      throw new FormatError(`footer at ${footerOffset}+${footerLength} does not fit a file of ${bytes} bytes`);
+    }
+    const footerBytes = readExactly(fd, footerLength, footerOffset);
+    if (crc32(footerBytes) !== footerCrc) throw new FormatError('footer checksum mismatch');
+    const footer = decodeFooter(footerBytes);
+    this.columns = footer.columns;
+    this.series = footer.series;
+    this.keys = footer.series.map((s) => s.key);
+    this.blocks = footer.blocks;
+    this.rows = footer.rows;
+    footer.columns.forEach((c, i) => this.columnIndex.set(specKey(c.id, c.kind), i));
+    for (const b of this.blocks) {
+      if (b.offset < HEADER_BYTES || b.offset + b.storedLength > footerOffset) {
+        throw new FormatError(`block at ${b.offset}+${b.storedLength} lies outside the data area`);
+      }
+    }
+  }
+
+  /** Opens and validates a segment; throws StorageUnavailable naming the file on any problem. */
+  static open(absPath: string, relPath: string, id: number, tableId: number): SegmentFile {
+    let fd = -1;
+    try {
+      fd = fs.openSync(absPath, 'r');
+      const bytes = fs.fstatSync(fd).size;
+      return new SegmentFile(fd, absPath, relPath, id, tableId, bytes);
+    } catch (err) {
+      if (fd >= 0) fs.closeSync(fd);
+      throw new StorageUnavailable(`segment ${relPath}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Index of column (id, kind) in this segment, or -1. */
+  columnOf(spec: FieldSpec): number {
+    return this.columnIndex.get(specKey(spec.id, spec.kind)) ?? -1;
+  }
+
+  /** Index of the block holding segment row `row`. */
+  blockOfRow(row: number): number {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((this.blocks[mid] as BlockMeta).firstRow <= row) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Reads, checks and decodes block `index` (columns decode lazily). */
+  readBlock(index: number): DecodedBlock {
+    const meta = this.blocks[index] as BlockMeta;
+    try {
+      const stored = readExactly(this.fd, meta.storedLength, meta.offset);
+      return new DecodedBlock(index, meta, openBlockBody(stored, meta), this.columns);
+    } catch (err) {
+      throw this.blockError(index, err);
+    }
+  }
+
+  /** The error to throw for a bad block, naming file and block. */
+  blockError(index: number, err: unknown): StorageUnavailable {
+    if (err instanceof StorageUnavailable) return err;
+    return new StorageUnavailable(`segment ${this.relPath} block ${index}: ${(err as Error).message}`);
+  }
+
+  pin(): void {
+    this.pins++;
+  }
+
+  unpin(): void {
+    this.pins--;
+    if (this.pins === 0 && this.retired) this.close();
+  }
+
+  /** The segment is no longer live: remove the file, close the fd once no reader holds it. */
+  retire(): void {
+    if (this.retired) return;
+    this.retired = true;
+    try {
+      fs.unlinkSync(this.absPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    if (this.pins === 0) this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+}

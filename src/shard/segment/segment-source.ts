@@ -1,0 +1,63 @@
+/**
+ * Reads one segment as a merge source. A series' rows are found through the series table, then
+ * only the blocks that hold them and overlap the time range are read; the last block read is kept
+ * because the walk visits series in the same order as the file stores them.
+ */
+import type { ColumnData, FieldSpec, Part } from '../merge/part.js';
+import { lowerBound, upperBound } from '../merge/part.js';
+import type { SeriesSource } from '../merge/series-walk.js';
+import type { BlockMeta, DecodedBlock } from './block-codec.js';
+import type { SegmentFile } from './segment-reader.js';
+import type { SeriesMeta } from './footer.js';
+
+export class SegmentSource implements SeriesSource {
+  readonly keys: readonly string[];
+  /** Segment column of each field spec, -1 when the segment lacks it. */
+  private readonly specColumns: number[];
+  private cached: DecodedBlock | null = null;
+  /** Blocks read (and checksummed) so far; a test hook for pruning. */
+  blocksRead = 0;
+
+  constructor(
+    readonly file: SegmentFile,
+    specs: readonly FieldSpec[],
+  ) {
+    this.keys = file.keys;
+    this.specColumns = specs.map((s) => file.columnOf(s));
+  }
+
+  collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {
+    const file = this.file;
+    const s = file.series[index] as SeriesMeta;
+    if (s.rowCount === 0 || s.maxTs < lo || s.minTs > hi) return;
+    const rowEnd = s.rowStart + s.rowCount;
+    for (let b = file.blockOfRow(s.rowStart); b < file.blocks.length; b++) {
+      const meta = file.blocks[b] as BlockMeta;
+      if (meta.firstRow >= rowEnd) break;
+      if (meta.maxTs < lo || meta.minTs > hi) continue;
+      const block = this.block(b);
+      const from = Math.max(s.rowStart, meta.firstRow) - meta.firstRow;
+      const to = Math.min(rowEnd, meta.firstRow + meta.rowCount) - meta.firstRow;
+      const start = lowerBound(block.ts, from, to, lo);
+      const end = upperBound(block.ts, start, to, hi);
+      if (start >= end) continue;
+      const cols = this.specColumns.map((c): ColumnData | null => {
+        if (c < 0) return null;
+        try {
+          return block.column(c);
+        } catch (err) {
+          throw file.blockError(b, err);
+        }
+      });
+      out.push({ ts: block.ts, start, end, cols, unique: file.deduplicated });
+    }
+  }
+
+  private block(index: number): DecodedBlock {
+    if (this.cached?.index !== index) {
+      this.cached = this.file.readBlock(index);
+      this.blocksRead++;
+    }
+    return this.cached;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Writes one segment file: blocks as the merge fills them, then footer and trailer. The file is
+ * written under `<name>.tmp`, fsynced, renamed into place and its directory fsynced, so a segment
+ * file either exists complete or not at all. Whether it is live is the manifest's business.
+ */
+import fsp, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { FieldSpec } from '../merge/part.js';
+import type { RowBuffer } from '../merge/row-buffer.js';
+import { fsyncDir } from '../fs-util.js';
+import { type BlockMeta, encodeBlock } from './block-codec.js';
+import { ByteWriter } from './byte-io.js';
+import { encodeFooter, type SeriesMeta } from './footer.js';
+import { HEADER_BYTES, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from './format.js';
+
+/** Pending block bytes are written out once they pass this. */
+const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
+
+export interface SegmentSummary {
+  rows: number;
+  bytes: number;
+  minTs: bigint;
+  maxTs: bigint;
+}
+
+export class SegmentWriter {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private offset = 0;
+  private readonly blocks: BlockMeta[] = [];
+  private readonly series: SeriesMeta[] = [];
+  rows = 0;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly finalPath: string,
+    readonly tmpPath: string,
+    private readonly specs: readonly FieldSpec[],
+  ) {}
+
+  /** Creates `<finalPath>.tmp` and queues the header. `flags` are SegmentFlags bits. */
+  static async create(
+    finalPath: string,
+    tableId: number,
+    specs: readonly FieldSpec[],
+    flags: number,
+  ): Promise<SegmentWriter> {
+    await fsp.mkdir(path.dirname(finalPath), { recursive: true });
+    const tmpPath = `${finalPath}.tmp`;
+    const handle = await fsp.open(tmpPath, 'w');
+    const writer = new SegmentWriter(handle, finalPath, tmpPath, specs);
+    const header = new ByteWriter(HEADER_BYTES);
+    header.u32(SEGMENT_MAGIC);
+    header.u16(SEGMENT_FORMAT_VERSION);
+    header.u16(flags);
+    header.u32(tableId);
+    header.u32(0);
+    writer.queue(Buffer.from(header.bytesView()));
+    return writer;
+  }
+
+  private queue(bytes: Uint8Array): void {
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    this.offset += bytes.length;
+  }
+
+  /** Encodes the buffer's rows as one block and records its series runs. */
+  addBlock(buf: RowBuffer): void {
+    const n = buf.length;
+    if (n === 0) return;
+    const block = encodeBlock(buf, this.specs);
+    this.blocks.push({ ...block.meta, offset: this.offset, firstRow: this.rows });
+    this.queue(block.stored);
+    for (let k = 0; k < buf.markRows.length; k++) {
+      const from = buf.markRows[k] as number;
+      const to = k + 1 < buf.markRows.length ? (buf.markRows[k + 1] as number) : n;
+      if (to <= from) continue;
+      const key = buf.markKeys[k] as string;
+      const last = this.series[this.series.length - 1];
+      if (last && last.key === key) {
+        last.rowCount += to - from;
+        last.maxTs = buf.ts[to - 1] as bigint;
+      } else {
+        this.series.push({
+          key,
+          rowStart: this.rows + from,
+          rowCount: to - from,
+          minTs: buf.ts[from] as bigint,
+          maxTs: buf.ts[to - 1] as bigint,
+        });
+      }
+    }
+    this.rows += n;
+  }
+
+  /** Writes queued bytes once enough have piled up (or always, with `force`). */
+  async drain(force = false): Promise<void> {
+    if (this.pendingBytes === 0 || (!force && this.pendingBytes < WRITE_CHUNK_BYTES)) return;
+    const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    let written = 0;
+    while (written < bytes.length) {
+      const { bytesWritten } = await this.handle.write(bytes, written, bytes.length - written);
+      written += bytesWritten;
+    }
+  }
+
+  /** Writes footer and trailer, makes the file durable under its final name. */
+  async finish(): Promise<SegmentSummary> {
+    const footer = encodeFooter({ columns: [...this.specs], series: this.series, blocks: this.blocks, rows: this.rows });
+    const footerOffset = this.offset;
+    this.queue(footer);
+    const trailer = new ByteWriter(20);
+    trailer.i64(BigInt(footerOffset));
+    trailer.u32(footer.length);
+    trailer.u32(crc32(footer));
+    trailer.u32(SEGMENT_MAGIC);
+    this.queue(Buffer.from(trailer.bytesView()));
+    await this.drain(true);
+    await this.handle.datasync();
+    await this.handle.close();
+    await fsp.rename(this.tmpPath, this.finalPath);
+    const dir = path.dirname(this.finalPath);
+    await fsyncDir(dir);
+    await fsyncDir(path.dirname(dir));
+    let minTs = 0n;
+    let maxTs = 0n;
+    this.series.forEach((s, i) => {
+      if (i === 0 || s.minTs < minTs) minTs = s.minTs;
+      if (i === 0 || s.maxTs > maxTs) maxTs = s.maxTs;
+    });
+    return { rows: this.rows, bytes: this.offset, minTs, maxTs };
+  }
+
+  /** Gives up: closes and removes the temporary file. */
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => {});
+    await fsp.rm(this.tmpPath, { force: true });
+  }
+}

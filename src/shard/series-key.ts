@@ -1,0 +1,58 @@
+/**
+ * Series identity inside a shard. A series is a table plus its non-null tags; within one table it
+ * is named by a key string built from the tags sorted by column id:
+ *
+ *   key = concat over tags of `${columnId},${value.length}:${value}`
+ *
+ * The length prefix makes the key unambiguous whatever characters a value holds, so the key can be
+ * parsed back into tags and two different tag sets never share a key. Keys compare as JS strings
+ * (UTF-16 code units); that order is the series order of scans and of segment files, so it must
+ * never change for format version 1.
+ */
+import assert from 'node:assert';
+
+/** Tags of one series, parallel arrays sorted by column id. */
+export interface SeriesTags {
+  ids: number[];
+  values: string[];
+}
+
+/** Builds the key of a tag set whose ids are already sorted ascending. */
+export function seriesKeyOf(ids: readonly number[], values: readonly string[]): string {
+  let key = '';
+  for (let i = 0; i < ids.length; i++) {
+    const value = values[i] as string;
+    key += `${ids[i]},${value.length}:${value}`;
+  }
+  return key;
+}
+
+/** Parses a key back into its tags; the inverse of `seriesKeyOf`. */
+export function parseSeriesKey(key: string): SeriesTags {
+  const ids: number[] = [];
+  const values: string[] = [];
+  let pos = 0;
+  while (pos < key.length) {
+    const comma = key.indexOf(',', pos);
+    const colon = key.indexOf(':', comma + 1);
+    assert(comma > pos && colon > comma, `malformed series key at ${pos}`);
+    const id = Number(key.slice(pos, comma));
+    const length = Number(key.slice(comma + 1, colon));
+    ids.push(id);
+    values.push(key.slice(colon + 1, colon + 1 + length));
+    pos = colon + 1 + length;
+  }
+  return { ids, values };
+}
+
+/** The tags of a key as the `seriesFilter` of a scan wants them. */
+export function tagMapOf(tags: SeriesTags): Map<number, string> {
+  const map = new Map<number, string>();
+  for (let i = 0; i < tags.ids.length; i++) map.set(tags.ids[i] as number, tags.values[i] as string);
+  return map;
+}
+
+/** Compares two keys in series order. */
+export function compareSeriesKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

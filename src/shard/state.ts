@@ -1,0 +1,88 @@
+/**
+ * Everything a shard holds in memory, shared by the store facade and the modules that do the work
+ * (recovery, flush, compaction, scan, drop). The store owns the concurrency rules; this class only
+ * holds state and the helpers that keep it and the manifest consistent.
+ *
+ * Invariants:
+ * - `segments.get(t)` lists the open files of table t's live segments in manifest order (oldest
+ *   data first), except files of `brokenTables` that could not be opened.
+ * - Merge precedence, oldest to newest: segments, then `frozen` (oldest first), then `active`.
+ * - Every WAL record not yet in a segment lives in a WAL file numbered above
+ *   `manifest.walFlushedFile`, and its rows are in `frozen` or `active`.
+ */
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { MergeMode } from '../shared/codec/write-batch.js';
+import type { ShardConfig } from '../shared/config.js';
+import type { ShardStats } from '../shared/messages.js';
+import { type Manifest, emptyManifest, writeManifest } from './manifest.js';
+import { Memtable } from './memtable/memtable.js';
+import type { SegmentFile } from './segment/segment-reader.js';
+import type { WalWriter } from './wal/wal-writer.js';
+
+/** Thrown at a checkpoint of a background job once the store is closing; not an error to log. */
+export class ClosingError extends Error {
+  override name = 'ClosingError';
+  constructor() {
+    super('shard store is closing');
+  }
+}
+
+export class ShardState {
+  readonly dir: string;
+  readonly walDir: string;
+  readonly segDir: string;
+  manifest: Manifest = emptyManifest();
+  readonly segments = new Map<number, SegmentFile[]>();
+  /** Tables with a live segment that could not be opened, with the reason; scans of them fail. */
+  readonly brokenTables = new Map<number, string>();
+  readonly mergeModes = new Map<number, MergeMode>();
+  readonly dropped = new Set<number>();
+  active = new Memtable();
+  readonly frozen: Memtable[] = [];
+  wal!: WalWriter;
+  walFiles = 0;
+  nextSegmentId = 1;
+  closing = false;
+  readonly counters = { rowsWritten: 0, walBytesWritten: 0, walFsyncs: 0, flushes: 0, compactions: 0 };
+  recovery: ShardStats['recovery'] = { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 };
+
+  constructor(
+    readonly config: ShardConfig,
+    readonly log: Logger,
+  ) {
+    this.dir = config.dir;
+    this.walDir = path.join(config.dir, 'wal');
+    this.segDir = path.join(config.dir, 'seg');
+  }
+
+  /** Absolute and shard-relative path of a segment file. */
+  segmentPath(tableId: number, segmentId: number): { abs: string; rel: string } {
+    const rel = `seg/${tableId}/${segmentId}.seg`;
+    return { abs: path.join(this.dir, rel), rel };
+  }
+
+  /** The merge mode a table's duplicates are merged with: the latest one written, else the manifest's. */
+  mergeModeOf(tableId: number): MergeMode {
+    return this.mergeModes.get(tableId) ?? this.manifest.tables[String(tableId)]?.mergeMode ?? 'last_row';
+  }
+
+  /** Persists `next` as the manifest, then adopts it. */
+  async saveManifest(next: Manifest): Promise<void> {
+    await writeManifest(this.dir, next);
+    this.manifest = next;
+  }
+
+  /** Lets the event loop turn; throws ClosingError once the store is closing. */
+  async checkpoint(): Promise<void> {
+    if (this.closing) throw new ClosingError();
+    await nextTurn();
+    if (this.closing) throw new ClosingError();
+  }
+
+  /** Every open segment file. */
+  allSegments(): SegmentFile[] {
+    return [...this.segments.values()].flat();
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * ShardStore: the storage engine of one shard (one worker thread, one directory). See README.md in
+ * this folder for the module map and the write and read paths.
+ *
+ * Concurrency, all on one thread:
+ * - `writeLock` serializes WAL appends with memtable freezes and WAL rotations, so a frozen
+ *   memtable always holds exactly the rows of the WAL files numbered up to its `walFileLast`.
+ * - `jobs` serializes everything that edits the manifest: flush, compaction, drop. Only one
+ *   flush runs at a time; background jobs yield to the event loop between blocks.
+ * - Scans run between awaits and see a consistent snapshot (see scan.ts).
+ */
+import assert from 'node:assert';
+import type { Logger } from 'pino';
+import type { WriteBatch } from '../shared/codec/write-batch.js';
+import type { ShardConfig } from '../shared/config.js';
+import { DbError, StorageUnavailable } from '../shared/errors.js';
+import type { ShardStats } from '../shared/messages.js';
+import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
+import { compactTable, tablesToCompact } from './compaction.js';
+import { dropDurably, dropInMemory } from './drop.js';
+import { flushFrozen } from './flush.js';
+import { Memtable } from './memtable/memtable.js';
+import { recover } from './recovery.js';
+import { scanTable } from './scan.js';
+import { SerialQueue } from './serial-queue.js';
+import { ClosingError, ShardState } from './state.js';
+import { encodeRecords } from './wal/wal-record.js';
+import { WalWriter } from './wal/wal-writer.js';
+import { decodePayload } from './write-batch-check.js';
+
+/** After a failed background flush, the next attempt waits at least this long. */
+const FLUSH_RETRY_DELAY_MS = 1000;
+
+function storageError(what: string, err: unknown): DbError {
+  if (err instanceof DbError) return err;
+  return new StorageUnavailable(`${what}: ${(err as Error).message}`);
+}
+
+export class ShardStore implements ScanSource {
+  private readonly writeLock = new SerialQueue();
+  private readonly jobs = new SerialQueue();
+  private flushScheduled = false;
+  private flushRetryAtMs = 0;
+  private closed = false;
+
+  private constructor(private readonly state: ShardState) {}
+
+  /** Opens (creating if needed) and recovers the shard directory `config.dir`. */
+  static async open(config: ShardConfig, log: Logger): Promise<ShardStore> {
+    assert(config.segment.blockRows > 0 && config.memtable.flushBytes > 0 && config.wal.segmentBytes > 0);
+    const state = new ShardState(config, log);
+    try {
+      recover(state);
+    } catch (err) {
+      throw storageError(`cannot open shard ${config.shardId} at ${config.dir}`, err);
+    }
+    const store = new ShardStore(state);
+    await store.writeLock.run(() => store.maybeFlush());
+    return store;
+  }
+
+  /**
+   * Group commit: frames every payload as a WAL record, appends them with one write and (with
+   * `wal.syncMode = fsync`) one fdatasync, then applies them to the memtable in order. Payloads
+   * are decoded and checked first; a malformed one fails the call before anything is written.
+   */
+  async write(payloads: Uint8Array[]): Promise<void> {
+    assert(!this.closed, 'write after close');
+    const batches = payloads.map(decodePayload);
+    if (batches.length === 0) return;
+    await this.writeLock.run(async () => {
+      const state = this.state;
+      if (state.closing) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
+      const records = encodeRecords(payloads);
+      try {
+        await state.wal.append(records);
+        state.counters.walBytesWritten += records.length;
+        if (state.config.wal.syncMode === 'fsync') {
+          await state.wal.sync();
+          state.counters.walFsyncs++;
+        }
+      } catch (err) {
+        this.rotateWalQuietly();
+        throw storageError(`WAL write failed in shard ${state.config.shardId}`, err);
+      }
+      this.apply(batches);
+      if (state.wal.bytes >= state.config.wal.segmentBytes) this.rotateWal();
+      this.maybeFlush();
+    });
+  }
+
+  private apply(batches: WriteBatch[]): void {
+    const state = this.state;
+    const isDropped = (id: number) => state.dropped.has(id);
+    for (const batch of batches) {
+      for (const t of batch.tables) if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
+      state.counters.rowsWritten += state.active.apply(batch, isDropped);
+    }
+  }
+
+  /** Scans one table; see scan.ts. The snapshot is taken when iteration starts. */
+  scan(request: ScanRequest): Iterable<ScanChunk> {
+    assert(!this.closed, 'scan after close');
+    return scanTable(this.state, request);
+  }
+
+  /** Freezes the active memtable and resolves once it (and any older frozen one) is in segments. */
+  async flush(): Promise<void> {
+    assert(!this.closed, 'flush after close');
+    await this.writeLock.run(() => this.freeze());
+    try {
+      await this.jobs.run(() => flushFrozen(this.state));
+    } catch (err) {
+      throw storageError(`flush failed in shard ${this.state.config.shardId}`, err);
+    }
+    this.scheduleCompactions(this.state.config.segment.compactionTrigger);
+  }
+
+  /** Compacts every table with more than one segment; resolves when done. */
+  async compact(): Promise<void> {
+    assert(!this.closed, 'compact after close');
+    try {
+      await this.jobs.run(async () => {
+        for (const tableId of tablesToCompact(this.state, 2)) await compactTable(this.state, tableId);
+      });
+    } catch (err) {
+      throw storageError(`compaction failed in shard ${this.state.config.shardId}`, err);
+    }
+  }
+
+  /** Drops tables: gone from scans at once, gone from disk (and after restart) when this resolves. */
+  async dropTables(tableIds: number[]): Promise<void> {
+    assert(!this.closed, 'dropTables after close');
+    dropInMemory(this.state, tableIds);
+    try {
+      await this.jobs.run(() => dropDurably(this.state, tableIds));
+    } catch (err) {
+      throw storageError(`drop failed in shard ${this.state.config.shardId}`, err);
+    }
+  }
+
+  stats(): ShardStats {
+    const s = this.state;
+    let memtableBytes = s.active.bytes;
+    let memtableRows = s.active.rows;
+    for (const m of s.frozen) {
+      memtableBytes += m.bytes;
+      memtableRows += m.rows;
+    }
+    const segments = s.allSegments();
+    return {
+      shardId: s.config.shardId,
+      ready: !this.closed,
+      ...s.counters,
+      walFiles: s.walFiles,
+      memtableBytes,
+      memtableRows,
+      segmentCount: segments.length,
+      segmentBytes: segments.reduce((sum, f) => sum + f.bytes, 0),
+      recovery: { ...s.recovery, cuts: [...s.recovery.cuts] },
+    };
+  }
+
+  /** Waits for the write in flight, stops background jobs, fsyncs and closes every file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const state = this.state;
+    state.closing = true;
+    await this.writeLock.run(() => {});
+    await this.jobs.run(() => {});
+    this.closed = true;
+    state.wal.close();
+    for (const f of state.allSegments()) f.close();
+  }
+
+  /** Moves the active memtable to the frozen list and starts a new WAL file. Under writeLock. */
+  private freeze(): void {
+    const state = this.state;
+    if (state.active.empty) return;
+    const m = state.active;
+    m.walFileLast = state.wal.fileNumber;
+    state.frozen.push(m);
+    state.active = new Memtable();
+    this.rotateWal();
+  }
+
+  /** Starts the next WAL file. Under writeLock. */
+  private rotateWal(): void {
+    const state = this.state;
+    const old = state.wal;
+    state.wal = WalWriter.create(state.walDir, old.fileNumber + 1, state.config.wal.syncMode === 'fsync');
+    state.walFiles++;
+    old.close();
+  }
+
+  private rotateWalQuietly(): void {
+    try {
+      this.rotateWal();
+    } catch (err) {
+      this.state.log.error({ err }, 'cannot rotate the WAL after a failed write');
+    }
+  }
+
+  /**
+   * Starts a background flush when the active memtable is full (freezing it) or when an earlier
+   * flush failed and its retry delay has passed. Under writeLock.
+   */
+  private maybeFlush(): void {
+    const state = this.state;
+    if (state.closing || this.flushScheduled) return;
+    if (state.frozen.length === 0) {
+      if (state.active.bytes < state.config.memtable.flushBytes) return;
+      this.freeze();
+    } else if (Date.now() < this.flushRetryAtMs) {
+      return;
+    }
+    this.flushScheduled = true;
+    this.jobs.run(() => flushFrozen(state)).then(
+      () => {
+        this.flushScheduled = false;
+        this.scheduleCompactions(state.config.segment.compactionTrigger);
+        if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
+      },
+      (err: unknown) => {
+        this.flushScheduled = false;
+        if (err instanceof ClosingError) return;
+        this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;
+        state.log.error({ err }, 'background flush failed; the memtable stays readable and is retried');
+      },
+    );
+  }
+
+  /** Queues a background compaction of each table with at least `minSegments` segments. */
+  private scheduleCompactions(minSegments: number): void {
+    const state = this.state;
+    for (const tableId of tablesToCompact(state, Math.max(2, minSegments))) {
+      this.jobs.run(() => compactTable(state, tableId)).catch((err: unknown) => {
+        if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');
+      });
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Decodes a write payload and checks that its shape is what the memtable relies on (lengths,
+ * kinds, tag value types). The store runs this before a payload reaches the WAL, so a malformed
+ * payload is refused instead of made durable; recovery runs it again and cuts the WAL at a record
+ * that fails.
+ */
+import { decodeWriteBatch, type WriteBatch } from '../shared/codec/write-batch.js';
+import { InvalidArgument } from '../shared/errors.js';
+import type { PhysicalKind } from '../shared/types.js';
+
+const MERGE_MODES = new Set(['last_row', 'last_non_null', 'append']);
+
+const TYPED_ARRAY_OF: Record<Exclude<PhysicalKind, 'str'>, Function> = {
+  f64: Float64Array,
+  i64: BigInt64Array,
+  u64: BigUint64Array,
+  bool: Uint8Array,
+};
+
+function isId(v: unknown): boolean {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function stringsOk(values: unknown, n: number): boolean {
+  if (!Array.isArray(values) || values.length < n) return false;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v !== null && typeof v !== 'string') return false;
+  }
+  return true;
+}
+
+/** The first problem of a decoded batch, or null. */
+export function problemOfBatch(batch: WriteBatch): string | null {
+  if (!batch || !Array.isArray(batch.tables)) return 'no table list';
+  for (const t of batch.tables) {
+    if (!isId(t.tableId)) return 'bad table id';
+    const where = `table ${t.tableId}`;
+    if (!MERGE_MODES.has(t.mergeMode)) return `${where}: bad merge mode`;
+    const n = t.rowCount;
+    if (!isId(n)) return `${where}: bad row count`;
+    if (!(t.timestamps instanceof BigInt64Array) || t.timestamps.length !== n) return `${where}: bad timestamps`;
+    if (!Array.isArray(t.tags) || !Array.isArray(t.fields)) return `${where}: bad column lists`;
+    for (const tag of t.tags) {
+      if (!isId(tag.id) || !stringsOk(tag.values, n)) return `${where}: bad tag column ${String(tag.id)}`;
+    }
+    for (const f of t.fields) {
+      const v = f.vector;
+      const bad = `${where}: bad field column ${String(f.id)}`;
+      if (!isId(f.id) || !v) return bad;
+      if (v.kind === 'str') {
+        if (!stringsOk(v.values, n)) return bad;
+      } else {
+        const type = TYPED_ARRAY_OF[v.kind];
+        if (!type || !(v.values instanceof type) || (v.values as Float64Array).length < n) return bad;
+      }
+      if (v.valid !== undefined && (!(v.valid instanceof Uint8Array) || v.valid.length < n)) return bad;
+    }
+  }
+  return null;
+}
+
+/** Decodes and checks one payload; the error says why a payload is refused. */
+export function decodePayload(payload: Uint8Array): WriteBatch {
+  let batch: WriteBatch;
+  try {
+    batch = decodeWriteBatch(payload);
+  } catch (err) {
+    throw new InvalidArgument(`undecodable write payload: ${(err as Error).message}`);
+  }
+  const problem = problemOfBatch(batch);
+  if (problem) throw new InvalidArgument(`malformed write payload: ${problem}`);
+  return batch;
+}

@@ -1,0 +1,462 @@
+/**
+ * Loading the configuration: defaults → TOML file (`--config`) → `SHOALDB_*` environment overrides,
+ * validating every value on the way, and writing the effective configuration back as TOML for
+ * `GET /config`.
+ *
+ * One table, `KEYS`, drives all of it (file keys, environment names, `--help`, `/config` output), so
+ * adding a key means adding one entry there plus its field and default in `config.ts`.
+ */
+import fs from 'node:fs';
+import { parse, stringify, TomlDate, TomlError } from 'smol-toml';
+import {
+  BLOCK_ROWS_MAX,
+  type Config,
+  defaultConfig,
+  INIT_REGIONS_PARALLELISM_MAX,
+  LOG_LEVELS,
+  SHARDS_MAX,
+  type WalSyncMode,
+} from './config.js';
+import { formatDuration, sizeTomlValue, tryDurationMs, trySizeBytes } from './size-duration.js';
+
+/** A configuration problem that stops start-up. The message names the key (or file) and the value. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Prefix of environment overrides: `SHOALDB_<SECTION>__<KEY>` or `SHOALDB_<TOP_LEVEL_KEY>`. */
+export const ENV_PREFIX = 'SHOALDB_';
+
+/** How one kind of value is read from TOML and from an environment string, and written back. */
+interface Kind<T> {
+  /** Completes "expected ..." in error messages. */
+  expected: string;
+  fromToml(raw: unknown): T | undefined;
+  fromEnv(text: string): T | undefined;
+  toToml(value: T): string | number | boolean;
+}
+
+const bool: Kind<boolean> = {
+  expected: 'true or false',
+  fromToml: (raw) => (typeof raw === 'boolean' ? raw : undefined),
+  fromEnv: (text) => {
+    const lower = text.trim().toLowerCase();
+    return lower === 'true' ? true : lower === 'false' ? false : undefined;
+  },
+  toToml: (value) => value,
+};
+
+function int(min: number, max: number): Kind<number> {
+  const check = (n: number): number | undefined => (Number.isSafeInteger(n) && n >= min && n <= max ? n : undefined);
+  return {
+    expected: `an integer from ${min} to ${max}`,
+    fromToml: (raw) => (typeof raw === 'number' ? check(raw) : undefined),
+    fromEnv: (text) => (/^\s*[+-]?\d+\s*$/.test(text) ? check(Number(text)) : undefined),
+    toToml: (value) => value,
+  };
+}
+
+/** Sizes: a string such as `"64MiB"` or a non-negative TOML integer of bytes. */
+function size(minBytes: number): Kind<number> {
+  const check = (n: number | undefined): number | undefined => (n !== undefined && n >= minBytes ? n : undefined);
+  return {
+    expected: minBytes > 0 ? 'a non-zero size like "64MiB"' : 'a size like "64MiB"',
+    fromToml: (raw) =>
+      typeof raw === 'string'
+        ? check(trySizeBytes(raw))
+        : typeof raw === 'number' && Number.isSafeInteger(raw)
+          ? check(raw >= 0 ? raw : undefined)
+          : undefined,
+    fromEnv: (text) => check(trySizeBytes(text)),
+    toToml: sizeTomlValue,
+  };
+}
+
+const duration: Kind<number> = {
+  expected: 'a duration like "30s", "500ms" or "1m 30s"',
+  fromToml: (raw) => (typeof raw === 'string' ? tryDurationMs(raw) : undefined),
+  fromEnv: (text) => tryDurationMs(text),
+  toToml: formatDuration,
+};
+
+/** `host:port`: a DNS name or IPv4 address, or a bracketed IPv6 address; port 0 asks for any. */
+const ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
+
+function parseAddress(text: string): string | undefined {
+  const match = ADDRESS.exec(text);
+  return match !== null && Number(match[3]) <= 65535 ? text : undefined;
+}
+
+const address: Kind<string> = {
+  expected: 'an address like "127.0.0.1:4000"',
+  fromToml: (raw) => (typeof raw === 'string' ? parseAddress(raw) : undefined),
+  fromEnv: parseAddress,
+  toToml: (value) => value,
+};
+
+const nonEmptyString: Kind<string> = {
+  expected: 'a non-empty string',
+  fromToml: (raw) => (typeof raw === 'string' && raw !== '' ? raw : undefined),
+  fromEnv: (text) => (text !== '' ? text : undefined),
+  toToml: (value) => value,
+};
+
+function oneOf<T extends string>(values: readonly T[]): Kind<T> {
+  const pick = (raw: unknown): T | undefined => values.find((value) => value === raw);
+  return {
+    expected: `one of ${values.map((value) => JSON.stringify(value)).join(', ')}`,
+    fromToml: pick,
+    fromEnv: (text) => pick(text.trim()),
+    toToml: (value) => value,
+  };
+}
+
+const USER_PROVIDER_FORMS =
+  '"static_user_provider:cmd:<user>=<pwd>[,...]", "static_user_provider:file:<path>" or "watch_file_user_provider:<path>"';
+
+function parseUserProvider(text: string): string | undefined {
+  return /^(static_user_provider:(cmd|file):|watch_file_user_provider:)./s.test(text) ? text : undefined;
+}
+
+/** `user_provider`; an empty string means "unset", so an environment variable can turn auth off. */
+const userProvider: Kind<string | undefined> = {
+  expected: USER_PROVIDER_FORMS,
+  fromToml: (raw) => (typeof raw === 'string' ? (raw === '' ? undefined : parseUserProvider(raw)) : undefined),
+  fromEnv: (text) => (text === '' ? undefined : parseUserProvider(text)),
+  toToml: (value) => redactUserProvider(value ?? ''),
+};
+
+/** Whether `fromToml`/`fromEnv` returned "unset" on purpose rather than "invalid". */
+function isDeliberatelyUnset(key: string, raw: unknown): boolean {
+  return key === 'user_provider' && raw === '';
+}
+
+/**
+ * `user_provider` as it may be shown: inline `cmd:` entries carry passwords, so everything after
+ * `cmd:` is replaced (a deliberate deviation: GreptimeDB prints it verbatim). File paths stay.
+ */
+export function redactUserProvider(spec: string): string {
+  if (spec.startsWith('static_user_provider:cmd:')) return 'static_user_provider:cmd:<redacted>';
+  if (parseUserProvider(spec) !== undefined) return spec;
+  // An invalid value may still hold a password (a typo in `cmd`): show only its first part.
+  const colon = spec.indexOf(':');
+  return colon < 0 ? spec : `${spec.slice(0, colon)}:<redacted>`;
+}
+
+/** One configuration key, type-erased so that keys of different types share a table. */
+interface KeyEntry {
+  /** Dotted TOML name: `http.body_limit`, or `enable_telemetry` at top level. */
+  readonly key: string;
+  readonly section: string | undefined;
+  readonly name: string;
+  readonly env: string;
+  readonly expected: string;
+  readonly doc: string;
+  applyToml(config: Config, raw: unknown): boolean;
+  applyEnv(config: Config, text: string): boolean;
+  /** The TOML value, or `undefined` when the key is to be omitted. */
+  toToml(config: Config): string | number | boolean | undefined;
+}
+
+/** One-line descriptions, shown by `--help` (the example file carries the same words). */
+const KEY_DOCS: Readonly<Record<string, string>> = {
+  enable_telemetry: 'Anonymous usage reporting (accepted for compatibility; nothing is sent).',
+  user_provider: 'Turns on HTTP authentication; unset = every request runs as "greptime".',
+  init_regions_in_background: 'Serve requests before every shard has replayed its WAL.',
+  init_regions_parallelism: 'Tables opened concurrently at start-up.',
+  'http.addr': 'Main listener: every route, including the admin endpoints.',
+  'http.timeout': 'Per-request deadline answered with 408; "0s" disables it.',
+  'http.body_limit': 'Largest request body, answered with 413 beyond; "0" disables it.',
+  'http.is_strict_mode': 'Reject metrics remote-write labels that are not valid UTF-8.',
+  'http.enable_api_server': 'Start the public listener that serves only /v1 and /dashboard.',
+  'http.api_server_addr': 'Address of the public listener.',
+  'http.enable_cors': 'Answer CORS preflights and add access-control-allow-origin: *.',
+  'storage.data_home': "Directory holding every shard's WAL and segments.",
+  'storage.shards': 'Worker threads, each owning one partition of the data (default: CPU count).',
+  'wal.sync_mode': '"fsync": acknowledge a write once it is on disk; "none": page cache only.',
+  'wal.segment_size': 'A WAL file is rotated once it grows past this.',
+  'memtable.flush_size': 'A shard flushes its memtables to segments past this estimated size.',
+  'segment.block_rows': 'Rows per block; statistics and checksums are per block.',
+  'segment.compaction_trigger': "Compaction merges a table's segments once it has this many (at least 2).",
+  'logging.level': 'Log level: fatal, error, warn, info, debug, trace, or silent (also "off").',
+};
+
+function entry<T>(
+  key: string,
+  kind: Kind<T>,
+  get: (config: Config) => T,
+  set: (config: Config, value: T) => void,
+): KeyEntry {
+  const dot = key.indexOf('.');
+  const section = dot < 0 ? undefined : key.slice(0, dot);
+  const name = dot < 0 ? key : key.slice(dot + 1);
+  const accept = (config: Config, value: T | undefined, raw: unknown): boolean => {
+    if (value === undefined && !isDeliberatelyUnset(name, raw)) return false;
+    set(config, value as T);
+    return true;
+  };
+  return {
+    key,
+    section,
+    name,
+    env: ENV_PREFIX + (section === undefined ? name : `${section}__${name}`).toUpperCase(),
+    expected: kind.expected,
+    doc: KEY_DOCS[key] ?? '',
+    applyToml: (config, raw) => accept(config, kind.fromToml(raw), raw),
+    applyEnv: (config, text) => accept(config, kind.fromEnv(text), text),
+    toToml: (config) => {
+      const value = get(config);
+      return value === undefined ? undefined : kind.toToml(value);
+    },
+  };
+}
+
+type TopField = 'enableTelemetry' | 'userProvider' | 'initRegionsInBackground' | 'initRegionsParallelism';
+type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'logging';
+
+/** A top-level key stored in `config[field]`. */
+function top<F extends TopField>(key: string, kind: Kind<Config[F]>, field: F): KeyEntry {
+  return entry(
+    key,
+    kind,
+    (c) => c[field],
+    (c, v) => {
+      c[field] = v;
+    },
+  );
+}
+
+/** A `[section]` key stored in `config[section][field]`. */
+function inSection<S extends Section, F extends keyof Config[S]>(
+  section: S,
+  name: string,
+  kind: Kind<Config[S][F]>,
+  field: F,
+): KeyEntry {
+  return entry(
+    `${section}.${name}`,
+    kind,
+    (c) => c[section][field],
+    (c, v) => {
+      c[section][field] = v;
+    },
+  );
+}
+
+/** Every key, in `/config` order: top-level scalars, then one section after another. */
+const KEYS: readonly KeyEntry[] = [
+  top('enable_telemetry', bool, 'enableTelemetry'),
+  top('user_provider', userProvider, 'userProvider'),
+  top('init_regions_in_background', bool, 'initRegionsInBackground'),
+  top('init_regions_parallelism', int(1, INIT_REGIONS_PARALLELISM_MAX), 'initRegionsParallelism'),
+  inSection('http', 'addr', address, 'addr'),
+  inSection('http', 'timeout', duration, 'timeoutMs'),
+  inSection('http', 'body_limit', size(0), 'bodyLimitBytes'),
+  inSection('http', 'is_strict_mode', bool, 'isStrictMode'),
+  inSection('http', 'enable_api_server', bool, 'enableApiServer'),
+  inSection('http', 'api_server_addr', address, 'apiServerAddr'),
+  inSection('http', 'enable_cors', bool, 'enableCors'),
+  inSection('storage', 'data_home', nonEmptyString, 'dataHome'),
+  inSection('storage', 'shards', int(1, SHARDS_MAX), 'shards'),
+  inSection('wal', 'sync_mode', oneOf<WalSyncMode>(['fsync', 'none']), 'syncMode'),
+  inSection('wal', 'segment_size', size(1), 'segmentBytes'),
+  inSection('memtable', 'flush_size', size(1), 'flushBytes'),
+  inSection('segment', 'block_rows', int(1, BLOCK_ROWS_MAX), 'blockRows'),
+  // At least 2: "compact once there is one segment" would rewrite that segment forever.
+  inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
+  inSection('logging', 'level', oneOf(LOG_LEVELS), 'level'),
+];
+
+const KEYS_BY_NAME = new Map(KEYS.map((key) => [key.key, key]));
+const SECTIONS = new Set(KEYS.flatMap((key) => (key.section === undefined ? [] : [key.section])));
+
+/** How a bad value is quoted in a message: strings JSON-quoted, user_provider redacted. */
+function showValue(key: string, raw: unknown): string {
+  if (key === 'user_provider' && typeof raw === 'string') return JSON.stringify(redactUserProvider(raw));
+  if (typeof raw === 'string') return JSON.stringify(raw);
+  if (raw instanceof TomlDate || typeof raw !== 'object' || raw === null) return String(raw);
+  return JSON.stringify(raw);
+}
+
+function invalid(entry: KeyEntry, raw: unknown, origin: string): ConfigError {
+  const from = origin === '' ? '' : ` in ${origin}`;
+  return new ConfigError(
+    `invalid value for ${entry.key}: ${showValue(entry.name, raw)} (expected ${entry.expected})${from}`,
+  );
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof TomlDate);
+}
+
+/** Warns once per unknown leaf, naming its full dotted key. */
+function warnUnknown(prefix: string, value: unknown, warn: (msg: string) => void): void {
+  if (isTable(value) && Object.keys(value).length > 0) {
+    for (const [key, inner] of Object.entries(value)) warnUnknown(`${prefix}.${key}`, inner, warn);
+    return;
+  }
+  warn(`unknown configuration key ${prefix} ignored`);
+}
+
+function applyDocument(config: Config, doc: Record<string, unknown>, warn: (msg: string) => void): void {
+  for (const [top, value] of Object.entries(doc)) {
+    if (SECTIONS.has(top)) {
+      if (!isTable(value)) {
+        throw new ConfigError(`invalid value for ${top}: ${showValue(top, value)} (expected a [${top}] table)`);
+      }
+      for (const [name, raw] of Object.entries(value)) {
+        const key = KEYS_BY_NAME.get(`${top}.${name}`);
+        if (key === undefined) warnUnknown(`${top}.${name}`, raw, warn);
+        else if (!key.applyToml(config, raw)) throw invalid(key, raw, '');
+      }
+      continue;
+    }
+    const key = KEYS_BY_NAME.get(top);
+    if (key === undefined || key.section !== undefined) warnUnknown(top, value, warn);
+    else if (!key.applyToml(config, value)) throw invalid(key, value, '');
+  }
+}
+
+function readDocument(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(`config file not found: ${path}`);
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      // smol-toml appends a code excerpt after the first line; the position is enough here.
+      const reason = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
+      throw new ConfigError(`invalid TOML in ${path} at line ${err.line}, column ${err.column}: ${reason}`);
+    }
+    throw err;
+  }
+}
+
+function applyEnvironment(config: Config, env: NodeJS.ProcessEnv, warn: (msg: string) => void): void {
+  const names = Object.keys(env)
+    .filter((name) => name.startsWith(ENV_PREFIX))
+    .sort();
+  for (const name of names) {
+    const text = env[name];
+    if (text === undefined) continue;
+    const parts = name.slice(ENV_PREFIX.length).toLowerCase().split('__');
+    const key = parts.length <= 2 ? KEYS_BY_NAME.get(parts.join('.')) : undefined;
+    if (key === undefined) {
+      warn(`unknown environment override ${name} ignored (expected ${ENV_PREFIX}<SECTION>__<KEY>)`);
+      continue;
+    }
+    if (!key.applyEnv(config, text)) throw invalid(key, text, `environment variable ${name}`);
+  }
+}
+
+/** Rules that involve two keys; single values were checked as they were read. */
+function checkCrossKey(config: Config): void {
+  const { http } = config;
+  if (http.enableApiServer && http.apiServerAddr === http.addr && !http.addr.endsWith(':0')) {
+    throw new ConfigError(
+      `invalid value for http.api_server_addr: ${JSON.stringify(http.apiServerAddr)} (must differ from http.addr)`,
+    );
+  }
+}
+
+/** The `--help` text: options, the environment syntax and every key with its default. */
+export function helpText(): string {
+  const defaults = defaultConfig();
+  const width = Math.max(...KEYS.map((key) => key.key.length));
+  const lines = KEYS.map((key) => {
+    const value = key.toToml(defaults);
+    const shown =
+      key.key === 'storage.shards' ? 'number of CPUs' : value === undefined ? 'unset' : stringifyScalar(value);
+    return `  ${key.key.padEnd(width)}  ${shown.padEnd(16)} ${key.env}\n  ${''.padEnd(width)}  ${key.doc}`;
+  });
+  return [
+    'Usage: shoaldb [--config FILE]',
+    '',
+    'Options:',
+    '  -c, --config FILE   read settings from a TOML file (see config/shoaldb.example.toml)',
+    '  -h, --help          print this help and exit',
+    '',
+    'Precedence: built-in defaults < config file < environment variables.',
+    `Environment overrides: ${ENV_PREFIX}<SECTION>__<KEY> for section keys (e.g. ${ENV_PREFIX}HTTP__ADDR=127.0.0.1:5000),`,
+    `${ENV_PREFIX}<KEY> for top-level keys (e.g. ${ENV_PREFIX}ENABLE_TELEMETRY=false). Sizes are binary ("64MB" = "64MiB"),`,
+    'durations humantime ("30s", "1m 30s", "0s").',
+    '',
+    'Keys (default, environment variable):',
+    ...lines,
+    '',
+  ].join('\n');
+}
+
+function stringifyScalar(value: string | number | boolean): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Builds the configuration from command-line arguments (without the node binary and script path,
+ * i.e. `process.argv.slice(2)`) and the environment. With `--help`/`-h`, returns the defaults and
+ * the help text; the caller prints it and exits 0. Unknown keys are reported through `warn` and
+ * ignored; every invalid value, unknown argument, missing file or TOML syntax error throws a
+ * `ConfigError`.
+ */
+export function loadConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  warn: (msg: string) => void,
+): { config: Config; help?: string } {
+  let configPath: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--help' || arg === '-h') return { config: defaultConfig(), help: helpText() };
+    if (arg === '--config' || arg === '-c') {
+      const next = argv[i + 1];
+      if (next === undefined || next === '') throw new ConfigError(`${arg} needs a file path`);
+      configPath = next;
+      i++;
+    } else if (arg.startsWith('--config=')) {
+      configPath = arg.slice('--config='.length);
+      if (configPath === '') throw new ConfigError('--config needs a file path');
+    } else {
+      throw new ConfigError(`unknown command-line argument: ${arg} (try --help)`);
+    }
+  }
+  const config = defaultConfig();
+  if (configPath !== undefined) applyDocument(config, readDocument(configPath), warn);
+  applyEnvironment(config, env, warn);
+  checkCrossKey(config);
+  return { config };
+}
+
+/**
+ * The effective configuration as TOML, for `GET /config`: top-level scalars, then `[http]`,
+ * `[storage]`, `[wal]`, `[memtable]`, `[segment]`, `[logging]`. Durations are humantime strings,
+ * sizes `"64MiB"`-style, an unset `user_provider` is omitted and an inline one is redacted.
+ */
+export function configToToml(config: Config): string {
+  const doc: Record<string, unknown> = {};
+  for (const key of KEYS) {
+    const value = key.toToml(config);
+    if (value === undefined) continue;
+    if (key.section === undefined) {
+      doc[key.name] = value;
+    } else {
+      const section = (doc[key.section] ??= {}) as Record<string, unknown>;
+      section[key.name] = value;
+    }
+  }
+  const text = stringify(doc);
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/** For tests and docs: each key's dotted name and environment variable, in `/config` order. */
+export function configKeys(): { key: string; env: string }[] {
+  return KEYS.map((key) => ({ key: key.key, env: key.env }));
+}

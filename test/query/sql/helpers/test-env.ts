@@ -1,0 +1,168 @@
+/**
+ * A `SqlEnv` for tests: catalog in memory, rows partitioned by series over N shard stores, and
+ * `scatter` running `runShardPlan` on each store with structured clones on the way in and out,
+ * exactly as the worker boundary would.
+ */
+import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
+import { encodeWriteBatch, type TableRows } from '../../../../src/shared/codec/write-batch.js';
+import type { TableInsert } from '../../../../src/shared/insert.js';
+import type { ScanSource } from '../../../../src/shared/scan.js';
+import type { DatabaseSchema, TableSchema, Vector } from '../../../../src/shared/types.js';
+import type { NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
+import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
+import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
+import { MemoryStore } from './memory-store.js';
+
+export interface ShardLike extends ScanSource {
+  write(payloads: Uint8Array[]): Promise<void> | void;
+}
+
+function fnv(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function slice(v: Vector, rows: number[]): Vector {
+  if (v.kind === 'str') {
+    const values = v.values as Array<string | null>;
+    return { kind: 'str', values: rows.map((r) => values[r] ?? null), valid: v.valid ? Uint8Array.from(rows.map((r) => v.valid?.[r] ?? 1)) : undefined };
+  }
+  const src = v.values as Float64Array | BigInt64Array | BigUint64Array | Uint8Array;
+  const Ctor = src.constructor as new (n: number) => typeof src;
+  const out = new Ctor(rows.length);
+  rows.forEach((r, i) => {
+    (out as unknown as Array<unknown>)[i] = (src as unknown as Array<unknown>)[r];
+  });
+  return { kind: v.kind, values: out, valid: v.valid ? Uint8Array.from(rows.map((r) => v.valid?.[r] ?? 1)) : undefined } as Vector;
+}
+
+export class TestEnv implements SqlEnv {
+  readonly databases = new Map<string, DatabaseSchema>();
+  readonly tables = new Map<string, TableSchema>();
+  private nextTableId = 1;
+  scatterCount = 0;
+  lastPlans: unknown[] = [];
+
+  constructor(readonly shards: ShardLike[]) {
+    for (const name of ['public', 'greptime_private']) this.databases.set(name, { name, options: {}, createdAtMs: 0 });
+  }
+
+  static memory(shardCount = 2): TestEnv {
+    return new TestEnv(Array.from({ length: shardCount }, () => new MemoryStore()));
+  }
+
+  getDatabase(name: string): DatabaseSchema | undefined {
+    return this.databases.get(name);
+  }
+  listDatabases(): DatabaseSchema[] {
+    return [...this.databases.values()];
+  }
+  getTable(db: string, name: string): TableSchema | undefined {
+    return this.tables.get(`${db}.${name}`);
+  }
+  listTables(db: string): TableSchema[] {
+    return [...this.tables.values()].filter((t) => t.db === db);
+  }
+  async createDatabase(name: string, options: Record<string, string>, ifNotExists: boolean): Promise<boolean> {
+    if (this.databases.has(name)) {
+      if (ifNotExists) return false;
+      throw new DbError(ErrorCode.DatabaseAlreadyExists, `Database already exists: ${name}`);
+    }
+    this.databases.set(name, { name, options, createdAtMs: Date.now() });
+    return true;
+  }
+  async dropDatabase(name: string, ifExists: boolean): Promise<boolean> {
+    if (!this.databases.has(name)) {
+      if (ifExists) return false;
+      throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${name}`);
+    }
+    this.databases.delete(name);
+    for (const [k, t] of this.tables) if (t.db === name) this.tables.delete(k);
+    return true;
+  }
+  async createTable(table: NewTable, ifNotExists: boolean): Promise<boolean> {
+    const key = `${table.db}.${table.name}`;
+    if (this.tables.has(key)) {
+      if (ifNotExists) return false;
+      throw new DbError(ErrorCode.TableAlreadyExists, `Table already exists: \`greptime.${table.db}.${table.name}\``);
+    }
+    const columns = table.columns.map((c, i) => ({ id: i + 1, ...c }));
+    this.tables.set(key, {
+      id: this.nextTableId++,
+      db: table.db,
+      name: table.name,
+      columns,
+      timeIndex: table.timeIndex,
+      primaryKey: table.primaryKey,
+      options: table.options,
+      nextColumnId: columns.length + 1,
+      createdAtMs: Date.now(),
+    });
+    return true;
+  }
+  async dropTable(db: string, name: string, ifExists: boolean): Promise<boolean> {
+    if (!this.tables.delete(`${db}.${name}`)) {
+      if (ifExists) return false;
+      throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
+    }
+    return true;
+  }
+  async insert(rows: TableInsert): Promise<number> {
+    const table = this.getTable(rows.db, rows.table);
+    if (!table) throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${rows.db}.${rows.table}`);
+    const tags = rows.columns.filter((c) => c.semantic === 'TAG');
+    const perShard: number[][] = this.shards.map(() => []);
+    for (let r = 0; r < rows.rowCount; r++) {
+      const key = tags.map((t) => `${t.name}=${(t.vector.values as Array<string | null>)[r] ?? ''}`).join(',');
+      (perShard[fnv(key) % this.shards.length] as number[]).push(r);
+    }
+    const idOf = (name: string): number => table.columns.find((c) => c.name === name)?.id ?? -1;
+    await Promise.all(
+      this.shards.map(async (shard, s) => {
+        const picked = perShard[s] as number[];
+        if (picked.length === 0) return;
+        const time = rows.columns.find((c) => c.semantic === 'TIMESTAMP');
+        const tableRows: TableRows = {
+          tableId: table.id,
+          mergeMode: 'last_row',
+          rowCount: picked.length,
+          timestamps: slice(time?.vector as Vector, picked).values as BigInt64Array,
+          tags: tags.map((t) => ({ id: idOf(t.name), values: slice(t.vector, picked).values as Array<string | null> })),
+          fields: rows.columns.filter((c) => c.semantic === 'FIELD').map((f) => ({ id: idOf(f.name), vector: slice(f.vector, picked) })),
+        };
+        await shard.write([encodeWriteBatch({ tables: [tableRows] })]);
+      }),
+    );
+    return rows.rowCount;
+  }
+  async scatter(plan: unknown): Promise<unknown[]> {
+    this.scatterCount++;
+    this.lastPlans = [];
+    return this.shards.map((shard) => {
+      const cloned = structuredClone(plan);
+      this.lastPlans.push(cloned);
+      return structuredClone(runShardPlan(cloned, shard));
+    });
+  }
+}
+
+/** A fresh session in `public`, UTC. */
+export function session(db = 'public', timezone = 'UTC'): SqlSession {
+  return { db, timezone };
+}
+
+/** Runs SQL and returns the last statement's result. */
+export async function run(env: SqlEnv, sql: string, s: SqlSession = session()): Promise<StatementResult> {
+  const results = await executeSql(sql, s, env);
+  const last = results[results.length - 1];
+  if (!last) throw new Error('no statements');
+  return last;
+}
+
+/** Rows of a records result. */
+export async function rows(env: SqlEnv, sql: string, s: SqlSession = session()): Promise<unknown[][]> {
+  const r = await run(env, sql, s);
+  if (r.kind !== 'records') throw new Error(`expected records, got ${JSON.stringify(r)}`);
+  return r.rows;
+}

@@ -1,0 +1,143 @@
+/**
+ * The series merge: parts (oldest first) come out in time order, duplicates resolved by merge
+ * mode, and the buffer can be drained mid-series.
+ */
+import t from 'tap';
+import type { MergeMode } from '../../../src/shared/codec/write-batch.js';
+import type { FieldSpec, Part } from '../../../src/shard/merge/part.js';
+import { RowBuffer } from '../../../src/shard/merge/row-buffer.js';
+import { mergeSeries } from '../../../src/shard/merge/series-merge.js';
+
+const SPECS: FieldSpec[] = [
+  { id: 1, kind: 'f64' },
+  { id: 2, kind: 'str' },
+];
+
+/** A part from [ts, f64 or null, str or null] rows. */
+function part(rows: Array<[number, number | null, string | null]>, unique = true): Part {
+  const n = rows.length;
+  return {
+    ts: BigInt64Array.from(rows.map((r) => BigInt(r[0]))),
+    start: 0,
+    end: n,
+    cols: [
+      { values: Float64Array.from(rows.map((r) => r[1] ?? 0)), valid: Uint8Array.from(rows.map((r) => (r[1] === null ? 0 : 1))) },
+      { values: rows.map((r) => r[2]), valid: undefined },
+    ],
+    unique,
+  };
+}
+
+/** Runs the merge with a small buffer, draining it whenever the merge yields. */
+function merge(parts: Part[], mode: MergeMode, capacity = 3): Array<[number, number | null, string | null]> {
+  const buf = new RowBuffer(SPECS, capacity);
+  const out: Array<[number, number | null, string | null]> = [];
+  const drain = () => {
+    const rows = buf.detach();
+    for (let i = 0; i < rows.length; i++) {
+      const f = (rows.valid[0] as Uint8Array)[i] ? ((rows.values[0] as Float64Array)[i] as number) : null;
+      const s = (rows.valid[1] as Uint8Array)[i] ? ((rows.values[1] as string[])[i] as string) : null;
+      out.push([Number(rows.ts[i]), f, s]);
+    }
+  };
+  buf.markSeries('k');
+  for (const _ of mergeSeries(parts, mode, buf)) {
+    t.equal(buf.free, 0, 'the merge yields only with a full buffer');
+    drain();
+  }
+  drain();
+  return out;
+}
+
+t.test('non-overlapping parts are concatenated in time order', async (t) => {
+  const older = part([
+    [5, 1, 'a'],
+    [6, 2, 'b'],
+  ]);
+  const newer = part([
+    [1, 3, null],
+    [2, 4, 'd'],
+    [3, 5, 'e'],
+  ]);
+  t.same(merge([older, newer], 'last_row'), [
+    [1, 3, null],
+    [2, 4, 'd'],
+    [3, 5, 'e'],
+    [5, 1, 'a'],
+    [6, 2, 'b'],
+  ]);
+});
+
+const OLD = () =>
+  part([
+    [1, 1, 'old1'],
+    [2, 2, 'old2'],
+    [4, null, 'old4'],
+  ]);
+const NEW = () =>
+  part([
+    [2, null, 'new2'],
+    [3, 30, null],
+    [4, 40, null],
+  ]);
+
+t.test('last_row: the newest row of a timestamp wins entirely', async (t) => {
+  t.same(merge([OLD(), NEW()], 'last_row'), [
+    [1, 1, 'old1'],
+    [2, null, 'new2'],
+    [3, 30, null],
+    [4, 40, null],
+  ]);
+});
+
+t.test('last_non_null: each field takes the newest non-null value', async (t) => {
+  t.same(merge([OLD(), NEW()], 'last_non_null'), [
+    [1, 1, 'old1'],
+    [2, 2, 'new2'],
+    [3, 30, null],
+    [4, 40, 'old4'],
+  ]);
+});
+
+t.test('append: every row is kept, duplicates oldest first', async (t) => {
+  t.same(merge([OLD(), NEW()], 'append'), [
+    [1, 1, 'old1'],
+    [2, 2, 'old2'],
+    [2, null, 'new2'],
+    [3, 30, null],
+    [4, null, 'old4'],
+    [4, 40, null],
+  ]);
+});
+
+t.test('duplicates inside one part resolve in row (write) order', async (t) => {
+  const p = part(
+    [
+      [1, 1, 'a'],
+      [1, 2, null],
+      [2, 3, 'c'],
+    ],
+    false,
+  );
+  t.same(merge([p], 'last_row'), [
+    [1, 2, null],
+    [2, 3, 'c'],
+  ]);
+  t.same(merge([p], 'last_non_null'), [
+    [1, 2, 'a'],
+    [2, 3, 'c'],
+  ]);
+  t.same(merge([p], 'append').length, 3);
+});
+
+t.test('a part without a column reads it as NULL, and last_non_null skips it', async (t) => {
+  const withoutStr: Part = { ...part([[1, 9, null]]), cols: [part([[1, 9, null]]).cols[0] ?? null, null] };
+  t.same(merge([part([[1, 1, 'kept']]), withoutStr], 'last_non_null'), [[1, 9, 'kept']]);
+  t.same(merge([part([[1, 1, 'kept']]), withoutStr], 'last_row'), [[1, 9, null]]);
+});
+
+t.test('empty parts are ignored', async (t) => {
+  const empty: Part = { ...part([[1, 1, 'x']]), start: 1 };
+  t.same(merge([empty], 'last_row'), []);
+  t.same(merge([empty, part([[2, 2, 'y']])], 'last_row'), [[2, 2, 'y']]);
+});

@@ -1,0 +1,168 @@
+/**
+ * Value encodings of segment column chunks and the block codec round-trip exactly, including
+ * int64 extremes (which fall back to raw), NULL patterns and non-ASCII strings.
+ */
+import { randomFillSync } from 'node:crypto';
+import t from 'tap';
+import { ByteReader, ByteWriter, FormatError, unzigzag, zigzag } from '../../../src/shard/segment/byte-io.js';
+import {
+  decodeBitmap,
+  decodeInt64s,
+  decodeStrings,
+  encodeBitmap,
+  encodeInt64s,
+  encodeStrings,
+  Int64Encoding,
+} from '../../../src/shard/segment/encoding.js';
+import { DecodedBlock, encodeBlock, openBlockBody } from '../../../src/shard/segment/block-codec.js';
+import { BlockCodec } from '../../../src/shard/segment/format.js';
+import type { FieldSpec } from '../../../src/shard/merge/part.js';
+
+function roundTrip64(values: bigint[], order: 1 | 2, unsigned = false) {
+  const src = unsigned ? BigUint64Array.from(values) : BigInt64Array.from(values);
+  const w = new ByteWriter(16);
+  encodeInt64s(src, src.length, order, w);
+  const bytes = Buffer.from(w.bytesView());
+  const out = unsigned ? new BigUint64Array(src.length) : new BigInt64Array(src.length);
+  const r = new ByteReader(bytes);
+  decodeInt64s(r, src.length, out);
+  return { out: [...out], encoding: bytes[0], bytes: bytes.length, consumed: r.pos === bytes.length };
+}
+
+t.test('varints and zigzag cover the safe integer range', async (t) => {
+  const values = [0, 1, 127, 128, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 5, 2 ** 52 - 1];
+  const w = new ByteWriter(4);
+  for (const v of values) w.varuint(v);
+  for (const v of values) w.varint(-v);
+  const r = new ByteReader(w.bytesView());
+  for (const v of values) t.equal(r.varuint(), v);
+  for (const v of values) t.equal(r.varint(), -v);
+  for (const v of [0, -1, 1, -(2 ** 50), 2 ** 50]) t.equal(unzigzag(zigzag(v)), v);
+  t.throws(() => new ByteReader(Buffer.from([0x80])).varuint(), FormatError, 'a truncated varint is a FormatError');
+});
+
+t.test('regular timestamps encode as delta-of-delta in about a byte each', async (t) => {
+  const ts = Array.from({ length: 1000 }, (_, i) => 1_700_000_000_000_000_000n + BigInt(i) * 15_000_000_000n);
+  const r = roundTrip64(ts, 2);
+  t.same(r.out, ts);
+  t.equal(r.encoding, Int64Encoding.DeltaOfDelta);
+  t.ok(r.bytes < 1000 + 32, `${r.bytes} bytes`);
+  t.ok(r.consumed);
+});
+
+t.test('int64 deltas that cross word boundaries and signs decode exactly', async (t) => {
+  const values = [0n, -1n, 1n, 4294967295n, 4294967296n, -4294967296n, 2n ** 40n, -(2n ** 40n), 123456789012345n, -5n];
+  for (const order of [1, 2] as const) {
+    const r = roundTrip64(values, order);
+    t.same(r.out, values, `order ${order}`);
+    t.not(r.encoding, Int64Encoding.Raw);
+  }
+});
+
+t.test('int64 extremes fall back to raw and still round-trip', async (t) => {
+  const values = [-(2n ** 63n), 2n ** 63n - 1n, 0n, -(2n ** 63n)];
+  const r = roundTrip64(values, 2);
+  t.same(r.out, values);
+  t.equal(r.encoding, Int64Encoding.Raw);
+  const u = roundTrip64([0n, 2n ** 64n - 1n, 2n ** 63n, 5n], 1, true);
+  t.same(u.out, [0n, 2n ** 64n - 1n, 2n ** 63n, 5n]);
+});
+
+t.test('empty and single-value int64 chunks round-trip', async (t) => {
+  t.same(roundTrip64([], 2).out, []);
+  t.same(roundTrip64([42n], 2).out, [42n]);
+});
+
+t.test('bitmaps and strings round-trip', async (t) => {
+  const bits = Uint8Array.from({ length: 19 }, (_, i) => (i % 3 === 0 ? 1 : 0));
+  const strings = ['', 'plain', 'ünïcødé ✓', '\u0000nul', 'x'.repeat(300)];
+  const w = new ByteWriter(1);
+  encodeBitmap(bits, bits.length, w);
+  encodeStrings(strings, strings.length, w);
+  const r = new ByteReader(w.bytesView());
+  t.same(decodeBitmap(r, bits.length), bits);
+  t.same(decodeStrings(r, strings.length), strings);
+});
+
+const SPECS: FieldSpec[] = [
+  { id: 1, kind: 'f64' },
+  { id: 2, kind: 'i64' },
+  { id: 3, kind: 'u64' },
+  { id: 4, kind: 'bool' },
+  { id: 5, kind: 'str' },
+  { id: 6, kind: 'f64' },
+];
+
+t.test('a block round-trips every kind with all-valid, all-null and mixed validity', async (t) => {
+  const n = 50;
+  const valid = [
+    new Uint8Array(n).fill(1),
+    Uint8Array.from({ length: n }, (_, i) => (i % 2 ? 1 : 0)),
+    Uint8Array.from({ length: n }, (_, i) => (i < 3 ? 1 : 0)),
+    Uint8Array.from({ length: n }, (_, i) => (i % 5 ? 1 : 0)),
+    Uint8Array.from({ length: n }, (_, i) => (i % 7 ? 1 : 0)),
+    new Uint8Array(n),
+  ];
+  const values = [
+    Float64Array.from({ length: n }, (_, i) => i * 1.25 - 7),
+    BigInt64Array.from({ length: n }, (_, i) => BigInt(i) * -1_000_000_007n),
+    BigUint64Array.from({ length: n }, (_, i) => 2n ** 64n - 1n - BigInt(i)),
+    Uint8Array.from({ length: n }, (_, i) => i % 3 & 1),
+    Array.from({ length: n }, (_, i) => (i % 7 ? `v${i}` : null)),
+    new Float64Array(n),
+  ];
+  const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(1000 - i * 3));
+  const encoded = encodeBlock({ length: n, ts, values, valid }, SPECS);
+  t.equal(encoded.meta.minTs, 1000n - 49n * 3n);
+  t.equal(encoded.meta.maxTs, 1000n);
+  t.same(
+    encoded.meta.columns.map((c) => c.nullCount),
+    [0, 25, 47, 10, 8, 50],
+  );
+  t.same(encoded.meta.columns[0], { nullCount: 0, min: -7, max: 49 * 1.25 - 7 });
+  t.same(encoded.meta.columns[2]?.max, 2n ** 64n - 1n);
+
+  const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
+  const block = new DecodedBlock(0, meta, openBlockBody(Buffer.from(encoded.stored), meta), SPECS);
+  t.same([...block.ts], [...ts]);
+  for (let c = 0; c < SPECS.length; c++) {
+    const col = block.column(c);
+    const v = valid[c] as Uint8Array;
+    if (c === 5) {
+      t.equal(col, null, 'an all-NULL column decodes as null');
+      continue;
+    }
+    if (!col) throw new Error(`column ${c} missing`);
+    for (let i = 0; i < n; i++) {
+      const present = col.valid === undefined || col.valid[i] !== 0;
+      t.equal(present, v[i] === 1, `column ${c} row ${i} validity`);
+      if (present && (col.values as unknown[])[i] !== (values[c] as unknown as unknown[])[i]) {
+        t.fail(`column ${c} row ${i}: ${(col.values as unknown[])[i]} != ${(values[c] as unknown as unknown[])[i]}`);
+      }
+    }
+  }
+});
+
+t.test('compressible blocks are deflated and incompressible ones stored raw', async (t) => {
+  const n = 1000;
+  const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+  const spec: FieldSpec[] = [{ id: 1, kind: 'f64' }];
+  const flat = encodeBlock({ length: n, ts, values: [new Float64Array(n).fill(1.5)], valid: [new Uint8Array(n).fill(1)] }, spec);
+  t.equal(flat.meta.codec, BlockCodec.DeflateRaw);
+  const noisy = encodeBlock(
+    { length: n, ts, values: [randomFillSync(new Float64Array(n))], valid: [new Uint8Array(n).fill(1)] },
+    spec,
+  );
+  t.equal(noisy.meta.codec, BlockCodec.None);
+});
+
+t.test('a block whose bytes do not match the CRC is refused', async (t) => {
+  const n = 10;
+  const encoded = encodeBlock(
+    { length: n, ts: new BigInt64Array(n), values: [new Float64Array(n)], valid: [new Uint8Array(n).fill(1)] },
+    [{ id: 1, kind: 'f64' }],
+  );
+  const stored = Buffer.from(encoded.stored);
+  stored[0] = (stored[0] as number) ^ 1;
+  t.throws(() => openBlockBody(stored, { ...encoded.meta, offset: 0, firstRow: 0 }), /checksum mismatch/);
+});

@@ -16,7 +16,10 @@ interface CpuProfile {
 
 export function summariseProfiles(dir: string, top = 12): string {
   const lines: string[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()) {
     const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
     const total = profile.samples.length;
     const byFunction = new Map<string, number>();
@@ -24,7 +27,8 @@ export function summariseProfiles(dir: string, top = 12): string {
       const hits = node.hitCount ?? 0;
       if (hits === 0) continue;
       const url = node.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '$1/');
-      const name = `${node.callFrame.functionName || '(anonymous)'} ${url ? `${url}:${node.callFrame.lineNumber + 1}` : ''}`.trim();
+      const name =
+        `${node.callFrame.functionName || '(anonymous)'} ${url ? `${url}:${node.callFrame.lineNumber + 1}` : ''}`.trim();
       byFunction.set(name, (byFunction.get(name) ?? 0) + hits);
     }
     const sorted = [...byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);

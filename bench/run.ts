@@ -32,7 +32,14 @@ async function ingestRun(hosts: number, seconds: number, profileDir: string | nu
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const server = await startBenchServer('', nodeArgs);
   try {
-    return await runLineprotoLoad({ url: server.url, serverPid: server.pid, hosts, rowsPerBatch: 5000, seconds, concurrency: 4 });
+    return await runLineprotoLoad({
+      url: server.url,
+      serverPid: server.pid,
+      hosts,
+      rowsPerBatch: 5000,
+      seconds,
+      concurrency: 4,
+    });
   } finally {
     await server.stop();
   }

@@ -4,8 +4,8 @@
  * runs on its embedded defaults (127.0.0.1:4000, data in ./data).
  */
 import pino from 'pino';
-import { ConfigError, loadConfig } from './shared/config-load.js';
 import { startApp } from './router/app.js';
+import { ConfigError, loadConfig } from './shared/config-load.js';
 
 async function main(): Promise<void> {
   const warnings: string[] = [];

@@ -4,10 +4,10 @@
  * acknowledged, /health latency during the load, the server's RSS over time, and checks the stored
  * count through SQL afterwards.
  */
-import http from 'node:http';
+
 import fs from 'node:fs';
-import { FIELDS_PER_ROW, START_NS } from './tsbs-cpu.js';
-import { generateBatches } from './tsbs-cpu.js';
+import http from 'node:http';
+import { FIELDS_PER_ROW, generateBatches, START_NS } from './tsbs-cpu.js';
 
 export interface LoadOptions {
   url: string;

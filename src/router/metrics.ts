@@ -91,12 +91,7 @@ export class ServerMetrics {
       }
       return pending;
     };
-    const mirror = (
-      name: string,
-      help: string,
-      type: 'counter' | 'gauge',
-      pick: (s: ShardStats) => number,
-    ): void => {
+    const mirror = (name: string, help: string, type: 'counter' | 'gauge', pick: (s: ShardStats) => number): void => {
       const registers = [this.registry];
       if (type === 'counter') {
         new client.Counter({

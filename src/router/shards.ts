@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
+import { Piscina } from 'piscina';
 import type { Config, ShardConfig } from '../shared/config.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
@@ -141,7 +141,8 @@ export class ShardCluster {
 
   private requireReady(shard: Shard): void {
     if (shard.ready) return;
-    if (shard.openError) throw new DbError(ErrorCode.StorageUnavailable, `shard ${shard.id} failed to open: ${shard.openError.message}`);
+    if (shard.openError)
+      throw new DbError(ErrorCode.StorageUnavailable, `shard ${shard.id} failed to open: ${shard.openError.message}`);
     throw new DbError(ErrorCode.RegionNotReady, `shard ${shard.id} is not ready (still recovering)`);
   }
 

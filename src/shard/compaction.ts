@@ -9,13 +9,14 @@
  * A crash before the manifest write leaves the inputs live and the output an orphan (deleted at
  * open); after it, the output is live and the inputs are orphans. Never both, never neither.
  */
+
+import { unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import { type FieldSpec, sortSpecs, specKey } from './merge/part.js';
 import { buildSegment } from './segment/build-segment.js';
 import { SegmentFile } from './segment/segment-reader.js';
 import { SegmentSource } from './segment/segment-source.js';
 import type { ShardState } from './state.js';
-import { unlinkQuietSync } from './fs-util.js';
 
 /** Union of the inputs' columns, in segment column order. */
 function columnsOf(inputs: readonly SegmentFile[]): FieldSpec[] {
@@ -97,7 +98,13 @@ export async function compactTable(state: ShardState, tableId: number): Promise<
     for (const f of inputs) f.retire();
     state.counters.compactions++;
     state.log.info(
-      { tableId, inputs: inputs.map((f) => f.relPath), output: rel, rows: summary?.rows ?? 0, ms: Date.now() - started },
+      {
+        tableId,
+        inputs: inputs.map((f) => f.relPath),
+        output: rel,
+        rows: summary?.rows ?? 0,
+        ms: Date.now() - started,
+      },
       'segments compacted',
     );
   } finally {

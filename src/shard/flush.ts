@@ -9,6 +9,8 @@
  * WAL intact; after it, the WAL files are skipped and deleted at the next open. A failure leaves
  * the frozen memtable in place, readable, to be retried.
  */
+
+import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import type { Memtable } from './memtable/memtable.js';
 import { MemtableSource } from './memtable/memtable-source.js';
@@ -16,7 +18,6 @@ import { sortSpecs } from './merge/part.js';
 import { buildSegment } from './segment/build-segment.js';
 import { SegmentFile } from './segment/segment-reader.js';
 import type { ShardState } from './state.js';
-import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { listWalFiles, walFilePath } from './wal/wal-record.js';
 
 interface BuiltSegment {
@@ -117,4 +118,3 @@ export async function flushFrozen(state: ShardState): Promise<void> {
     await flushOldest(state);
   }
 }
-

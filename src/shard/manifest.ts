@@ -66,7 +66,8 @@ function problemOf(m: Manifest): string | null {
   for (const [id, t] of Object.entries(m.tables)) {
     if (!/^\d+$/.test(id) || !MERGE_MODES.has(t.mergeMode) || !Array.isArray(t.segments)) return `bad table ${id}`;
     for (const s of t.segments) {
-      if (!isCount(s.id) || s.id >= m.nextSegmentId || s.file !== `seg/${id}/${s.id}.seg`) return `bad segment in ${id}`;
+      if (!isCount(s.id) || s.id >= m.nextSegmentId || s.file !== `seg/${id}/${s.id}.seg`)
+        return `bad segment in ${id}`;
       if (!isCount(s.rows) || !isCount(s.bytes) || typeof s.minTs !== 'string' || typeof s.maxTs !== 'string') {
         return `bad segment ${s.file}`;
       }

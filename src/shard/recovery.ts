@@ -14,8 +14,8 @@ import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { emptyManifest, MANIFEST_FILE, readManifest } from './manifest.js';
 import { SegmentFile } from './segment/segment-reader.js';
 import type { ShardState } from './state.js';
-import { listWalFiles, walFileName, walFilePath } from './wal/wal-record.js';
 import { replayWalFile } from './wal/wal-reader.js';
+import { listWalFiles, walFileName, walFilePath } from './wal/wal-record.js';
 import { WalWriter } from './wal/wal-writer.js';
 import { decodePayload } from './write-batch-check.js';
 

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { MergeMode } from '../shared/codec/write-batch.js';
 import type { ShardConfig } from '../shared/config.js';
 import type { ShardStats } from '../shared/messages.js';
-import { type Manifest, emptyManifest, writeManifest } from './manifest.js';
+import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
 import type { SegmentFile } from './segment/segment-reader.js';
 import type { WalWriter } from './wal/wal-writer.js';

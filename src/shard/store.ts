@@ -84,8 +84,7 @@ export class ShardStore implements ScanSource {
         throw storageError(`WAL write failed in shard ${state.config.shardId}`, err);
       }
       this.apply(batches);
-      if (state.wal.bytes >= state.config.wal.segmentBytes) this.rotateWal();
-      this.maybeFlush();
+      this.afterWrite();
     });
   }
 
@@ -173,31 +172,60 @@ export class ShardStore implements ScanSource {
     for (const f of state.allSegments()) f.close();
   }
 
-  /** Moves the active memtable to the frozen list and starts a new WAL file. Under writeLock. */
+  /**
+   * Moves the active memtable to the frozen list and starts a new WAL file. Under writeLock. The
+   * new WAL file is created first: if that fails nothing has changed, and if it works the frozen
+   * memtable's rows are exactly those of the WAL files up to `walFileLast`.
+   */
   private freeze(): void {
     const state = this.state;
     if (state.active.empty) return;
+    const next = this.createNextWal();
     const m = state.active;
     m.walFileLast = state.wal.fileNumber;
     state.frozen.push(m);
     state.active = new Memtable();
-    this.rotateWal();
+    this.switchWal(next);
   }
 
   /** Starts the next WAL file. Under writeLock. */
   private rotateWal(): void {
+    this.switchWal(this.createNextWal());
+  }
+
+  private createNextWal(): WalWriter {
+    const state = this.state;
+    return WalWriter.create(state.walDir, state.wal.fileNumber + 1, state.config.wal.syncMode === 'fsync');
+  }
+
+  private switchWal(next: WalWriter): void {
     const state = this.state;
     const old = state.wal;
-    state.wal = WalWriter.create(state.walDir, old.fileNumber + 1, state.config.wal.syncMode === 'fsync');
+    state.wal = next;
     state.walFiles++;
-    old.close();
+    try {
+      old.close(state.config.wal.syncMode === 'fsync');
+    } catch (err) {
+      state.log.error({ err, file: old.fileNumber }, 'closing the previous WAL file failed');
+    }
   }
 
   private rotateWalQuietly(): void {
     try {
       this.rotateWal();
     } catch (err) {
-      this.state.log.error({ err }, 'cannot rotate the WAL after a failed write');
+      this.state.log.error({ err }, 'cannot rotate the WAL');
+    }
+  }
+
+  /** After a write is applied: rotation and flush triggers must not fail the (durable) write. */
+  private afterWrite(): void {
+    const state = this.state;
+    try {
+      if (state.wal.bytes >= state.config.wal.segmentBytes) this.rotateWal();
+      this.maybeFlush();
+    } catch (err) {
+      state.log.error({ err }, 'WAL rotation or memtable freeze failed; retried on the next write');
     }
   }
 
@@ -215,28 +243,32 @@ export class ShardStore implements ScanSource {
       return;
     }
     this.flushScheduled = true;
-    this.jobs.run(() => flushFrozen(state)).then(
-      () => {
-        this.flushScheduled = false;
-        this.scheduleCompactions(state.config.segment.compactionTrigger);
-        if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
-      },
-      (err: unknown) => {
-        this.flushScheduled = false;
-        if (err instanceof ClosingError) return;
-        this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;
-        state.log.error({ err }, 'background flush failed; the memtable stays readable and is retried');
-      },
-    );
+    this.jobs
+      .run(() => flushFrozen(state))
+      .then(
+        () => {
+          this.flushScheduled = false;
+          this.scheduleCompactions(state.config.segment.compactionTrigger);
+          if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
+        },
+        (err: unknown) => {
+          this.flushScheduled = false;
+          if (err instanceof ClosingError) return;
+          this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;
+          state.log.error({ err }, 'background flush failed; the memtable stays readable and is retried');
+        },
+      );
   }
 
   /** Queues a background compaction of each table with at least `minSegments` segments. */
   private scheduleCompactions(minSegments: number): void {
     const state = this.state;
     for (const tableId of tablesToCompact(state, Math.max(2, minSegments))) {
-      this.jobs.run(() => compactTable(state, tableId)).catch((err: unknown) => {
-        if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');
-      });
+      this.jobs
+        .run(() => compactTable(state, tableId))
+        .catch((err: unknown) => {
+          if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');
+        });
     }
   }
 }

@@ -10,7 +10,9 @@ import type { PhysicalKind } from '../shared/types.js';
 
 const MERGE_MODES = new Set(['last_row', 'last_non_null', 'append']);
 
-const TYPED_ARRAY_OF: Record<Exclude<PhysicalKind, 'str'>, Function> = {
+type TypedArrayClass = typeof Float64Array | typeof BigInt64Array | typeof BigUint64Array | typeof Uint8Array;
+
+const TYPED_ARRAY_OF: Record<Exclude<PhysicalKind, 'str'>, TypedArrayClass> = {
   f64: Float64Array,
   i64: BigInt64Array,
   u64: BigUint64Array,

@@ -3,8 +3,9 @@
  * write, OTLP, ...). The router's ingest pipeline reconciles it with the catalog, partitions it by
  * series and sends it to the shards.
  */
-import type { DataType, SemanticType, Vector } from './types.js';
+
 import type { MergeMode } from './codec/write-batch.js';
+import type { DataType, SemanticType, Vector } from './types.js';
 
 export interface InsertColumn {
   name: string;

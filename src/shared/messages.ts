@@ -3,8 +3,9 @@
  * one thread; the router sends it tasks and gets back replies. Errors cross as plain data
  * (`WireError`) because structured clone drops Error subclasses and their `code`.
  */
-import type { WireError } from './errors.js';
+
 import type { ShardConfig } from './config.js';
+import type { WireError } from './errors.js';
 
 export type ShardTask =
   /** First task of every shard: open (recover) the storage under config.dir. */

@@ -82,9 +82,13 @@ t.test('line-protocol conformance over HTTP', async (t) => {
       const byTable = new Map<string, Point[]>();
       for (const p of expected) byTable.set(p.measurement, [...(byTable.get(p.measurement) ?? []), p]);
       for (const [table, points] of byTable) {
-        const q = await fetch(`${server.url}/v1/sql?db=${db}&sql=${encodeURIComponent(`SELECT * FROM ${quote(table)}`)}`);
+        const q = await fetch(
+          `${server.url}/v1/sql?db=${db}&sql=${encodeURIComponent(`SELECT * FROM ${quote(table)}`)}`,
+        );
         const body = parseJsonExact(await q.text()) as {
-          output: Array<{ records: { schema: { column_schemas: Array<{ name: string; data_type: string }> }; rows: unknown[][] } }>;
+          output: Array<{
+            records: { schema: { column_schemas: Array<{ name: string; data_type: string }> }; rows: unknown[][] };
+          }>;
         };
         const records = body.output?.[0]?.records;
         t.ok(records, `table ${table} reads back`);
@@ -93,9 +97,11 @@ t.test('line-protocol conformance over HTTP', async (t) => {
         const rows = records.rows.map((r) => Object.fromEntries(cols.map((col, i) => [col.name, r[i]])));
         t.equal(rows.length, points.length, `${table} has ${points.length} row(s)`);
         for (const p of points) {
-          const row = rows.find((r) =>
-            Object.entries(p.tags).every(([k, v]) => r[k] === v) &&
-            (p.timestamp === null || String(r.greptime_timestamp) === String(BigInt(p.timestamp) * (SCALE[c.precision] ?? 1n))),
+          const row = rows.find(
+            (r) =>
+              Object.entries(p.tags).every(([k, v]) => r[k] === v) &&
+              (p.timestamp === null ||
+                String(r.greptime_timestamp) === String(BigInt(p.timestamp) * (SCALE[c.precision] ?? 1n))),
           );
           t.ok(row, `row for ${JSON.stringify(p)}`);
           if (!row) continue;

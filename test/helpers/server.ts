@@ -110,7 +110,10 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
 }
 
 /** Runs a CLI invocation of the server to completion (for --help and config errors). */
-export function runServerCommand(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+export function runServerCommand(
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...(env ?? {}) } });
     let out = '';
@@ -149,7 +152,11 @@ export async function sql(url: string, statement: string, db?: string, headers: 
 
 export interface SqlBody {
   output?: Array<{
-    records?: { schema: { column_schemas: Array<{ name: string; data_type: string }> }; rows: unknown[][]; total_rows: number };
+    records?: {
+      schema: { column_schemas: Array<{ name: string; data_type: string }> };
+      rows: unknown[][];
+      total_rows: number;
+    };
     affectedrows?: number;
   }>;
   code?: number;
@@ -164,7 +171,12 @@ export function rowsOf(body: SqlBody): unknown[][] {
   return rec.rows;
 }
 
-export async function writeLines(url: string, lines: string, query = 'db=public&precision=ms', headers: Record<string, string> = {}) {
+export async function writeLines(
+  url: string,
+  lines: string,
+  query = 'db=public&precision=ms',
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${url}/v1/lineproto/write?${query}`, { method: 'POST', body: lines, headers });
   return { status: res.status, text: await res.text() };
 }

@@ -94,7 +94,11 @@ t.test('unknown paths are 404 and wrong methods 405', async (t) => {
 t.test('a POST to /v1/sql without the form content type is 415', async (t) => {
   const server = await startServer();
   t.teardown(() => server.stop());
-  const res = await fetch(`${server.url}/v1/sql`, { method: 'POST', body: 'SELECT 1', headers: { 'content-type': 'text/plain' } });
+  const res = await fetch(`${server.url}/v1/sql`, {
+    method: 'POST',
+    body: 'SELECT 1',
+    headers: { 'content-type': 'text/plain' },
+  });
   t.equal(res.status, 415);
   const missing = await fetch(`${server.url}/v1/sql`, {
     method: 'POST',

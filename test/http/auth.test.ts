@@ -62,13 +62,24 @@ t.test('line protocol accepts u/p parameters and Token auth', async (t) => {
     body: 'a v=2 2',
   });
   t.equal(v2.status, 204);
-  t.equal((await writeLines(server.url, 'a v=1 1', 'db=public', { authorization: basic('admin', 's3cret') })).status, 204);
+  t.equal(
+    (await writeLines(server.url, 'a v=1 1', 'db=public', { authorization: basic('admin', 's3cret') })).status,
+    204,
+  );
 });
 
 t.test('exempt paths need no credentials even with auth on', async (t) => {
   const server = await startServer({ topLevelToml: 'user_provider = "static_user_provider:cmd:admin=s3cret"' });
   t.teardown(() => server.stop());
-  for (const p of ['/health', '/status', '/metrics', '/config', '/v1/health', '/v1/lineproto/ping', '/v1/lineproto/health']) {
+  for (const p of [
+    '/health',
+    '/status',
+    '/metrics',
+    '/config',
+    '/v1/health',
+    '/v1/lineproto/ping',
+    '/v1/lineproto/health',
+  ]) {
     const res = await fetch(`${server.url}${p}`);
     t.ok(res.status < 300, `${p} answers ${res.status}`);
   }
@@ -82,7 +93,10 @@ t.test('read-only users cannot write and write-only users cannot read', async (t
   const roWrite = await writeLines(server.url, 'x v=1 1', 'db=public', { authorization: basic('reader', 'rpw') });
   t.equal(roWrite.status, 403);
   t.match(roWrite.text, /not authorized/);
-  t.equal((await writeLines(server.url, 'x v=1 1', 'db=public', { authorization: basic('writer', 'wpw') })).status, 204);
+  t.equal(
+    (await writeLines(server.url, 'x v=1 1', 'db=public', { authorization: basic('writer', 'wpw') })).status,
+    204,
+  );
   const woRead = await sqlAs(server.url, 'SELECT * FROM x', { authorization: basic('writer', 'wpw') });
   t.equal(woRead.status, 403);
   t.equal(woRead.body.code, 7006);

@@ -46,7 +46,10 @@ t.test('a data directory refuses a different shard count', async (t) => {
   await first.stop();
   const dir = tempDir();
   const file = path.join(dir, 'c.toml');
-  fs.writeFileSync(file, `[http]\naddr = "127.0.0.1:0"\n[storage]\ndata_home = ${JSON.stringify(dataDir)}\nshards = 3\n`);
+  fs.writeFileSync(
+    file,
+    `[http]\naddr = "127.0.0.1:0"\n[storage]\ndata_home = ${JSON.stringify(dataDir)}\nshards = 3\n`,
+  );
   const res = await runServerCommand(['--config', file]);
   t.not(res.code, 0);
   t.match(res.out, /shards/);

@@ -38,9 +38,14 @@ t.test('@influxdata/influxdb-client writes points that read back through SQL', a
   );
   t.same(one.body.output?.[0]?.records?.rows, [['c3', 0.7, 7, 'n 7, "quoted"', false, (base + 7) * 1_000_000]]);
 
-  const bad = new InfluxDB({ url: `${server.url}/v1/lineproto`, token: 'admin:wrong' }).getWriteApi('o', 'public', 'ms', {
-    maxRetries: 0,
-  });
+  const bad = new InfluxDB({ url: `${server.url}/v1/lineproto`, token: 'admin:wrong' }).getWriteApi(
+    'o',
+    'public',
+    'ms',
+    {
+      maxRetries: 0,
+    },
+  );
   bad.writePoint(new Point('weather').floatField('temp', 1));
   await t.rejects(bad.close(), 'a wrong token is refused');
 });

@@ -48,7 +48,8 @@ t.test('a chunked body over the limit is cut off while streaming', async (t) => 
   t.teardown(() => server.stop());
   const stream = new ReadableStream({
     start(controller) {
-      for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode(`chunk,host=h v=${i} ${i}\n`.repeat(10)));
+      for (let i = 0; i < 20; i++)
+        controller.enqueue(new TextEncoder().encode(`chunk,host=h v=${i} ${i}\n`.repeat(10)));
       controller.close();
     },
   });
@@ -64,7 +65,9 @@ t.test('a gzip body is decompressed, and a decompression bomb is refused', async
   const server = await startServer({ httpToml: 'body_limit = "64KiB"' });
   t.teardown(() => server.stop());
   const body = zlib.gzipSync('gz,host=a v=1.5 1000\ngz,host=b v=2.5 2000');
-  const ok = await writeLines(server.url, body as unknown as string, 'db=public&precision=ms', { 'content-encoding': 'gzip' });
+  const ok = await writeLines(server.url, body as unknown as string, 'db=public&precision=ms', {
+    'content-encoding': 'gzip',
+  });
   t.equal(ok.status, 204, ok.text);
   const rows = await sql(server.url, 'SELECT host, v FROM gz ORDER BY host');
   t.same(rows.body.output?.[0]?.records?.rows, [
@@ -102,7 +105,12 @@ t.test('x-greptime-timeout overrides http.timeout, and 0s means no deadline', as
 t.test('without http.timeout the header is ignored', async (t) => {
   const server = await startServer();
   t.teardown(() => server.stop());
-  const status = await stalledRequest(server.url, '/v1/lineproto/write?db=public', { 'x-greptime-timeout': '100ms' }, 1500);
+  const status = await stalledRequest(
+    server.url,
+    '/v1/lineproto/write?db=public',
+    { 'x-greptime-timeout': '100ms' },
+    1500,
+  );
   t.equal(status, 'no answer');
 });
 

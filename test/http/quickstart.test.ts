@@ -28,7 +28,9 @@ t.test('GET /v1/sql works with URL parameters', async (t) => {
   const server = await startServer();
   t.teardown(() => server.stop());
   await writeLines(server.url, 'm,host=x v=1 1000\nm,host=y v=2 2000', 'db=public&precision=s');
-  const res = await fetch(`${server.url}/v1/sql?sql=${encodeURIComponent('SELECT host, v, greptime_timestamp FROM m ORDER BY host')}`);
+  const res = await fetch(
+    `${server.url}/v1/sql?sql=${encodeURIComponent('SELECT host, v, greptime_timestamp FROM m ORDER BY host')}`,
+  );
   t.equal(res.status, 200);
   const body = (await res.json()) as Parameters<typeof rowsOf>[0];
   t.same(rowsOf(body), [

@@ -4,7 +4,8 @@ import { shardOfSeries, tableHash } from '../../src/router/partition.js';
 t.test('the same series always maps to the same shard', async (t) => {
   const h = tableHash('public', 'cpu');
   const a = shardOfSeries(h, ['host', 'region'], ['a', 'eu'], 4);
-  for (let i = 0; i < 10; i++) t.equal(shardOfSeries(tableHash('public', 'cpu'), ['host', 'region'], ['a', 'eu'], 4), a);
+  for (let i = 0; i < 10; i++)
+    t.equal(shardOfSeries(tableHash('public', 'cpu'), ['host', 'region'], ['a', 'eu'], 4), a);
 });
 
 t.test('absent tags do not change the series identity', async (t) => {

@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { ShardStore } from '../../src/shard/store.js';
 import { encodeWriteBatch, type MergeMode, type TableRows } from '../../src/shared/codec/write-batch.js';
 import type { ShardConfig } from '../../src/shared/config.js';
 import type { ScanColumn, ScanRequest } from '../../src/shared/scan.js';
 import type { PhysicalKind, Vector } from '../../src/shared/types.js';
-import { ShardStore } from '../../src/shard/store.js';
 
 export const silentLog = pino({ level: 'silent' });
 
@@ -89,7 +89,12 @@ export function payload(tableId: number, kinds: Kinds, rows: TestRow[], mergeMod
   return encodeWriteBatch({ tables: [tableRows(tableId, kinds, rows, mergeMode)] });
 }
 
-export function tableRows(tableId: number, kinds: Kinds, rows: TestRow[], mergeMode: MergeMode = 'last_row'): TableRows {
+export function tableRows(
+  tableId: number,
+  kinds: Kinds,
+  rows: TestRow[],
+  mergeMode: MergeMode = 'last_row',
+): TableRows {
   const tagIds = new Set<number>();
   const fieldIds = new Set<number>();
   for (const r of rows) {
@@ -104,7 +109,10 @@ export function tableRows(tableId: number, kinds: Kinds, rows: TestRow[], mergeM
     tags: [...tagIds].map((id) => ({ id, values: rows.map((r) => r.tags?.[id] ?? null) })),
     fields: [...fieldIds].map((id) => ({
       id,
-      vector: fieldVector(kinds[id] ?? 'f64', rows.map((r) => r.fields?.[id] ?? null)),
+      vector: fieldVector(
+        kinds[id] ?? 'f64',
+        rows.map((r) => r.fields?.[id] ?? null),
+      ),
     })),
   };
 }

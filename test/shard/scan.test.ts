@@ -3,11 +3,11 @@
  * time ranges and series filters prune, missing or mismatched columns read NULL.
  */
 import t, { type Test } from 'tap';
+import { SCAN_CHUNK_ROWS } from '../../src/shard/scan.js';
+import type { ShardStore } from '../../src/shard/store.js';
 import type { MergeMode } from '../../src/shared/codec/write-batch.js';
 import type { ScanColumn } from '../../src/shared/scan.js';
-import { ShardStore } from '../../src/shard/store.js';
-import { SCAN_CHUNK_ROWS } from '../../src/shard/scan.js';
-import { type Kinds, openStore, payload, scanRows, tempDir, type TestRow } from './helpers.js';
+import { type Kinds, openStore, payload, scanRows, type TestRow, tempDir } from './helpers.js';
 
 const KINDS: Kinds = { 10: 'f64', 11: 'str' };
 const COLUMNS: ScanColumn[] = [
@@ -84,7 +84,8 @@ t.test('duplicates inside one write: the later row wins', async (t) => {
 async function storeWithHours(t: Test): Promise<ShardStore> {
   const store = await openStore(tempDir(t), { segment: { blockRows: 10, compactionTrigger: 100 } });
   const rows: TestRow[] = [];
-  for (const host of ['a', 'b', 'c']) for (let i = 0; i < 100; i++) rows.push({ ts: BigInt(i), tags: { 1: host }, fields: { 10: i } });
+  for (const host of ['a', 'b', 'c'])
+    for (let i = 0; i < 100; i++) rows.push({ ts: BigInt(i), tags: { 1: host }, fields: { 10: i } });
   await store.write([payload(1, KINDS, rows.slice(0, 150))]);
   await store.flush();
   await store.write([payload(1, KINDS, rows.slice(150))]);
@@ -178,7 +179,11 @@ t.test('series identity ignores tag order and NULL tags', async (t) => {
     payload(1, KINDS, [{ ts: 1n, tags: { 1: 'a', 2: 'x' }, fields: { 10: 1 } }]),
     payload(1, KINDS, [{ ts: 1n, tags: { 2: 'x', 1: 'a', 3: null }, fields: { 10: 2 } }]),
   ]);
-  const rows = scanRows(store, 1, [...COLUMNS, { id: 2, kind: 'str', role: 'tag' }, { id: 3, kind: 'str', role: 'tag' }]);
+  const rows = scanRows(store, 1, [
+    ...COLUMNS,
+    { id: 2, kind: 'str', role: 'tag' },
+    { id: 3, kind: 'str', role: 'tag' },
+  ]);
   t.same(rows, [{ t1: 'a', ts: 1n, f10: 2, f11: null, t2: 'x', t3: null }]);
   await store.close();
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { ScanColumn } from '../../src/shared/scan.js';
-import { copyDir, type Kinds, openStore, payload, scanRows, tempDir, type TestRow } from './helpers.js';
+import { copyDir, type Kinds, openStore, payload, scanRows, type TestRow, tempDir } from './helpers.js';
 
 const KINDS: Kinds = { 10: 'f64', 11: 'i64', 12: 'u64', 13: 'bool', 14: 'str' };
 const COLUMNS: ScanColumn[] = [
@@ -207,7 +207,9 @@ t.test('a field that appears only in later writes reads NULL for earlier rows', 
   await store.write([payload(7, { 10: 'f64' }, [{ ts: 1n, tags: { 1: 'a' }, fields: { 10: 1 } }])]);
   await store.flush();
   await store.write([payload(7, { 10: 'f64' }, [{ ts: 2n, tags: { 1: 'a' }, fields: { 10: 2 } }])]);
-  await store.write([payload(7, { 10: 'f64', 20: 'str' }, [{ ts: 3n, tags: { 1: 'a' }, fields: { 10: 3, 20: 'new' } }])]);
+  await store.write([
+    payload(7, { 10: 'f64', 20: 'str' }, [{ ts: 3n, tags: { 1: 'a' }, fields: { 10: 3, 20: 'new' } }]),
+  ]);
   const expected = [
     { ts: 1n, f10: 1, f20: null },
     { ts: 2n, f10: 2, f20: null },
@@ -224,7 +226,13 @@ t.test('a background flush starts when the memtable passes memtable.flushBytes',
   const store = await openStore(tempDir(t), { memtable: { flushBytes: 64 * 1024 } });
   const rows = sampleRows().slice(0, 300);
   for (let i = 0; i < 20; i++) {
-    await store.write([payload(7, KINDS, rows.map((r) => ({ ...r, ts: r.ts + BigInt(i) })))]);
+    await store.write([
+      payload(
+        7,
+        KINDS,
+        rows.map((r) => ({ ...r, ts: r.ts + BigInt(i) })),
+      ),
+    ]);
   }
   for (let i = 0; i < 100 && store.stats().flushes === 0; i++) await new Promise((r) => setTimeout(r, 20));
   t.ok(store.stats().flushes > 0, 'flushed without being asked');

@@ -13,12 +13,21 @@ interface DistinctState {
   distinct: Set<Value>;
 }
 
+/** A fresh partial state for one group. */
 export function createState(call: AggregateCall): unknown {
-  return call.distinct ? ({ distinct: new Set<Value>() } satisfies DistinctState) : aggregateFunction(call.name).create();
+  return call.distinct
+    ? ({ distinct: new Set<Value>() } satisfies DistinctState)
+    : aggregateFunction(call.name).create();
 }
 
 /** Folds a batch's argument columns into per-group states. */
-export function updateStates(call: AggregateCall, states: unknown[], groupOf: Uint32Array, args: Value[][], rowCount: number): void {
+export function updateStates(
+  call: AggregateCall,
+  states: unknown[],
+  groupOf: Uint32Array,
+  args: Value[][],
+  rowCount: number,
+): void {
   if (call.distinct) {
     const col = args[0];
     if (!col) return;
@@ -31,6 +40,7 @@ export function updateStates(call: AggregateCall, states: unknown[], groupOf: Ui
   aggregateFunction(call.name).update(states, groupOf, args, rowCount, argTypes(call));
 }
 
+/** Folds a partial state from another shard into `into`. */
 export function mergeState(call: AggregateCall, into: unknown, from: unknown): void {
   if (call.distinct) {
     for (const v of (from as DistinctState).distinct) (into as DistinctState).distinct.add(v);
@@ -39,6 +49,7 @@ export function mergeState(call: AggregateCall, into: unknown, from: unknown): v
   aggregateFunction(call.name).merge(into, from);
 }
 
+/** The aggregate's result value from a (merged) state. */
 export function finishState(call: AggregateCall, state: unknown): Value {
   const fn = aggregateFunction(call.name);
   if (call.distinct) {

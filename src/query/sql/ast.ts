@@ -23,6 +23,7 @@ export interface SqlType {
   unsigned: boolean;
 }
 
+/** Binary operators as the parser normalises them (`<>` and `==` become `!=` and `=`). */
 export type BinaryOperator =
   | '+'
   | '-'
@@ -42,6 +43,7 @@ export type BinaryOperator =
   | '|'
   | '^';
 
+/** An expression as written. */
 export type Expr =
   | { kind: 'identifier'; parts: Ident[] }
   | { kind: 'number'; text: string }
@@ -58,12 +60,13 @@ export type Expr =
   | { kind: 'is'; expr: Expr; test: 'NULL' | 'TRUE' | 'FALSE' | 'UNKNOWN'; negated: boolean }
   | { kind: 'cast'; expr: Expr; dataType: SqlType; style: 'cast' | 'try_cast' | 'double_colon' }
   | FunctionCall
-  | { kind: 'case'; operand: Expr | null; whens: Array<{ when: Expr; then: Expr }>; elseResult: Expr | null }
+  | { kind: 'case'; operand: Expr | null; whens: Array<{ when: Expr; result: Expr }>; elseResult: Expr | null }
   /** Parentheses, kept so printing reproduces the grouping the author wrote. */
   | { kind: 'nested'; expr: Expr }
   /** The `DEFAULT` keyword inside `INSERT ... VALUES`. */
   | { kind: 'default' };
 
+/** A call `name(args)`; aggregates and scalar functions alike (the binder tells them apart). */
 export interface FunctionCall {
   kind: 'function';
   name: ObjectName;
@@ -75,10 +78,13 @@ export interface FunctionCall {
   parens: boolean;
 }
 
+/** One item of the SELECT list: an expression with optional alias, or `*` / `t.*`. */
 export type SelectItem = { kind: 'expr'; expr: Expr; alias: Ident | null } | { kind: 'wildcard'; qualifier: Ident[] };
 
+/** What FROM names. Joins and subqueries will be further variants. */
 export type TableFactor = { kind: 'table'; name: ObjectName; alias: Ident | null };
 
+/** The body of one SELECT. */
 export interface Select {
   kind: 'select';
   distinct: boolean;
@@ -89,8 +95,10 @@ export interface Select {
   having: Expr | null;
 }
 
+/** What a query computes before ORDER BY/LIMIT; set operations will join this union. */
 export type QueryBody = Select;
 
+/** One ORDER BY item. */
 export interface OrderByItem {
   expr: Expr;
   /** null when neither ASC nor DESC was written (means ascending). */
@@ -98,6 +106,7 @@ export interface OrderByItem {
   nullsFirst: boolean | null;
 }
 
+/** A complete query: body plus ordering and row limits. */
 export interface Query {
   body: QueryBody;
   orderBy: OrderByItem[];
@@ -105,6 +114,7 @@ export interface Query {
   offset: Expr | null;
 }
 
+/** Options after a column type in CREATE TABLE, in written order. */
 export type ColumnOption =
   | { kind: 'null' }
   | { kind: 'not_null' }
@@ -113,12 +123,14 @@ export type ColumnOption =
   | { kind: 'primary_key' }
   | { kind: 'comment'; text: string };
 
+/** One column of CREATE TABLE. */
 export interface ColumnDef {
   name: Ident;
   dataType: SqlType;
   options: ColumnOption[];
 }
 
+/** Table-level `TIME INDEX (...)` and `PRIMARY KEY (...)`. */
 export type TableConstraint = { kind: 'time_index'; columns: Ident[] } | { kind: 'primary_key'; columns: Ident[] };
 
 /** `WITH (key = value, ...)`; values keep their SQL spelling kind for printing. */
@@ -128,8 +140,10 @@ export interface OptionEntry {
   quoted: boolean;
 }
 
+/** The `LIKE` or `WHERE` filter of SHOW statements. */
 export type ShowFilter = { kind: 'like'; pattern: string } | { kind: 'where'; expr: Expr };
 
+/** Every statement form this engine parses. */
 export type Statement =
   | { kind: 'query'; query: Query }
   | {
@@ -162,4 +176,5 @@ export type Statement =
   | { kind: 'use'; db: Ident }
   | { kind: 'set'; variable: string; value: Expr };
 
+/** The discriminant of `Statement`. */
 export type StatementKind = Statement['kind'];

@@ -12,11 +12,12 @@ import { arithmeticTypes, commonType, comparisonType, planError } from './coerci
 import { lookupFunction } from './functions/registry.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
 import type { ComparisonOperator, PlanExpr } from './plan.js';
-import { normalizeIdent, noFieldError, type Scope } from './scope.js';
+import { noFieldError, normalizeIdent, type Scope } from './scope.js';
 import { parseTimestampNanos } from './timestamps.js';
-import { dataTypeOfSql, arrowNameOf, isInteger, isNumeric, isTimestamp } from './type-names.js';
+import { arrowNameOf, dataTypeOfSql, isInteger, isNumeric, isTimestamp } from './type-names.js';
 import { canCast, castValue, type Value } from './values.js';
 
+/** What binding needs besides the expression. */
 export interface BindContext {
   /** Columns in reach; null for a query without FROM. */
   scope: Scope | null;
@@ -25,6 +26,7 @@ export interface BindContext {
   aggregateError: ((name: string) => DbError) | null;
 }
 
+/** A literal plan expression. */
 export function literal(value: Value, type: DataType): PlanExpr {
   return { kind: 'literal', value, type };
 }
@@ -45,6 +47,7 @@ function requireBoolean(expr: PlanExpr, what: string): PlanExpr {
   throw planError(`Cannot infer common argument type for ${what} (${arrowNameOf(expr.type)})`);
 }
 
+/** Binds expressions of one clause; `with` derives binders with other aggregate policies. */
 export class Binder {
   constructor(readonly ctx: BindContext) {}
 
@@ -86,7 +89,12 @@ export class Binder {
                 `Cannot infer common argument type for logical boolean operation ${arrowNameOf(left.type)} ${expr.op} ${arrowNameOf(right.type)}`,
               );
             }
-            return { kind: expr.op === 'AND' ? 'and' : 'or', left: castTo(left, 'Boolean'), right: castTo(right, 'Boolean'), type: 'Boolean' };
+            return {
+              kind: expr.op === 'AND' ? 'and' : 'or',
+              left: castTo(left, 'Boolean'),
+              right: castTo(right, 'Boolean'),
+              type: 'Boolean',
+            };
           }
           case '=':
           case '!=':
@@ -97,7 +105,13 @@ export class Binder {
             return this.compare(expr.op, left, right);
           default: {
             const { operand, result } = arithmeticTypes(expr.op, left.type, right.type);
-            return { kind: 'arithmetic', op: expr.op, left: castTo(left, operand), right: castTo(right, operand), type: result };
+            return {
+              kind: 'arithmetic',
+              op: expr.op,
+              left: castTo(left, operand),
+              right: castTo(right, operand),
+              type: result,
+            };
           }
         }
       }
@@ -115,7 +129,9 @@ export class Binder {
         const pattern = this.bind(expr.pattern);
         for (const t of [arg.type, pattern.type]) {
           if (t !== 'String' && t !== 'Null') {
-            throw planError(`There isn't a common type to coerce ${arrowNameOf(arg.type)} and ${arrowNameOf(pattern.type)} in LIKE expression`);
+            throw planError(
+              `There isn't a common type to coerce ${arrowNameOf(arg.type)} and ${arrowNameOf(pattern.type)} in LIKE expression`,
+            );
           }
         }
         return {
@@ -197,7 +213,10 @@ export class Binder {
       if (typeof other.value === 'string') {
         const nanos = parseTimestampNanos(other.value, this.ctx.timezone);
         if (nanos === null) {
-          throw new DbError(ErrorCode.PlanQuery, `Failed to plan SQL: Failed to parse a string into Timestamp, raw string: ${other.value}`);
+          throw new DbError(
+            ErrorCode.PlanQuery,
+            `Failed to plan SQL: Failed to parse a string into Timestamp, raw string: ${other.value}`,
+          );
         }
         const per = NANOS_PER_UNIT[unit];
         return nanos % per === 0n ? literal(nanos / per, column.type) : literal(nanos, 'TimestampNanosecond');
@@ -207,7 +226,10 @@ export class Binder {
     if (column.type === 'Boolean' && typeof other.value === 'string') {
       const lower = other.value.toLowerCase();
       if (lower === 'true' || lower === 'false') return literal(lower === 'true', 'Boolean');
-      throw new DbError(ErrorCode.PlanQuery, `Failed to plan SQL: column:${arrowNameOf(column.type)}. Casting value:Utf8("${other.value}") to Boolean is invalid`);
+      throw new DbError(
+        ErrorCode.PlanQuery,
+        `Failed to plan SQL: column:${arrowNameOf(column.type)}. Casting value:Utf8("${other.value}") to Boolean is invalid`,
+      );
     }
     return other;
   }
@@ -218,7 +240,9 @@ export class Binder {
     const right = this.rewriteLiteralFor(leftIn, rightIn);
     const t = comparisonType(left.type, right.type);
     if (t === null) {
-      throw planError(`Cannot infer common argument type for comparison operation ${arrowNameOf(left.type)} ${op} ${arrowNameOf(right.type)}`);
+      throw planError(
+        `Cannot infer common argument type for comparison operation ${arrowNameOf(left.type)} ${op} ${arrowNameOf(right.type)}`,
+      );
     }
     // Cast a literal to the other side's type when that loses nothing (DataFusion's
     // unwrap-cast optimisation): the column is then compared without converting every row.
@@ -228,7 +252,8 @@ export class Binder {
     ] as const) {
       if (b.kind === 'literal' && a.kind !== 'literal' && a.type !== t && isNumeric(a.type) && isNumeric(b.type)) {
         const narrowed = losslessCast(b, a.type);
-        if (narrowed) return { kind: 'compare', op, left: flip ? narrowed : a, right: flip ? a : narrowed, type: 'Boolean' };
+        if (narrowed)
+          return { kind: 'compare', op, left: flip ? narrowed : a, right: flip ? a : narrowed, type: 'Boolean' };
       }
     }
     return { kind: 'compare', op, left: castTo(left, t), right: castTo(right, t), type: 'Boolean' };
@@ -239,7 +264,9 @@ export class Binder {
     const list = listIn.map((e) => this.rewriteLiteralFor(arg, this.bind(e)));
     const t = commonType([arg.type, ...list.map((e) => e.type)]);
     if (t === null) {
-      throw planError(`Cannot infer common argument type for IN list: ${[arg, ...list].map((e) => arrowNameOf(e.type)).join(', ')}`);
+      throw planError(
+        `Cannot infer common argument type for IN list: ${[arg, ...list].map((e) => arrowNameOf(e.type)).join(', ')}`,
+      );
     }
     return { kind: 'in', arg: castTo(arg, t), list: list.map((e) => castTo(e, t)), negated, type: 'Boolean' };
   }
@@ -250,7 +277,9 @@ export class Binder {
     if (!fn) throw planError(`Invalid function '${written}'.`);
     if (fn.kind === 'aggregate') {
       if (this.ctx.aggregateError) throw this.ctx.aggregateError(fn.name);
-      const inner = this.with((name) => planError(`Aggregate function ${name} cannot be nested in another aggregate function`));
+      const inner = this.with((name) =>
+        planError(`Aggregate function ${name} cannot be nested in another aggregate function`),
+      );
       const args = call.star ? [] : call.args.map((a) => inner.bind(a));
       const sig = fn.bind(args.map((a) => a.type));
       return {
@@ -264,22 +293,29 @@ export class Binder {
     if (call.star || call.distinct) throw planError(`${fn.name} does not support ${call.star ? '*' : 'DISTINCT'}`);
     const args = call.args.map((a) => this.bind(a));
     const sig = fn.bind(args.map((a) => a.type));
-    return { kind: 'call', name: fn.name, args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)), type: sig.returnType };
+    return {
+      kind: 'call',
+      name: fn.name,
+      args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
+      type: sig.returnType,
+    };
   }
 
   private bindCase(expr: Extract<Expr, { kind: 'case' }>): PlanExpr {
     const operand = expr.operand ? this.bind(expr.operand) : null;
     const whens = expr.whens.map((w) => {
-      const when = operand ? this.compare('=', operand, this.bind(w.when)) : requireBoolean(this.bind(w.when), 'CASE WHEN');
-      return { when, then: this.bind(w.then) };
+      const when = operand
+        ? this.compare('=', operand, this.bind(w.when))
+        : requireBoolean(this.bind(w.when), 'CASE WHEN');
+      return { when, result: this.bind(w.result) };
     });
     const elseResult = expr.elseResult ? this.bind(expr.elseResult) : null;
-    const t = commonType([...whens.map((w) => w.then.type), ...(elseResult ? [elseResult.type] : [])]);
+    const t = commonType([...whens.map((w) => w.result.type), ...(elseResult ? [elseResult.type] : [])]);
     if (t === null) throw planError('CASE branches have no common type');
     return {
       kind: 'case',
       operand: null,
-      whens: whens.map((w) => ({ when: w.when, then: castTo(w.then, t) })),
+      whens: whens.map((w) => ({ when: w.when, result: castTo(w.result, t) })),
       elseResult: elseResult ? castTo(elseResult, t) : null,
       type: t,
     };

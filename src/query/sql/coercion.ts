@@ -55,15 +55,22 @@ function finerTimestamp(a: DataType, b: DataType): DataType {
  * The operand type and result type of an arithmetic operator. Throws DataFusion's plan errors for
  * operand types that do not combine.
  */
-export function arithmeticTypes(op: ArithmeticOperator, left: DataType, right: DataType): { operand: DataType; result: DataType } {
+export function arithmeticTypes(
+  op: ArithmeticOperator,
+  left: DataType,
+  right: DataType,
+): { operand: DataType; result: DataType } {
   if (op === '||') return { operand: 'String', result: 'String' };
   if (left === 'Null' && right === 'Null') return { operand: 'Int64', result: 'Int64' };
   const l = left === 'Null' ? right : left;
   const r = right === 'Null' ? left : right;
   if (isTimestamp(l) && isTimestamp(r)) {
     const shown = `${arrowNameOf(left)} ${op} ${arrowNameOf(right)}`;
-    if (op === '-') throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: Duration results (${shown})`);
-    throw planError(`Cannot get result type for temporal operation ${shown}: Invalid argument error: Invalid timestamp arithmetic operation: ${shown}`);
+    if (op === '-')
+      throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: Duration results (${shown})`);
+    throw planError(
+      `Cannot get result type for temporal operation ${shown}: Invalid argument error: Invalid timestamp arithmetic operation: ${shown}`,
+    );
   }
   if (op === '&' || op === '|' || op === '^') {
     if (isInteger(l) && isInteger(r)) {
@@ -74,7 +81,9 @@ export function arithmeticTypes(op: ArithmeticOperator, left: DataType, right: D
     const t = commonNumericType(l, r);
     return { operand: t, result: t };
   }
-  throw planError(`Cannot coerce arithmetic expression ${arrowNameOf(left)} ${op} ${arrowNameOf(right)} to valid types`);
+  throw planError(
+    `Cannot coerce arithmetic expression ${arrowNameOf(left)} ${op} ${arrowNameOf(right)} to valid types`,
+  );
 }
 
 /**

@@ -25,6 +25,7 @@ const DEFAULT_FUNCTIONS: Record<string, string> = {
   localtimestamp: 'localtimestamp()',
 };
 
+/** Refuses database names GreptimeDB refuses (code 1002). */
 export function validateDatabaseName(name: string): void {
   if (!NAME_PATTERN.test(name)) {
     throw new DbError(ErrorCode.Unexpected, `Unexpected, violated: Invalid database name: ${name}`);
@@ -61,23 +62,34 @@ function defaultSqlOf(column: string, expr: Expr): string {
     default:
       break;
   }
-  throw new DbError(ErrorCode.Unsupported, `Unsupported default constraint for column: '${column}', reason: expr '${printExpr(expr)}' not supported`);
+  throw new DbError(
+    ErrorCode.Unsupported,
+    `Unsupported default constraint for column: '${column}', reason: expr '${printExpr(expr)}' not supported`,
+  );
 }
 
 /** Checks a CREATE TABLE and turns it into the catalog's `NewTable`. */
-export function newTableOf(stmt: Extract<Statement, { kind: 'create_table' }>, session: SqlSession, ctx: EvalContext): NewTable {
+export function newTableOf(
+  stmt: Extract<Statement, { kind: 'create_table' }>,
+  session: SqlSession,
+  ctx: EvalContext,
+): NewTable {
   const [db, name] = resolveTableName(stmt.name, session);
   if (!NAME_PATTERN.test(name)) throw new DbError(ErrorCode.InvalidArguments, `Invalid table name: ${name}`);
 
   const timeIndexConstraints = stmt.constraints.filter((c) => c.kind === 'time_index');
   for (const c of timeIndexConstraints) {
-    if (c.columns.length !== 1) throw new DbError(ErrorCode.InvalidSyntax, 'Invalid time index: it should contain only one column in time index');
+    if (c.columns.length !== 1)
+      throw new DbError(ErrorCode.InvalidSyntax, 'Invalid time index: it should contain only one column in time index');
   }
   const inlineTimeIndex = stmt.columns.filter((c) => c.options.some((o) => o.kind === 'time_index'));
   const timeIndexCount = timeIndexConstraints.length + inlineTimeIndex.length;
   if (timeIndexCount === 0) throw new DbError(ErrorCode.InvalidSyntax, 'Missing time index constraint');
   if (timeIndexCount > 1) {
-    throw new DbError(ErrorCode.InvalidSyntax, `Invalid time index: expected only one time index constraint but actual ${timeIndexCount}`);
+    throw new DbError(
+      ErrorCode.InvalidSyntax,
+      `Invalid time index: expected only one time index constraint but actual ${timeIndexCount}`,
+    );
   }
   const timeIndexIdent = inlineTimeIndex[0]?.name ?? timeIndexConstraints[0]?.columns[0];
   if (!timeIndexIdent) throw new DbError(ErrorCode.InvalidSyntax, 'Missing time index constraint');
@@ -85,8 +97,10 @@ export function newTableOf(stmt: Extract<Statement, { kind: 'create_table' }>, s
 
   const inlinePrimaryKeys = stmt.columns.filter((c) => c.options.some((o) => o.kind === 'primary_key'));
   const keyConstraints = stmt.constraints.filter((c) => c.kind === 'primary_key');
-  if (inlinePrimaryKeys.length > 1) throw illegalPrimaryKeys('not allowed to inline multiple primary keys in columns options');
-  if (keyConstraints.length + inlinePrimaryKeys.length > 1) throw illegalPrimaryKeys('found definitions of primary keys in multiple places');
+  if (inlinePrimaryKeys.length > 1)
+    throw illegalPrimaryKeys('not allowed to inline multiple primary keys in columns options');
+  if (keyConstraints.length + inlinePrimaryKeys.length > 1)
+    throw illegalPrimaryKeys('found definitions of primary keys in multiple places');
   const primaryKey = inlinePrimaryKeys[0]
     ? [normalizeIdent(inlinePrimaryKeys[0].name)]
     : (keyConstraints[0]?.columns ?? []).map(normalizeIdent);
@@ -98,7 +112,8 @@ export function newTableOf(stmt: Extract<Statement, { kind: 'create_table' }>, s
     seen.add(column.name);
     return column;
   });
-  if (!seen.has(timeIndex)) throw new DbError(ErrorCode.InvalidArguments, `Time index column ${timeIndex} is not defined`);
+  if (!seen.has(timeIndex))
+    throw new DbError(ErrorCode.InvalidArguments, `Time index column ${timeIndex} is not defined`);
   for (const key of primaryKey) {
     if (!seen.has(key)) throw new DbError(ErrorCode.InvalidArguments, `Primary key column ${key} is not defined`);
     if (key === timeIndex) throw illegalPrimaryKeys(`time index column ${key} cannot be a primary key`);
@@ -136,7 +151,11 @@ function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: string[]): N
 }
 
 /** CREATE TABLE ... LIKE: the source table's columns, keys and options under a new name. */
-export function newTableLike(stmt: Extract<Statement, { kind: 'create_table_like' }>, session: SqlSession, env: SqlEnv): NewTable {
+export function newTableLike(
+  stmt: Extract<Statement, { kind: 'create_table_like' }>,
+  session: SqlSession,
+  env: SqlEnv,
+): NewTable {
   const [db, name] = resolveTableName(stmt.name, session);
   if (!NAME_PATTERN.test(name)) throw new DbError(ErrorCode.InvalidArguments, `Invalid table name: ${name}`);
   const [sourceDb, sourceName] = resolveTableName(stmt.source, session);
@@ -145,7 +164,13 @@ export function newTableLike(stmt: Extract<Statement, { kind: 'create_table_like
   return {
     db,
     name,
-    columns: source.columns.map((c) => ({ name: c.name, type: c.type, semantic: c.semantic, nullable: c.nullable, defaultSql: c.defaultSql })),
+    columns: source.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      semantic: c.semantic,
+      nullable: c.nullable,
+      defaultSql: c.defaultSql,
+    })),
     timeIndex: source.timeIndex,
     primaryKey: [...source.primaryKey],
     options: { ...source.options },

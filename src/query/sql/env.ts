@@ -3,9 +3,11 @@
  * never touches sockets, threads or files itself, which keeps it testable and lets the same plan
  * fragments run inside shards.
  */
-import type { DatabaseSchema, TableSchema, DataType } from '../../shared/types.js';
-import type { TableInsert } from '../../shared/insert.js';
 
+import type { TableInsert } from '../../shared/insert.js';
+import type { DatabaseSchema, DataType, TableSchema } from '../../shared/types.js';
+
+/** A column of a table to create. */
 export interface NewColumn {
   name: string;
   type: DataType;
@@ -14,6 +16,7 @@ export interface NewColumn {
   defaultSql?: string | undefined;
 }
 
+/** A table to create, as checked by the SQL layer (one time index, keys exist). */
 export interface NewTable {
   db: string;
   name: string;
@@ -33,6 +36,7 @@ export interface SqlSession {
   signal?: AbortSignal | undefined;
 }
 
+/** Catalog, ingest and scatter, provided by the router (and by test environments). */
 export interface SqlEnv {
   getDatabase(name: string): DatabaseSchema | undefined;
   listDatabases(): DatabaseSchema[];

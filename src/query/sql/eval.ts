@@ -50,7 +50,14 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
       const out = new Array<Value>(n);
       for (let i = 0; i < n; i++) {
         const v = a[i] as Value;
-        out[i] = v === null ? null : typeof v === 'bigint' ? wrapBigInt(expr.type, -v) : isInteger(expr.type) ? wrapInteger(expr.type, -(v as number)) : -(v as number);
+        out[i] =
+          v === null
+            ? null
+            : typeof v === 'bigint'
+              ? wrapBigInt(expr.type, -v)
+              : isInteger(expr.type)
+                ? wrapInteger(expr.type, -(v as number))
+                : -(v as number);
       }
       return out;
     }
@@ -329,11 +336,11 @@ function inList(expr: Extract<PlanExpr, { kind: 'in' }>, batch: Batch, ctx: Eval
 const likeCache = new Map<string, RegExp>();
 
 /** Compiles a LIKE pattern (`%`, `_`, escape character, default `\`) to an anchored RegExp. */
-export function likeToRegExp(pattern: string, caseInsensitive: boolean, escape: string | null): RegExp {
-  const key = `${caseInsensitive ? 'i' : 's'}${escape ?? '\\'}${pattern}`;
+export function likeToRegExp(pattern: string, caseInsensitive: boolean, escapeChar: string | null): RegExp {
+  const key = `${caseInsensitive ? 'i' : 's'}${escapeChar ?? '\\'}${pattern}`;
   let re = likeCache.get(key);
   if (re) return re;
-  const esc = escape ?? '\\';
+  const esc = escapeChar ?? '\\';
   let source = '';
   const chars = Array.from(pattern);
   for (let i = 0; i < chars.length; i++) {
@@ -380,7 +387,7 @@ function caseWhen(expr: Extract<PlanExpr, { kind: 'case' }>, batch: Batch, ctx: 
     const miss: number[] = [];
     for (let i = 0; i < remaining.length; i++) (cond[i] === true ? hit : miss).push(i);
     if (hit.length > 0) {
-      const values = evaluate(w.then, takeRows(sub, hit), ctx);
+      const values = evaluate(w.result, takeRows(sub, hit), ctx);
       for (let k = 0; k < hit.length; k++) out[remaining[hit[k] as number] as number] = values[k] as Value;
     }
     remaining = miss.map((i) => remaining[i] as number);

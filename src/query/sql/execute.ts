@@ -8,6 +8,8 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { Query, Statement } from './ast.js';
+import { Binder } from './binder.js';
+import { planError } from './coercion.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
@@ -22,9 +24,8 @@ import { normalizeIdent } from './scope.js';
 import { runShardPlan } from './shard-exec.js';
 import { describeTable, showColumns, showCreateTable, showDatabases, showTables } from './show.js';
 import { isValidTimezone } from './timestamps.js';
-import { Binder } from './binder.js';
-import { planError } from './coercion.js';
 
+/** Re-exported for the router, which formats results. */
 export type { StatementResult } from './result.js';
 
 /** A source with no rows, for plans that never scan (they carry `scan: null`). */
@@ -50,7 +51,12 @@ function nowNanos(): bigint {
 }
 
 /** Plans and runs a query, returning its columns and rows. */
-export async function runQuery(query: Query, session: SqlSession, env: SqlEnv, now: bigint): Promise<{ columns: ResultColumn[]; rows: unknown[][] }> {
+export async function runQuery(
+  query: Query,
+  session: SqlSession,
+  env: SqlEnv,
+  now: bigint,
+): Promise<{ columns: ResultColumn[]; rows: unknown[][] }> {
   const plan = planQuery(query, session, env, now);
   let results: unknown[];
   switch (plan.source.kind) {
@@ -151,7 +157,11 @@ function applySet(statement: Extract<Statement, { kind: 'set' }>, session: SqlSe
   if (statement.variable !== 'time_zone' && statement.variable !== 'timezone') {
     throw new DbError(ErrorCode.Unsupported, `Unsupported set variable: ${statement.variable}`);
   }
-  const binder = new Binder({ scope: null, timezone: session.timezone, aggregateError: (name) => planError(`Aggregate function ${name} is not allowed in SET`) });
+  const binder = new Binder({
+    scope: null,
+    timezone: session.timezone,
+    aggregateError: (name) => planError(`Aggregate function ${name} is not allowed in SET`),
+  });
   const value = evaluateConstant(binder.bind(statement.value), ctx);
   const zone = typeof value === 'string' ? value : String(value);
   if (!isValidTimezone(zone)) throw new DbError(ErrorCode.InvalidArguments, `Invalid timezone: ${zone}`);

@@ -47,7 +47,8 @@ export function timestampFromText(text: string, type: DataType, timezone: string
 
 function numberInto(text: string, column: ColumnSchema): Value {
   const type = column.type;
-  const invalid = (): DbError => parseValueError(`Fail to parse number ${text}, invalid column type: ${greptimeTypeDebug(type)}`);
+  const invalid = (): DbError =>
+    parseValueError(`Fail to parse number ${text}, invalid column type: ${greptimeTypeDebug(type)}`);
   if (timeUnitOf(type)) {
     if (!/^-?\d+$/.test(text)) throw invalid();
     return BigInt(text);
@@ -90,7 +91,8 @@ export function insertValueOf(expr: Expr, column: ColumnSchema, ctx: EvalContext
       return numberInto(e.text, column);
     case 'unary': {
       const inner = unnest(e.expr);
-      if (inner.kind === 'number' && e.op !== 'NOT') return numberInto(`${e.op === '-' ? '-' : ''}${inner.text}`, column);
+      if (inner.kind === 'number' && e.op !== 'NOT')
+        return numberInto(`${e.op === '-' ? '-' : ''}${inner.text}`, column);
       break;
     }
     case 'string':
@@ -118,7 +120,10 @@ export function insertValueOf(expr: Expr, column: ColumnSchema, ctx: EvalContext
 export function defaultValueOf(column: ColumnSchema, ctx: EvalContext): Value {
   if (column.defaultSql === undefined) {
     if (column.semantic === 'TIMESTAMP' || !column.nullable) {
-      throw new DbError(ErrorCode.InvalidArguments, `No valid default value can be built automatically, column: ${column.name}`);
+      throw new DbError(
+        ErrorCode.InvalidArguments,
+        `No valid default value can be built automatically, column: ${column.name}`,
+      );
     }
     return null;
   }

@@ -6,7 +6,15 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { InsertColumn, TableInsert } from '../../shared/insert.js';
-import { allocValues, type ColumnSchema, type DataType, physicalKindOf, type TableSchema, timeUnitOf, type Vector } from '../../shared/types.js';
+import {
+  allocValues,
+  type ColumnSchema,
+  type DataType,
+  physicalKindOf,
+  type TableSchema,
+  timeUnitOf,
+  type Vector,
+} from '../../shared/types.js';
 import type { Expr, Query, Statement } from './ast.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
@@ -18,8 +26,11 @@ import { tagText } from './tag-text.js';
 import { castValue, type Value } from './values.js';
 
 /** Runs the query part of INSERT ... SELECT; supplied by execute.ts to avoid an import cycle. */
-export type QueryRunner = (query: Query) => Promise<{ columns: Array<{ name: string; type: DataType }>; rows: unknown[][] }>;
+export type QueryRunner = (
+  query: Query,
+) => Promise<{ columns: Array<{ name: string; type: DataType }>; rows: unknown[][] }>;
 
+/** Executes INSERT/REPLACE and returns the number of rows written. */
 export async function executeInsert(
   stmt: Extract<Statement, { kind: 'insert' }>,
   session: SqlSession,
@@ -39,15 +50,21 @@ export async function executeInsert(
   if (stmt.source.kind === 'values') {
     for (const row of stmt.source.rows) {
       if (row.length !== targets.length) {
-        throw new DbError(ErrorCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${row.length}`);
+        throw new DbError(
+          ErrorCode.InvalidArguments,
+          `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${row.length}`,
+        );
       }
-      addRow(table, targets, (k, column) => valueOf(row[k] as Expr, column, ctx), values, ctx);
+      addRow(table, targets, (k, column) => insertedValue(row[k] as Expr, column, ctx), values, ctx);
       rowCount++;
     }
   } else {
     const result = await runQuery(stmt.source.query);
     if (result.columns.length !== targets.length) {
-      throw new DbError(ErrorCode.PlanQuery, "Failed to plan SQL: Error during planning: Column count doesn't match insert query!");
+      throw new DbError(
+        ErrorCode.PlanQuery,
+        "Failed to plan SQL: Error during planning: Column count doesn't match insert query!",
+      );
     }
     for (const row of result.rows) {
       addRow(
@@ -86,7 +103,7 @@ function targetColumns(stmt: Extract<Statement, { kind: 'insert' }>, table: Tabl
   });
 }
 
-function valueOf(expr: Expr, column: ColumnSchema, ctx: EvalContext): Value {
+function insertedValue(expr: Expr, column: ColumnSchema, ctx: EvalContext): Value {
   let e = expr;
   while (e.kind === 'nested') e = e.expr;
   return e.kind === 'default' ? defaultValueOf(column, ctx) : insertValueOf(e, column, ctx);
@@ -134,7 +151,8 @@ export function insertColumnOf(column: ColumnSchema, values: Value[]): InsertCol
       }
       if (kind === 'bool') (out as Uint8Array)[i] = v ? 1 : 0;
       else if (kind === 'str') (out as Array<string | null>)[i] = v as string;
-      else (out as Float64Array | BigInt64Array | BigUint64Array)[i] = v as never;
+      else if (kind === 'f64') (out as Float64Array)[i] = v as number;
+      else (out as BigInt64Array | BigUint64Array)[i] = v as bigint;
     }
     vector = { kind, values: out, valid };
   }

@@ -7,8 +7,10 @@
  */
 import { SqlSyntaxError } from '../../shared/errors.js';
 
+/** Kinds of tokens; keywords are bare words (checked case-insensitively by the parser). */
 export type TokenKind = 'word' | 'number' | 'string' | 'op' | 'eof';
 
+/** One token with its 1-based position (`line` 0 for the end of input). */
 export interface Token {
   kind: TokenKind;
   /** Words and strings: the unescaped content. Numbers and operators: the text as written. */
@@ -153,7 +155,10 @@ export function tokenize(sql: string): Token[] {
         j++;
         while (isDigit(sql[j])) j++;
       }
-      if ((sql[j] === 'e' || sql[j] === 'E') && (isDigit(sql[j + 1]) || ((sql[j + 1] === '+' || sql[j + 1] === '-') && isDigit(sql[j + 2])))) {
+      if (
+        (sql[j] === 'e' || sql[j] === 'E') &&
+        (isDigit(sql[j + 1]) || ((sql[j + 1] === '+' || sql[j + 1] === '-') && isDigit(sql[j + 2])))
+      ) {
         j += 2;
         while (isDigit(sql[j])) j++;
       }

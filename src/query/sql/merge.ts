@@ -46,7 +46,11 @@ function mergeRows(plan: Extract<MergePlan, { kind: 'rows' }>, results: ShardRes
   return toRows(out.columns, out.rowCount, plan.visible);
 }
 
-function mergeGroups(plan: Extract<MergePlan, { kind: 'aggregate' }>, results: ShardResult[], ctx: EvalContext): Value[][] {
+function mergeGroups(
+  plan: Extract<MergePlan, { kind: 'aggregate' }>,
+  results: ShardResult[],
+  ctx: EvalContext,
+): Value[][] {
   const index = new Map<string, number>();
   const keys: Value[][] = [];
   const states: unknown[][] = [];
@@ -62,7 +66,9 @@ function mergeGroups(plan: Extract<MergePlan, { kind: 'aggregate' }>, results: S
         states.push(incoming);
       } else {
         const target = states[g] as unknown[];
-        plan.aggregates.forEach((call, a) => mergeState(call, target[a], incoming[a]));
+        plan.aggregates.forEach((call, a) => {
+          mergeState(call, target[a], incoming[a]);
+        });
       }
     });
   }
@@ -73,7 +79,9 @@ function mergeGroups(plan: Extract<MergePlan, { kind: 'aggregate' }>, results: S
   const n = keys.length;
   const columns: Value[][] = [];
   for (let c = 0; c < plan.groupCount; c++) columns.push(keys.map((k) => k[c] as Value));
-  plan.aggregates.forEach((call, a) => columns.push(states.map((s) => finishState(call, s[a]))));
+  plan.aggregates.forEach((call, a) => {
+    columns.push(states.map((s) => finishState(call, s[a])));
+  });
   let batch: Batch = { rowCount: n, columns };
   if (plan.having) batch = filterBatch(plan.having, batch, ctx);
   let outputs: Value[][] = plan.outputs.map((e) => evaluate(e, batch, ctx));

@@ -7,12 +7,19 @@
  * is qualified (`t.a`).
  */
 import type { Expr, Ident, SqlType } from './ast.js';
-import { type Scope, normalizeIdent } from './scope.js';
+import { normalizeIdent, type Scope } from './scope.js';
 import { arrowNameOf, dataTypeOfSql, isTimestamp } from './type-names.js';
 import { rustFloatDisplay } from './values.js';
 
 /** Functions written with special SQL syntax that DataFusion names after its own function. */
 const SYNTAX_FUNCTION_NAMES: Record<string, string> = { trim: 'btrim', substring: 'substr' };
+
+/**
+ * Functions whose names show their arguments in DataFusion's `Display` form rather than the
+ * schema-name form: nested function calls then list their arguments separated by `, `
+ * (`length(repeat(Utf8("a"), Int64(100)))`).
+ */
+const DISPLAY_ARGUMENT_FUNCTIONS = new Set(['length']);
 
 /** Typed literals are read with surrounding and repeated spaces squeezed (as GreptimeDB does). */
 export function normalizeTypedString(value: string): string {
@@ -33,7 +40,9 @@ const I64_MIN = -(1n << 63n);
 const U64_MAX = (1n << 64n) - 1n;
 
 /** How a numeric literal is typed: Int64 when it fits, then UInt64, else Float64. */
-export function numberLiteral(text: string): { type: 'Int64' | 'UInt64'; value: bigint } | { type: 'Float64'; value: number } {
+export function numberLiteral(
+  text: string,
+): { type: 'Int64' | 'UInt64'; value: bigint } | { type: 'Float64'; value: number } {
   if (/^-?\d+$/.test(text)) {
     const n = BigInt(text);
     if (n >= I64_MIN && n <= I64_MAX) return { type: 'Int64', value: n };
@@ -61,8 +70,11 @@ export function selectItemName(expr: Expr, scope: Scope | null): string {
   return exprName(e, scope);
 }
 
-/** DataFusion's `schema_name` of an expression. */
-export function exprName(expr: Expr, scope: Scope | null): string {
+/**
+ * DataFusion's `schema_name` of an expression. With `display`, the `Display` form instead, which
+ * differs only in how function arguments are separated.
+ */
+export function exprName(expr: Expr, scope: Scope | null, display = false): string {
   switch (expr.kind) {
     case 'identifier': {
       const parts = expr.parts.map(normalizeIdent);
@@ -83,40 +95,43 @@ export function exprName(expr: Expr, scope: Scope | null): string {
       return 'DEFAULT';
     case 'unary': {
       const inner = unnest(expr.expr);
-      if (expr.op === '+') return exprName(inner, scope);
-      if (expr.op === 'NOT') return `NOT ${exprName(inner, scope)}`;
+      if (expr.op === '+') return exprName(inner, scope, display);
+      if (expr.op === 'NOT') return `NOT ${exprName(inner, scope, display)}`;
       if (inner.kind === 'number') return literalName(`-${inner.text}`);
-      return `(- ${exprName(inner, scope)})`;
+      return `(- ${exprName(inner, scope, display)})`;
     }
     case 'binary':
-      return `${exprName(expr.left, scope)} ${expr.op} ${exprName(expr.right, scope)}`;
+      return `${exprName(expr.left, scope, display)} ${expr.op} ${exprName(expr.right, scope, display)}`;
     case 'between':
-      return `${exprName(expr.expr, scope)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${exprName(expr.low, scope)} AND ${exprName(expr.high, scope)}`;
+      return `${exprName(expr.expr, scope, display)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${exprName(expr.low, scope, display)} AND ${exprName(expr.high, scope, display)}`;
     case 'in_list':
-      return `${exprName(expr.expr, scope)} ${expr.negated ? 'NOT ' : ''}IN ${expr.list.map((e) => exprName(e, scope)).join(', ')}`;
+      return `${exprName(expr.expr, scope, display)} ${expr.negated ? 'NOT ' : ''}IN ${expr.list.map((e) => exprName(e, scope, display)).join(', ')}`;
     case 'like':
-      return `${exprName(expr.expr, scope)} ${expr.negated ? 'NOT ' : ''}${expr.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprName(expr.pattern, scope)}`;
+      return `${exprName(expr.expr, scope, display)} ${expr.negated ? 'NOT ' : ''}${expr.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprName(expr.pattern, scope, display)}`;
     case 'is':
-      return `${exprName(expr.expr, scope)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
+      return `${exprName(expr.expr, scope, display)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
     case 'cast': {
       // GreptimeDB plans casts to timestamp types as `arrow_cast(x, 'Timestamp(unit)')`.
       const target = castTargetName(expr.dataType);
-      const inner = exprName(expr.expr, scope);
+      const inner = exprName(expr.expr, scope, display);
       return target ? `arrow_cast(${inner},Utf8("${target}"))` : inner;
     }
     case 'nested':
-      return exprName(expr.expr, scope);
+      return exprName(expr.expr, scope, display);
     case 'function': {
       const written = normalizeIdent(expr.name[expr.name.length - 1] as Ident);
       const name = SYNTAX_FUNCTION_NAMES[written] ?? written;
-      const args = expr.star ? '*' : expr.args.map((a) => exprName(a, scope)).join(',');
+      const separator = display ? ', ' : ',';
+      const inner = display || DISPLAY_ARGUMENT_FUNCTIONS.has(name);
+      const args = expr.star ? '*' : expr.args.map((a) => exprName(a, scope, inner)).join(separator);
       return `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
     }
     case 'case': {
       let out = 'CASE ';
-      if (expr.operand) out += `${exprName(expr.operand, scope)} `;
-      for (const w of expr.whens) out += `WHEN ${exprName(w.when, scope)} THEN ${exprName(w.then, scope)} `;
-      if (expr.elseResult) out += `ELSE ${exprName(expr.elseResult, scope)} `;
+      if (expr.operand) out += `${exprName(expr.operand, scope, display)} `;
+      for (const w of expr.whens)
+        out += `WHEN ${exprName(w.when, scope, display)} THEN ${exprName(w.result, scope, display)} `;
+      if (expr.elseResult) out += `ELSE ${exprName(expr.elseResult, scope, display)} `;
       return `${out}END`;
     }
     default: {

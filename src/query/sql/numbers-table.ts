@@ -5,8 +5,10 @@
 import type { ScanSource } from '../../shared/scan.js';
 import type { TableSchema } from '../../shared/types.js';
 
+/** Rows of `numbers`: 0..99. */
 export const NUMBERS_ROWS = 100;
 
+/** Catalog entry of the built-in table (id -1: never stored). */
 export const NUMBERS_TABLE: TableSchema = {
   id: -1,
   db: 'public',
@@ -24,6 +26,7 @@ export function isNumbersTable(db: string, table: string): boolean {
   return db === 'public' && table === 'numbers';
 }
 
+/** Scan source of the built-in table: one chunk, every requested column the numbers. */
 export const numbersSource: ScanSource = {
   *scan(request) {
     const values = new Float64Array(NUMBERS_ROWS);

@@ -5,13 +5,14 @@
  * where GreptimeDB makes them, so the error codes match.
  */
 import type { ColumnDef, ColumnOption, OptionEntry, Statement, TableConstraint } from './ast.js';
-import { parseDataType, parseSubexpr } from './parse-expr.js';
 import { describeToken } from './lexer.js';
+import { parseDataType, parseSubexpr } from './parse-expr.js';
 import type { TokenStream } from './parser-base.js';
 
 /** Precedence that stops a DEFAULT expression before `NOT NULL`, `TIME INDEX`, ... */
 const DEFAULT_EXPR_PRECEDENCE = 0;
 
+/** `CREATE DATABASE|SCHEMA ...` and `CREATE TABLE ...` (including `LIKE`). */
 export function parseCreate(ts: TokenStream): Statement {
   ts.expectKeyword('CREATE');
   if (ts.consumeKeyword('DATABASE') || ts.consumeKeyword('SCHEMA')) {
@@ -67,7 +68,8 @@ function parseColumnDef(ts: TokenStream): ColumnDef {
   for (;;) {
     if (ts.consumeKeywords('NOT', 'NULL')) options.push({ kind: 'not_null' });
     else if (ts.consumeKeyword('NULL')) options.push({ kind: 'null' });
-    else if (ts.consumeKeyword('DEFAULT')) options.push({ kind: 'default', expr: parseSubexpr(ts, DEFAULT_EXPR_PRECEDENCE) });
+    else if (ts.consumeKeyword('DEFAULT'))
+      options.push({ kind: 'default', expr: parseSubexpr(ts, DEFAULT_EXPR_PRECEDENCE) });
     else if (ts.consumeKeywords('TIME', 'INDEX')) options.push({ kind: 'time_index' });
     else if (ts.consumeKeywords('PRIMARY', 'KEY')) options.push({ kind: 'primary_key' });
     else if (ts.consumeKeyword('COMMENT')) {
@@ -95,7 +97,8 @@ export function parseOptions(ts: TokenStream): OptionEntry[] {
     const v = ts.next();
     if (v.kind === 'string') out.push({ key, value: v.value, quoted: true });
     else if (v.kind === 'number' || v.kind === 'word') out.push({ key, value: v.value, quoted: false });
-    else if (v.kind === 'op' && v.value === '-' && ts.peek().kind === 'number') out.push({ key, value: `-${ts.next().value}`, quoted: false });
+    else if (v.kind === 'op' && v.value === '-' && ts.peek().kind === 'number')
+      out.push({ key, value: `-${ts.next().value}`, quoted: false });
     else return ts.expected('option value', v);
     if (!ts.consumeOp(',')) break;
   }
@@ -124,6 +127,7 @@ function skipPartition(ts: TokenStream): string {
   return parts.join(' ');
 }
 
+/** `DROP TABLE [IF EXISTS] a, b` and `DROP DATABASE|SCHEMA [IF EXISTS] d`. */
 export function parseDrop(ts: TokenStream): Statement {
   ts.expectKeyword('DROP');
   if (ts.consumeKeyword('TABLE')) {

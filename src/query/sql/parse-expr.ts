@@ -49,10 +49,12 @@ const NILADIC_FUNCTIONS = new Set(['CURRENT_TIMESTAMP', 'CURRENT_DATE', 'CURRENT
 /** Type names that prefix a string literal to make a typed literal (`TIMESTAMP '...'`). */
 const TYPED_STRING_TYPES = new Set(['TIMESTAMP', 'TIMESTAMPTZ', 'DATE', 'TIME', 'DATETIME']);
 
+/** Parses one expression at the cursor. */
 export function parseExpr(ts: TokenStream): Expr {
   return parseSubexpr(ts, 0);
 }
 
+/** Parses an expression whose operators bind tighter than `precedence`. */
 export function parseSubexpr(ts: TokenStream, precedence: number): Expr {
   let expr = parsePrefix(ts);
   for (;;) {
@@ -142,13 +144,13 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
     case 'LIKE':
     case 'ILIKE': {
       const pattern = parseSubexpr(ts, PREC_LIKE);
-      let escape: string | null = null;
+      let escapeChar: string | null = null;
       if (ts.consumeKeyword('ESCAPE')) {
         const e = ts.next();
         if (e.kind !== 'string') ts.expected('escape char', e);
-        escape = e.value;
+        escapeChar = e.value;
       }
-      return { kind: 'like', expr: left, pattern, negated, caseInsensitive: op === 'ILIKE', escape };
+      return { kind: 'like', expr: left, pattern, negated, caseInsensitive: op === 'ILIKE', escape: escapeChar };
     }
     default:
       return ts.expected('an infix operator', t);
@@ -175,7 +177,8 @@ function parsePrefix(ts: TokenStream): Expr {
           throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: subqueries');
         }
         const inner = parseExpr(ts);
-        if (ts.isOp(',')) throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: tuple expressions');
+        if (ts.isOp(','))
+          throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: tuple expressions');
         ts.expectOp(')');
         return { kind: 'nested', expr: inner };
       }
@@ -249,7 +252,14 @@ function parseWordPrefix(ts: TokenStream): Expr {
         }
         if (NILADIC_FUNCTIONS.has(upper) && !ts.isOp('(', 1) && !ts.isOp('.', 1)) {
           ts.next();
-          return { kind: 'function', name: [{ value: t.value, quote: null }], args: [], star: false, distinct: false, parens: false };
+          return {
+            kind: 'function',
+            name: [{ value: t.value, quote: null }],
+            args: [],
+            star: false,
+            distinct: false,
+            parens: false,
+          };
         }
     }
   }
@@ -275,7 +285,10 @@ function parseExtract(ts: TokenStream): Expr {
   ts.expectKeyword('FROM');
   const expr = parseExpr(ts);
   ts.expectOp(')');
-  return call('date_part', [{ kind: 'string', value: field.kind === 'word' ? field.value.toUpperCase() : field.value }, expr]);
+  return call('date_part', [
+    { kind: 'string', value: field.kind === 'word' ? field.value.toUpperCase() : field.value },
+    expr,
+  ]);
 }
 
 /** `SUBSTRING(s FROM a [FOR b])` or `SUBSTRING(s, a[, b])`. */
@@ -335,7 +348,10 @@ function parseFunctionArgs(ts: TokenStream, name: Ident[]): FunctionCall {
 
 function finishFunction(ts: TokenStream, call: FunctionCall): FunctionCall {
   if (ts.isKeyword('OVER') || ts.isKeyword('FILTER') || ts.isKeyword('WITHIN')) {
-    throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${ts.peek().value.toUpperCase()} clause of functions`);
+    throw new DbError(
+      ErrorCode.Unsupported,
+      `This feature is not implemented: ${ts.peek().value.toUpperCase()} clause of functions`,
+    );
   }
   return call;
 }
@@ -343,12 +359,12 @@ function finishFunction(ts: TokenStream, call: FunctionCall): FunctionCall {
 function parseCase(ts: TokenStream): Expr {
   let operand: Expr | null = null;
   if (!ts.isKeyword('WHEN')) operand = parseExpr(ts);
-  const whens: Array<{ when: Expr; then: Expr }> = [];
+  const whens: Array<{ when: Expr; result: Expr }> = [];
   ts.expectKeyword('WHEN');
   do {
     const when = parseExpr(ts);
     ts.expectKeyword('THEN');
-    whens.push({ when, then: parseExpr(ts) });
+    whens.push({ when, result: parseExpr(ts) });
   } while (ts.consumeKeyword('WHEN'));
   let elseResult: Expr | null = null;
   if (ts.consumeKeyword('ELSE')) elseResult = parseExpr(ts);
@@ -373,7 +389,10 @@ export function parseDataType(ts: TokenStream): SqlType {
     } while (ts.consumeOp(','));
     ts.expectOp(')');
   }
-  if (name === 'TIMESTAMP' && (ts.consumeKeywords('WITH', 'TIME', 'ZONE') || ts.consumeKeywords('WITHOUT', 'TIME', 'ZONE'))) {
+  if (
+    name === 'TIMESTAMP' &&
+    (ts.consumeKeywords('WITH', 'TIME', 'ZONE') || ts.consumeKeywords('WITHOUT', 'TIME', 'ZONE'))
+  ) {
     // The zone marker does not change GreptimeDB's storage type.
   }
   const unsigned = ts.consumeKeyword('UNSIGNED');

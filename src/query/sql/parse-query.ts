@@ -8,8 +8,10 @@ import type { Expr, Ident, OrderByItem, Query, Select, SelectItem, TableFactor }
 import { parseExpr } from './parse-expr.js';
 import type { TokenStream } from './parser-base.js';
 
+/** Parses a query: SELECT body, then ORDER BY, LIMIT and OFFSET. */
 export function parseQuery(ts: TokenStream): Query {
-  if (ts.isKeyword('WITH')) throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: WITH (common table expressions)');
+  if (ts.isKeyword('WITH'))
+    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: WITH (common table expressions)');
   const body = parseSelect(ts);
   if (ts.isKeyword('UNION') || ts.isKeyword('EXCEPT') || ts.isKeyword('INTERSECT')) {
     throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${ts.peek().value.toUpperCase()}`);
@@ -72,7 +74,15 @@ function parseSelect(ts: TokenStream): Select {
   let from: TableFactor | null = null;
   if (ts.consumeKeyword('FROM')) {
     from = parseTableFactor(ts);
-    if (ts.isOp(',') || ts.isKeyword('JOIN') || ts.isKeyword('INNER') || ts.isKeyword('LEFT') || ts.isKeyword('RIGHT') || ts.isKeyword('FULL') || ts.isKeyword('CROSS')) {
+    if (
+      ts.isOp(',') ||
+      ts.isKeyword('JOIN') ||
+      ts.isKeyword('INNER') ||
+      ts.isKeyword('LEFT') ||
+      ts.isKeyword('RIGHT') ||
+      ts.isKeyword('FULL') ||
+      ts.isKeyword('CROSS')
+    ) {
       throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: joins');
     }
   }

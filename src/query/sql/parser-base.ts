@@ -60,6 +60,7 @@ export const RESERVED_WORDS = new Set([
   'QUALIFY',
 ]);
 
+/** A cursor over the tokens of one request. */
 export class TokenStream {
   private readonly tokens: Token[];
   private pos = 0;
@@ -132,7 +133,9 @@ export class TokenStream {
 
   /** Throws sqlparser's `Expected: ..., found: ...` syntax error. */
   expected(what: string, found: Token): never {
-    throw new SqlSyntaxError(`Expected: ${what}, found: ${describeToken(found)}${locationSuffix(found.line, found.column)}`);
+    throw new SqlSyntaxError(
+      `Expected: ${what}, found: ${describeToken(found)}${locationSuffix(found.line, found.column)}`,
+    );
   }
 
   /** A statement form GreptimeDB has but this engine does not implement yet. */

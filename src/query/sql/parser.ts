@@ -132,7 +132,8 @@ function parseInsert(ts: TokenStream): Statement {
   if (ts.isKeyword('SELECT') || ts.isKeyword('WITH')) {
     return { kind: 'insert', table, columns, source: { kind: 'query', query: parseQuery(ts) }, replace };
   }
-  if (ts.isOp('(')) return { kind: 'insert', table, columns, source: { kind: 'query', query: parseParenthesizedQuery(ts) }, replace };
+  if (ts.isOp('('))
+    return { kind: 'insert', table, columns, source: { kind: 'query', query: parseParenthesizedQuery(ts) }, replace };
   return ts.expected('SELECT, VALUES, or a subquery in the query body', ts.peek());
 }
 

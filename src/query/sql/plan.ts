@@ -10,11 +10,14 @@
  *   shard:  scan → filter → project | partial aggregate (shard-exec.ts) → ShardResult
  *   router: merge results (merge.ts): final aggregate, HAVING, projection, DISTINCT, ORDER BY, LIMIT
  */
-import type { DataType } from '../../shared/types.js';
+
 import type { ScanColumn } from '../../shared/scan.js';
+import type { DataType } from '../../shared/types.js';
 import type { Value } from './values.js';
 
+/** Operators of `arithmetic` nodes (`||` concatenates strings). */
 export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '||';
+/** Operators of `compare` nodes. */
 export type ComparisonOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
 /**
@@ -46,7 +49,7 @@ export type PlanExpr =
   | {
       kind: 'case';
       operand: PlanExpr | null;
-      whens: Array<{ when: PlanExpr; then: PlanExpr }>;
+      whens: Array<{ when: PlanExpr; result: PlanExpr }>;
       elseResult: PlanExpr | null;
       type: DataType;
     }
@@ -62,6 +65,7 @@ export interface AggregateCall {
   type: DataType;
 }
 
+/** One ORDER BY key over a batch column. */
 export interface SortKey {
   /** Column of the batch being sorted. */
   index: number;
@@ -76,6 +80,7 @@ export interface SeriesFilterSpec {
   values: string[];
 }
 
+/** What a shard reads: the table's columns by scan slot, with pruning hints. */
 export interface ShardScan {
   tableId: number;
   columns: ScanColumn[];
@@ -86,6 +91,7 @@ export interface ShardScan {
   seriesFilter: SeriesFilterSpec[];
 }
 
+/** What a shard returns: projected rows, or partial aggregates per group. */
 export type ShardOutput =
   | {
       kind: 'rows';
@@ -109,10 +115,12 @@ export interface ShardPlan {
   output: ShardOutput;
 }
 
+/** A shard's answer: columnar rows, or one key row and state row per group. */
 export type ShardResult =
   | { kind: 'rows'; rowCount: number; columns: Value[][] }
   | { kind: 'groups'; keys: Value[][]; states: unknown[][] };
 
+/** How the router combines shard results into the statement result. */
 export type MergePlan =
   | {
       kind: 'rows';
@@ -142,4 +150,37 @@ export type MergePlan =
 /** A stable text key of a bound expression, for matching GROUP BY and ORDER BY to SELECT items. */
 export function planExprKey(expr: PlanExpr): string {
   return JSON.stringify(expr, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+}
+
+/** Rebuilds a node with `fn` applied to each child expression. */
+export function mapChildren(expr: PlanExpr, fn: (e: PlanExpr) => PlanExpr): PlanExpr {
+  switch (expr.kind) {
+    case 'column':
+    case 'literal':
+      return expr;
+    case 'arithmetic':
+    case 'compare':
+    case 'and':
+    case 'or':
+      return { ...expr, left: fn(expr.left), right: fn(expr.right) } as PlanExpr;
+    case 'not':
+    case 'negate':
+    case 'is':
+    case 'cast':
+      return { ...expr, arg: fn(expr.arg) } as PlanExpr;
+    case 'in':
+      return { ...expr, arg: fn(expr.arg), list: expr.list.map(fn) };
+    case 'like':
+      return { ...expr, arg: fn(expr.arg), pattern: fn(expr.pattern) };
+    case 'call':
+    case 'aggregate':
+      return { ...expr, args: expr.args.map(fn) };
+    case 'case':
+      return {
+        ...expr,
+        operand: expr.operand ? fn(expr.operand) : null,
+        whens: expr.whens.map((w) => ({ when: fn(w.when), result: fn(w.result) })),
+        elseResult: expr.elseResult ? fn(expr.elseResult) : null,
+      };
+  }
 }

@@ -9,7 +9,7 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ScanColumn } from '../../shared/scan.js';
 import { type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
-import type { Expr, Ident, ObjectName, OrderByItem, Query, SelectItem } from './ast.js';
+import type { Expr, Ident, ObjectName, Query, SelectItem } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
@@ -17,28 +17,25 @@ import { evaluateConstant } from './eval.js';
 import { isAggregateName } from './functions/registry.js';
 import { exprName, selectItemName } from './naming.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
-import { type AggregateCall, type MergePlan, type PlanExpr, planExprKey, type ShardPlan, type SortKey } from './plan.js';
+import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
+import { planAggregate } from './plan-aggregate.js';
+import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
 import { normalizeIdent, Scope, type ScopeColumn } from './scope.js';
 import { extractPruning } from './time-range.js';
 import { arrowNameOf, isInteger } from './type-names.js';
 
+/** The only catalog, as it appears in three-part names and messages. */
 export const CATALOG_NAME = 'greptime';
 
 /** Where a query's rows come from. */
 export type QuerySource = { kind: 'table'; table: TableSchema } | { kind: 'numbers' } | { kind: 'none' };
 
+/** Everything needed to run a SELECT: result schema, source, shard fragment and merge. */
 export interface SelectPlan {
   columns: Array<{ name: string; type: DataType }>;
   source: QuerySource;
   shard: ShardPlan;
   merge: MergePlan;
-}
-
-interface Item {
-  expr: Expr;
-  name: string;
-  /** Explicit alias, normalised. */
-  alias: string | null;
 }
 
 /** `[db, table]` of a (possibly qualified) table name in the session's database. */
@@ -50,19 +47,20 @@ export function resolveTableName(name: ObjectName, session: SqlSession): [string
   throw new DbError(ErrorCode.TableNotFound, `Table not found: ${parts.join('.')}`);
 }
 
+/** GreptimeDB's table-not-found error (prefixed when raised while planning a query). */
 export function tableNotFound(db: string, table: string, planning: boolean): DbError {
-  return new DbError(ErrorCode.TableNotFound, `${planning ? 'Failed to plan SQL: ' : ''}Table not found: ${CATALOG_NAME}.${db}.${table}`);
-}
-
-function unnest(expr: Expr): Expr {
-  while (expr.kind === 'nested') expr = expr.expr;
-  return expr;
+  return new DbError(
+    ErrorCode.TableNotFound,
+    `${planning ? 'Failed to plan SQL: ' : ''}Table not found: ${CATALOG_NAME}.${db}.${table}`,
+  );
 }
 
 function containsAggregate(expr: Expr): boolean {
   switch (expr.kind) {
     case 'function':
-      return isAggregateName(normalizeIdent(expr.name[expr.name.length - 1] as Ident)) || expr.args.some(containsAggregate);
+      return (
+        isAggregateName(normalizeIdent(expr.name[expr.name.length - 1] as Ident)) || expr.args.some(containsAggregate)
+      );
     case 'unary':
     case 'nested':
     case 'cast':
@@ -78,7 +76,9 @@ function containsAggregate(expr: Expr): boolean {
     case 'is':
       return containsAggregate(expr.expr);
     case 'case':
-      return [expr.operand, expr.elseResult, ...expr.whens.flatMap((w) => [w.when, w.then])].some((e) => e !== null && containsAggregate(e));
+      return [expr.operand, expr.elseResult, ...expr.whens.flatMap((w) => [w.when, w.result])].some(
+        (e) => e !== null && containsAggregate(e),
+      );
     default:
       return false;
   }
@@ -110,7 +110,11 @@ function expandProjection(projection: SelectItem[], scope: Scope | null): Item[]
   const items: Item[] = [];
   for (const p of projection) {
     if (p.kind === 'expr') {
-      items.push({ expr: p.expr, alias: p.alias ? normalizeIdent(p.alias) : null, name: p.alias ? normalizeIdent(p.alias) : selectItemName(p.expr, scope) });
+      items.push({
+        expr: p.expr,
+        alias: p.alias ? normalizeIdent(p.alias) : null,
+        name: p.alias ? normalizeIdent(p.alias) : selectItemName(p.expr, scope),
+      });
       continue;
     }
     if (!scope) throw planError('SELECT * with no tables specified is not valid');
@@ -120,7 +124,11 @@ function expandProjection(projection: SelectItem[], scope: Scope | null): Item[]
       const tail = c.path.slice(c.path.length - qualifier.length);
       if (qualifier.length > c.path.length || tail.some((x, k) => x !== qualifier[k])) continue;
       matched++;
-      items.push({ expr: { kind: 'identifier', parts: [...c.path.map(quoted), quoted(c.name)] }, alias: null, name: c.name });
+      items.push({
+        expr: { kind: 'identifier', parts: [...c.path.map(quoted), quoted(c.name)] },
+        alias: null,
+        name: c.name,
+      });
     }
     if (matched === 0 && qualifier.length > 0) throw planError(`Invalid qualifier ${qualifier.join('.')}`);
   }
@@ -128,68 +136,35 @@ function expandProjection(projection: SelectItem[], scope: Scope | null): Item[]
 }
 
 /** Evaluates a LIMIT or OFFSET expression: a constant non-negative integer, or NULL. */
-function constantCount(expr: Expr | null, what: 'LIMIT' | 'OFFSET', session: SqlSession, nowNanos: bigint): number | null {
+function constantCount(
+  expr: Expr | null,
+  what: 'LIMIT' | 'OFFSET',
+  session: SqlSession,
+  nowNanos: bigint,
+): number | null {
   if (!expr) return null;
   const binder = new Binder({
     scope: null,
     timezone: session.timezone,
-    aggregateError: (name) => new DbError(ErrorCode.Unsupported, `This feature is not implemented: Unsupported ${what} expression: ${name}`),
+    aggregateError: (name) =>
+      new DbError(ErrorCode.Unsupported, `This feature is not implemented: Unsupported ${what} expression: ${name}`),
   });
   const bound = binder.bind(expr);
   if (bound.type !== 'Null' && !isInteger(bound.type)) {
-    throw new DbError(ErrorCode.EngineExecuteQuery, `Error during planning: Expected ${what} to be an integer or null, but got ${arrowNameOf(bound.type)}`);
+    throw new DbError(
+      ErrorCode.EngineExecuteQuery,
+      `Error during planning: Expected ${what} to be an integer or null, but got ${arrowNameOf(bound.type)}`,
+    );
   }
   const v = evaluateConstant(bound, { nowNanos, timezone: session.timezone });
   if (v === null) return null;
   const n = Number(v);
-  if (n < 0) throw new DbError(ErrorCode.EngineExecuteQuery, `Error during planning: ${what} must be >= 0, '${n}' was provided.`);
+  if (n < 0)
+    throw new DbError(
+      ErrorCode.EngineExecuteQuery,
+      `Error during planning: ${what} must be >= 0, '${n}' was provided.`,
+    );
   return n;
-}
-
-interface OrderResolution {
-  sort: SortKey[];
-  /** Sort expressions that are not result columns, appended as hidden columns. */
-  hidden: PlanExpr[];
-}
-
-/**
- * Resolves ORDER BY items to result columns: an ordinal, an alias, an expression equal to a
- * result column, or (unless `distinctOnly`) a hidden extra column.
- */
-function resolveOrderBy(
-  orderBy: OrderByItem[],
-  items: Item[],
-  outputs: PlanExpr[],
-  bind: (e: Expr) => PlanExpr,
-  distinctOnly: ((item: OrderByItem) => DbError) | null,
-): OrderResolution {
-  const keys = outputs.map(planExprKey);
-  const hidden: PlanExpr[] = [];
-  const sort: SortKey[] = [];
-  for (const item of orderBy) {
-    const e = unnest(item.expr);
-    let index = -1;
-    if (e.kind === 'number' && /^\d+$/.test(e.text)) {
-      const n = Number(e.text);
-      if (n < 1 || n > items.length) throw planError(`Order by column out of bounds, specified: ${n}, max: ${items.length}`);
-      index = n - 1;
-    } else if (e.kind === 'identifier' && e.parts.length === 1) {
-      index = items.findIndex((it) => it.alias !== null && it.alias === normalizeIdent(e.parts[0] as Ident));
-    }
-    if (index < 0) {
-      const bound = bind(item.expr);
-      if (bound.kind === 'literal') continue;
-      index = keys.indexOf(planExprKey(bound));
-      if (index < 0) {
-        if (distinctOnly) throw distinctOnly(item);
-        index = outputs.length + hidden.length;
-        hidden.push(bound);
-      }
-    }
-    const descending = item.asc === false;
-    sort.push({ index, descending, nullsFirst: item.nullsFirst ?? descending });
-  }
-  return { sort, hidden };
 }
 
 /** Plans a SELECT. `nowNanos` is the statement's start time. */
@@ -198,10 +173,14 @@ export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNan
   const { source, scope } = resolveSource(query, session, env);
   const base = new Binder({ scope, timezone: session.timezone, aggregateError: null });
   const filter = select.where
-    ? base.with((name) => planError(`Aggregate functions are not allowed in the WHERE clause (${name})`)).bind(select.where)
+    ? base
+        .with((name) => planError(`Aggregate functions are not allowed in the WHERE clause (${name})`))
+        .bind(select.where)
     : null;
   if (filter && filter.type !== 'Boolean' && filter.type !== 'Null') {
-    throw planError(`Cannot create filter with non-boolean predicate '${exprName(select.where as Expr, scope)}' returning ${arrowNameOf(filter.type)}`);
+    throw planError(
+      `Cannot create filter with non-boolean predicate '${exprName(select.where as Expr, scope)}' returning ${arrowNameOf(filter.type)}`,
+    );
   }
   // WHERE is bound before the projection is expanded, so its errors come first (as in DataFusion).
   const items = expandProjection(select.projection, scope);
@@ -222,7 +201,8 @@ export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNan
   if (!aggregateMode) {
     outputs = items.map((i) => noAggregates.bind(i.expr));
     const order = resolveOrderBy(query.orderBy, items, outputs, (e) => noAggregates.bind(e), null);
-    if (query.orderBy.length === 0 && source.kind !== 'none' && scope) addScanOrder(source, scope, outputs.length, order);
+    if (query.orderBy.length === 0 && source.kind !== 'none' && scope)
+      addScanOrder(source, scope, outputs.length, order);
     shardOutput = {
       kind: 'rows',
       exprs: [...outputs, ...order.hidden],
@@ -245,7 +225,12 @@ export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNan
     timezone: session.timezone,
     output: shardOutput,
   };
-  return { columns: items.map((item, i) => ({ name: item.name, type: (outputs[i] as PlanExpr).type })), source, shard, merge };
+  return {
+    columns: items.map((item, i) => ({ name: item.name, type: (outputs[i] as PlanExpr).type })),
+    source,
+    shard,
+    merge,
+  };
 }
 
 /** Implicit ORDER BY of a table scan: primary key columns, then the time index (nulls first). */
@@ -261,143 +246,13 @@ function addScanOrder(source: QuerySource, scope: Scope, outputCount: number, or
   }
 }
 
-function planAggregate(
-  query: Query,
-  items: Item[],
-  scope: Scope | null,
-  base: Binder,
-  noAggregates: Binder,
-  limit: number | null,
-  offset: number,
-  hasAggregate: boolean,
-): { outputs: PlanExpr[]; shardOutput: ShardPlan['output']; merge: MergePlan } {
-  const select = query.body;
-  const distinctAsGroups = select.distinct && select.groupBy.length === 0 && !hasAggregate;
-  let groupExprs: PlanExpr[];
-  if (distinctAsGroups) {
-    groupExprs = items.map((i) => noAggregates.bind(i.expr));
-  } else {
-    groupExprs = select.groupBy.map((g) => {
-      const e = unnest(g);
-      if (e.kind === 'number' && /^\d+$/.test(e.text)) {
-        const n = Number(e.text);
-        const item = items[n - 1];
-        if (!item) throw planError(`Cannot find column with position ${n} in SELECT clause. Valid columns: 1 to ${items.length}`);
-        return noAggregates.bind(item.expr);
-      }
-      if (e.kind === 'identifier' && e.parts.length === 1) {
-        const name = normalizeIdent(e.parts[0] as Ident);
-        const aliased = items.find((it) => it.alias === name);
-        if (aliased && (!scope || scope.lookup([name]) < 0)) return noAggregates.bind(aliased.expr);
-      }
-      return noAggregates.bind(g);
-    });
-  }
-  const groupKeys = groupExprs.map(planExprKey);
-  const groupCount = groupExprs.length;
-  const aggregates: AggregateCall[] = [];
-  const aggregateKeys: string[] = [];
-
-  const rewrite = (expr: PlanExpr): PlanExpr => {
-    const gi = groupKeys.indexOf(planExprKey(expr));
-    if (gi >= 0) return { kind: 'column', index: gi, type: expr.type };
-    switch (expr.kind) {
-      case 'aggregate': {
-        const key = planExprKey(expr);
-        let ai = aggregateKeys.indexOf(key);
-        if (ai < 0) {
-          ai = aggregates.length;
-          aggregateKeys.push(key);
-          aggregates.push({ name: expr.name, args: expr.args, distinct: expr.distinct, type: expr.type });
-        }
-        return { kind: 'column', index: groupCount + ai, type: expr.type };
-      }
-      case 'column': {
-        const columnIndex = scope?.scannedColumns()[expr.index] ?? -1;
-        const name = scope && columnIndex >= 0 ? scope.qualifiedName(columnIndex) : `#${expr.index}`;
-        const grouped = select.groupBy.map((g) => exprName(g, scope)).join(', ');
-        throw planError(
-          `Column in SELECT must be in GROUP BY or an aggregate function: Column "${name}" must appear in the GROUP BY clause or must be part of an aggregate function, currently only "${grouped}" appears in the SELECT clause satisfies this requirement`,
-        );
-      }
-      case 'literal':
-        return expr;
-      default:
-        return mapChildren(expr, rewrite);
-    }
-  };
-
-  const outputs = distinctAsGroups ? groupExprs.map((g, i) => ({ kind: 'column' as const, index: i, type: g.type })) : items.map((i) => rewrite(base.bind(i.expr)));
-  let having: PlanExpr | null = null;
-  if (select.having) {
-    having = rewrite(base.bind(select.having));
-    if (having.type !== 'Boolean' && having.type !== 'Null') throw planError('HAVING clause must be a boolean expression');
-  }
-  const distinctError = select.distinct
-    ? (item: OrderByItem) => planError(`For SELECT DISTINCT, ORDER BY expressions ${exprName(item.expr, scope)} must appear in select list`)
-    : null;
-  const order = distinctAsGroups
-    ? resolveOrderBy(query.orderBy, items, groupExprs, (e) => noAggregates.bind(e), distinctError)
-    : resolveOrderBy(query.orderBy, items, outputs, (e) => rewrite(base.bind(e)), distinctError);
-  return {
-    outputs,
-    shardOutput: { kind: 'aggregate', groupBy: groupExprs, aggregates },
-    merge: {
-      kind: 'aggregate',
-      groupCount,
-      aggregates,
-      grouped: groupCount > 0,
-      having,
-      outputs: [...outputs, ...order.hidden],
-      distinct: select.distinct && !distinctAsGroups,
-      sort: order.sort,
-      offset,
-      limit,
-      visible: outputs.length,
-    },
-  };
-}
-
-/** Rebuilds a node with `fn` applied to each child expression. */
-export function mapChildren(expr: PlanExpr, fn: (e: PlanExpr) => PlanExpr): PlanExpr {
-  switch (expr.kind) {
-    case 'column':
-    case 'literal':
-      return expr;
-    case 'arithmetic':
-    case 'compare':
-    case 'and':
-    case 'or':
-      return { ...expr, left: fn(expr.left), right: fn(expr.right) } as PlanExpr;
-    case 'not':
-    case 'negate':
-    case 'is':
-    case 'cast':
-      return { ...expr, arg: fn(expr.arg) } as PlanExpr;
-    case 'in':
-      return { ...expr, arg: fn(expr.arg), list: expr.list.map(fn) };
-    case 'like':
-      return { ...expr, arg: fn(expr.arg), pattern: fn(expr.pattern) };
-    case 'call':
-    case 'aggregate':
-      return { ...expr, args: expr.args.map(fn) };
-    case 'case':
-      return {
-        ...expr,
-        operand: expr.operand ? fn(expr.operand) : null,
-        whens: expr.whens.map((w) => ({ when: fn(w.when), then: fn(w.then) })),
-        elseResult: expr.elseResult ? fn(expr.elseResult) : null,
-      };
-  }
-}
-
 /** The scan request part of the shard plan, with pruning derived from the filter. */
 function scanOf(source: QuerySource, scope: Scope, filter: PlanExpr | null): ShardPlan['scan'] {
   const table = source.kind === 'table' ? source.table : NUMBERS_TABLE;
   if (scope.scannedColumns().length === 0) {
     // Something must be read for rows to exist at all (`SELECT count(*)`): the time index is cheapest.
     const ti = scope.columns.findIndex((c) => c.schema?.semantic === 'TIMESTAMP');
-    scope.slotOf(ti >= 0 ? ti : 0);
+    scope.slotOf(Math.max(ti, 0));
   }
   const scanned = scope.scannedColumns();
   const columns: ScanColumn[] = [];

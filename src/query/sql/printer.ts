@@ -3,9 +3,21 @@
  * way they were written. Used by `/v1/sql/format` and as the stored form of column defaults.
  * Invariant (tested): `parse(print(parse(s)))` deep-equals `parse(s)`.
  */
-import type { ColumnDef, ColumnOption, Expr, Ident, ObjectName, OptionEntry, Query, SelectItem, SqlType, Statement } from './ast.js';
+import type {
+  ColumnDef,
+  ColumnOption,
+  Expr,
+  Ident,
+  ObjectName,
+  OptionEntry,
+  Query,
+  SelectItem,
+  SqlType,
+  Statement,
+} from './ast.js';
 import { parseSql } from './parser.js';
 
+/** An identifier with its original quoting. */
 export function printIdent(ident: Ident): string {
   switch (ident.quote) {
     case null:
@@ -19,19 +31,23 @@ export function printIdent(ident: Ident): string {
   }
 }
 
+/** A dotted name. */
 export function printObjectName(name: ObjectName): string {
   return name.map(printIdent).join('.');
 }
 
+/** A string literal with `'` doubled. */
 export function printString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/** A data type as written (upper case). */
 export function printDataType(type: SqlType): string {
   const args = type.args.length > 0 ? `(${type.args.join(', ')})` : '';
   return `${type.name}${args}${type.unsigned ? ' UNSIGNED' : ''}`;
 }
 
+/** Canonical text of an expression; parentheses only where written. */
 export function printExpr(expr: Expr): string {
   switch (expr.kind) {
     case 'identifier':
@@ -62,8 +78,8 @@ export function printExpr(expr: Expr): string {
       return `${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map(printExpr).join(', ')})`;
     case 'like': {
       const op = expr.caseInsensitive ? 'ILIKE' : 'LIKE';
-      const escape = expr.escape === null ? '' : ` ESCAPE ${printString(expr.escape)}`;
-      return `${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}${op} ${printExpr(expr.pattern)}${escape}`;
+      const escapeClause = expr.escape === null ? '' : ` ESCAPE ${printString(expr.escape)}`;
+      return `${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}${op} ${printExpr(expr.pattern)}${escapeClause}`;
     }
     case 'is':
       return `${printExpr(expr.expr)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
@@ -79,7 +95,7 @@ export function printExpr(expr: Expr): string {
     case 'case': {
       const parts = ['CASE'];
       if (expr.operand) parts.push(printExpr(expr.operand));
-      for (const w of expr.whens) parts.push(`WHEN ${printExpr(w.when)} THEN ${printExpr(w.then)}`);
+      for (const w of expr.whens) parts.push(`WHEN ${printExpr(w.when)} THEN ${printExpr(w.result)}`);
       if (expr.elseResult) parts.push(`ELSE ${printExpr(expr.elseResult)}`);
       parts.push('END');
       return parts.join(' ');
@@ -94,10 +110,12 @@ export function printExpr(expr: Expr): string {
 }
 
 function printSelectItem(item: SelectItem): string {
-  if (item.kind === 'wildcard') return item.qualifier.length > 0 ? `${item.qualifier.map(printIdent).join('.')}.*` : '*';
+  if (item.kind === 'wildcard')
+    return item.qualifier.length > 0 ? `${item.qualifier.map(printIdent).join('.')}.*` : '*';
   return item.alias ? `${printExpr(item.expr)} AS ${printIdent(item.alias)}` : printExpr(item.expr);
 }
 
+/** Canonical text of a query. */
 export function printQuery(query: Query): string {
   const s = query.body;
   let out = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${s.projection.map(printSelectItem).join(', ')}`;
@@ -144,6 +162,7 @@ function printColumnDef(column: ColumnDef): string {
   return [printIdent(column.name), printDataType(column.dataType), ...column.options.map(printColumnOption)].join(' ');
 }
 
+/** Canonical text of a statement (without the trailing `;`). */
 export function printStatement(statement: Statement): string {
   switch (statement.kind) {
     case 'query':
@@ -166,7 +185,9 @@ export function printStatement(statement: Statement): string {
     case 'create_table': {
       const elements = statement.columns.map(printColumnDef);
       for (const c of statement.constraints) {
-        elements.push(`${c.kind === 'time_index' ? 'TIME INDEX' : 'PRIMARY KEY'} (${c.columns.map(printIdent).join(', ')})`);
+        elements.push(
+          `${c.kind === 'time_index' ? 'TIME INDEX' : 'PRIMARY KEY'} (${c.columns.map(printIdent).join(', ')})`,
+        );
       }
       let out = `CREATE TABLE ${statement.ifNotExists ? 'IF NOT EXISTS ' : ''}${printObjectName(statement.name)} (${elements.join(', ')})`;
       if (statement.partition) out += ` ${statement.partition}`;

@@ -6,19 +6,23 @@
  */
 import type { DataType } from '../../shared/types.js';
 
+/** Name and type of one result column. */
 export interface ResultColumn {
   name: string;
   type: DataType;
 }
 
+/** The result of one statement: records, or a count of affected rows. */
 export type StatementResult =
   | { kind: 'records'; columns: ResultColumn[]; rows: unknown[][] }
   | { kind: 'affected'; rows: number };
 
+/** A row-returning result. */
 export function records(columns: ResultColumn[], rows: unknown[][]): StatementResult {
   return { kind: 'records', columns, rows };
 }
 
+/** A DDL/DML result. */
 export function affected(rows: number): StatementResult {
   return { kind: 'affected', rows };
 }

@@ -20,6 +20,7 @@ export function quoteIfNeeded(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
+/** One column a FROM clause makes visible. */
 export interface ScopeColumn {
   name: string;
   type: DataType;
@@ -30,6 +31,7 @@ export interface ScopeColumn {
   schema: ColumnSchema | null;
 }
 
+/** The columns in reach of an expression, with lazily assigned scan slots. */
 export class Scope {
   private readonly slots: number[];
   private readonly order: number[] = [];
@@ -51,7 +53,10 @@ export class Scope {
         if (tail.some((p, k) => p !== qualifier[k])) return;
       }
       if (found >= 0) {
-        throw new DbError(ErrorCode.PlanQuery, `Failed to plan SQL: Schema error: Ambiguous reference to unqualified field ${name}`);
+        throw new DbError(
+          ErrorCode.PlanQuery,
+          `Failed to plan SQL: Schema error: Ambiguous reference to unqualified field ${name}`,
+        );
       }
       found = i;
     });

@@ -22,7 +22,7 @@ import { type Value, valueKey } from './values.js';
 /** Executes a plan fragment made by the planner against this shard's storage. */
 export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
   const p = plan as ShardPlan;
-  if (!p || p.version !== 1) throw new Internal('unsupported SQL shard plan');
+  if (p?.version !== 1) throw new Internal('unsupported SQL shard plan');
   const ctx: EvalContext = { nowNanos: p.nowNanos, timezone: p.timezone };
   const sink = p.output.kind === 'rows' ? new RowSink(p.output, ctx) : new AggregateSink(p.output, ctx);
   for (const batch of batchesOf(p, source)) {
@@ -52,16 +52,32 @@ function* batchesOf(plan: ShardPlan, source: ScanSource): Iterable<Batch> {
 export function seriesFilterOf(specs: SeriesFilterSpec[]): ScanRequest['seriesFilter'] {
   if (specs.length === 0) return undefined;
   const sets = specs.map((s) => ({ id: s.columnId, values: new Set(s.values) }));
-  return (tags) => sets.every((s) => {
-    const v = tags.get(s.id);
-    return v !== undefined && s.values.has(v);
-  });
+  return (tags) =>
+    sets.every((s) => {
+      const v = tags.get(s.id);
+      return v !== undefined && s.values.has(v);
+    });
 }
 
-/** Converts storage vectors to value columns of the planned logical types. */
+/**
+ * Converts storage vectors to value columns of the planned logical types. Columns convert on
+ * first access: `SELECT count(*)` scans the time index only for row counts and never pays for
+ * turning its values into bigints.
+ */
 export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
   const n = chunk.rowCount;
-  return { rowCount: n, columns: chunk.vectors.map((v, i) => vectorValues(v, n, types[i] ?? 'Null')) };
+  const columns: Value[][] = [];
+  chunk.vectors.forEach((vector, i) => {
+    let converted: Value[] | null = null;
+    Object.defineProperty(columns, i, {
+      enumerable: true,
+      get: () => {
+        converted ??= vectorValues(vector, n, types[i] ?? 'Null');
+        return converted;
+      },
+    });
+  });
+  return { rowCount: n, columns };
 }
 
 function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
@@ -90,6 +106,9 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
   }
 }
 
+/** Rows a sorted top-k may collect beyond twice its limit before cutting back to the limit. */
+const TOP_K_SLACK_ROWS = 4096;
+
 interface Sink {
   /** Takes a filtered batch; false once no more rows are wanted. */
   add(batch: Batch): boolean;
@@ -111,27 +130,36 @@ class RowSink implements Sink {
     const { exprs, sort, limit } = this.output;
     // Without a sort, the first `limit` rows are the answer and scanning can stop early.
     const take = sort.length === 0 && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
-    const rows = take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
+    const rows =
+      take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
     exprs.forEach((e, i) => {
       const values = evaluate(e, rows, this.ctx);
       const target = this.columns[i] as Value[];
       for (let r = 0; r < rows.rowCount; r++) target.push(values[r] as Value);
     });
     this.rowCount += rows.rowCount;
+    // A sorted top-k only ever needs its best `limit` rows: cut back whenever twice that piles up.
+    if (sort.length > 0 && limit !== null && this.rowCount >= 2 * limit + TOP_K_SLACK_ROWS) this.cut();
     return !(sort.length === 0 && limit !== null && this.rowCount >= limit);
   }
 
-  finish(): ShardResult {
+  private cut(): void {
     const { sort, limit } = this.output;
-    if (sort.length === 0) return { kind: 'rows', rowCount: this.rowCount, columns: this.columns };
     const order = sortPermutation(this.columns, this.rowCount, sort);
-    const cut = applyOrder(this.columns, order, 0, limit);
-    return { kind: 'rows', rowCount: cut.rowCount, columns: cut.columns };
+    const kept = applyOrder(this.columns, order, 0, limit);
+    this.columns.splice(0, this.columns.length, ...kept.columns);
+    this.rowCount = kept.rowCount;
+  }
+
+  finish(): ShardResult {
+    if (this.output.sort.length > 0) this.cut();
+    return { kind: 'rows', rowCount: this.rowCount, columns: this.columns };
   }
 }
 
 class AggregateSink implements Sink {
   private readonly groupIndex = new Map<string, number>();
+  private readonly singleKeyIndex = new Map<Value, number>();
   private readonly keys: Value[][] = [];
   /** `states[a][g]`: state of aggregate a for group g. */
   private readonly states: unknown[][];
@@ -146,7 +174,9 @@ class AggregateSink implements Sink {
   private newGroup(key: Value[]): number {
     const g = this.keys.length;
     this.keys.push(key);
-    this.output.aggregates.forEach((call, a) => (this.states[a] as unknown[]).push(createState(call)));
+    this.output.aggregates.forEach((call, a) => {
+      (this.states[a] as unknown[]).push(createState(call));
+    });
     return g;
   }
 
@@ -156,6 +186,18 @@ class AggregateSink implements Sink {
     const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     if (keyColumns.length === 0) {
       if (this.keys.length === 0) this.newGroup([]);
+    } else if (keyColumns.length === 1) {
+      // One key column holds one type, so its values themselves are distinct Map keys.
+      const col = keyColumns[0] as Value[];
+      for (let r = 0; r < n; r++) {
+        const v = col[r] as Value;
+        let g = this.singleKeyIndex.get(v);
+        if (g === undefined) {
+          g = this.newGroup([v]);
+          this.singleKeyIndex.set(v, g);
+        }
+        groupOf[r] = g;
+      }
     } else {
       for (let r = 0; r < n; r++) {
         let k = '';

@@ -23,14 +23,26 @@ import type { Value } from './values.js';
 const VIRTUAL_DATABASES = ['information_schema'];
 
 /** Applies `LIKE 'pattern'` (to the first column) or `WHERE expr` to string rows. */
-function applyFilter(filter: ShowFilter | null, names: string[], rows: Array<Array<string | null>>, ctx: EvalContext): Array<Array<string | null>> {
+function applyFilter(
+  filter: ShowFilter | null,
+  names: string[],
+  rows: Array<Array<string | null>>,
+  ctx: EvalContext,
+): Array<Array<string | null>> {
   if (!filter) return rows;
   if (filter.kind === 'like') {
     const re = likeToRegExp(filter.pattern, false, null);
     return rows.filter((r) => re.test(r[0] ?? ''));
   }
-  const scope = new Scope(names.map((name) => ({ name, type: 'String', qualifier: [], path: [], schema: null })));
-  const binder = new Binder({ scope, timezone: ctx.timezone, aggregateError: (name) => planError(`Aggregate function ${name} is not allowed in SHOW`) });
+  // Column names are matched case-insensitively (`WHERE Field = 'x'` must find `Field`).
+  const scope = new Scope(
+    names.map((name) => ({ name: name.toLowerCase(), type: 'String', qualifier: [], path: [], schema: null })),
+  );
+  const binder = new Binder({
+    scope,
+    timezone: ctx.timezone,
+    aggregateError: (name) => planError(`Aggregate function ${name} is not allowed in SHOW`),
+  });
   const predicate = binder.bind(filter.expr);
   // The binder numbered columns by first use; hand it exactly those columns.
   const columns = scope.scannedColumns().map((ci) => rows.map((r) => r[ci] as Value));
@@ -38,7 +50,12 @@ function applyFilter(filter: ShowFilter | null, names: string[], rows: Array<Arr
   return Array.from(keep, (i) => rows[i] as Array<string | null>);
 }
 
-export function showDatabases(stmt: Extract<Statement, { kind: 'show_databases' }>, env: SqlEnv, ctx: EvalContext): StatementResult {
+/** SHOW [FULL] DATABASES [LIKE | WHERE]: column `Database`, sorted; virtual databases included. */
+export function showDatabases(
+  stmt: Extract<Statement, { kind: 'show_databases' }>,
+  env: SqlEnv,
+  ctx: EvalContext,
+): StatementResult {
   const names = new Set(env.listDatabases().map((d) => d.name));
   for (const v of VIRTUAL_DATABASES) names.add(v);
   const sorted = [...names].sort();
@@ -46,14 +63,26 @@ export function showDatabases(stmt: Extract<Statement, { kind: 'show_databases' 
   const rows = sorted.map((name) => {
     if (!stmt.full) return [name];
     const options = env.getDatabase(name)?.options ?? {};
-    return [name, Object.entries(options).map(([k, v]) => `${k}='${v}'`).join(' ')];
+    return [
+      name,
+      Object.entries(options)
+        .map(([k, v]) => `${k}='${v}'`)
+        .join(' '),
+    ];
   });
   return stringRecords(columns, applyFilter(stmt.filter, columns, rows, ctx));
 }
 
-export function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, session: SqlSession, env: SqlEnv, ctx: EvalContext): StatementResult {
+/** SHOW [FULL] TABLES [FROM db] [LIKE | WHERE]: column `Tables` (and `Table_type`), sorted. */
+export function showTables(
+  stmt: Extract<Statement, { kind: 'show_tables' }>,
+  session: SqlSession,
+  env: SqlEnv,
+  ctx: EvalContext,
+): StatementResult {
   const db = stmt.db ? normalizeIdent(stmt.db[stmt.db.length - 1] as Ident) : session.db;
-  if (!env.getDatabase(db) && !VIRTUAL_DATABASES.includes(db)) throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${db}`);
+  if (!env.getDatabase(db) && !VIRTUAL_DATABASES.includes(db))
+    throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${db}`);
   const tables = new Map<string, string>();
   for (const t of env.listTables(db)) tables.set(t.name, 'BASE TABLE');
   if (isNumbersTable(db, 'numbers') && !tables.has('numbers')) tables.set('numbers', 'TEMPORARY');
@@ -62,7 +91,11 @@ export function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, se
   return stringRecords(columns, applyFilter(stmt.filter, columns, rows, ctx));
 }
 
-function lookupTable(name: Extract<Statement, { kind: 'describe' }>['name'], session: SqlSession, env: SqlEnv): TableSchema {
+function lookupTable(
+  name: Extract<Statement, { kind: 'describe' }>['name'],
+  session: SqlSession,
+  env: SqlEnv,
+): TableSchema {
   const [db, table] = resolveTableName(name, session);
   const found = env.getDatabase(db) ? env.getTable(db, table) : undefined;
   if (found) return found;
@@ -82,7 +115,12 @@ export function defaultDisplay(defaultSql: string | undefined): string {
   return defaultSql;
 }
 
-export function describeTable(stmt: Extract<Statement, { kind: 'describe' }>, session: SqlSession, env: SqlEnv): StatementResult {
+/** DESCRIBE: `Column`, `Type`, `Key`, `Null`, `Default`, `Semantic Type`. */
+export function describeTable(
+  stmt: Extract<Statement, { kind: 'describe' }>,
+  session: SqlSession,
+  env: SqlEnv,
+): StatementResult {
   const table = lookupTable(stmt.name, session, env);
   const rows = table.columns.map((c) => [
     c.name,
@@ -116,12 +154,23 @@ export function createTableSql(table: TableSchema): string {
   return out;
 }
 
-export function showCreateTable(stmt: Extract<Statement, { kind: 'show_create_table' }>, session: SqlSession, env: SqlEnv): StatementResult {
+/** SHOW CREATE TABLE: `Table`, `Create Table`. */
+export function showCreateTable(
+  stmt: Extract<Statement, { kind: 'show_create_table' }>,
+  session: SqlSession,
+  env: SqlEnv,
+): StatementResult {
   const table = lookupTable(stmt.name, session, env);
   return stringRecords(['Table', 'Create Table'], [[table.name, createTableSql(table)]]);
 }
 
-export function showColumns(stmt: Extract<Statement, { kind: 'show_columns' }>, session: SqlSession, env: SqlEnv, ctx: EvalContext): StatementResult {
+/** SHOW [FULL] COLUMNS FROM t [FROM db]: MySQL layout plus `Greptime_type`, sorted by name. */
+export function showColumns(
+  stmt: Extract<Statement, { kind: 'show_columns' }>,
+  session: SqlSession,
+  env: SqlEnv,
+  ctx: EvalContext,
+): StatementResult {
   const name = stmt.db ? [...stmt.db, ...stmt.table.slice(-1)] : stmt.table;
   const table = lookupTable(name, session, env);
   const columns = stmt.full

@@ -29,7 +29,12 @@ export function sortPermutation(columns: Value[][], rowCount: number, keys: Sort
 }
 
 /** Reorders and truncates columns: rows `order[offset..offset+limit)`. */
-export function applyOrder(columns: Value[][], order: number[], offset: number, limit: number | null): { rowCount: number; columns: Value[][] } {
+export function applyOrder(
+  columns: Value[][],
+  order: number[],
+  offset: number,
+  limit: number | null,
+): { rowCount: number; columns: Value[][] } {
   const end = limit === null ? order.length : Math.min(order.length, offset + limit);
   const picked = order.slice(Math.min(offset, order.length), end);
   return { rowCount: picked.length, columns: columns.map((c) => picked.map((i) => c[i] as Value)) };

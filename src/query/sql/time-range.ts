@@ -8,12 +8,14 @@ import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js
 import type { ComparisonOperator, PlanExpr, SeriesFilterSpec } from './plan.js';
 import { floorDiv } from './values.js';
 
+/** What a WHERE clause lets storage skip. */
 export interface ScanPruning {
   timeMin?: bigint | undefined;
   timeMax?: bigint | undefined;
   seriesFilter: SeriesFilterSpec[];
 }
 
+/** Where the time index and String tags sit among the scan slots. */
 export interface PruningColumns {
   /** Scan slot and type of the time index, when the query references it. */
   time: { slot: number; type: DataType } | null;
@@ -26,7 +28,14 @@ export function conjuncts(expr: PlanExpr): PlanExpr[] {
   return expr.kind === 'and' ? [...conjuncts(expr.left), ...conjuncts(expr.right)] : [expr];
 }
 
-const FLIPPED: Record<ComparisonOperator, ComparisonOperator> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+const FLIPPED: Record<ComparisonOperator, ComparisonOperator> = {
+  '=': '=',
+  '!=': '!=',
+  '<': '>',
+  '<=': '>=',
+  '>': '<',
+  '>=': '<=',
+};
 
 function isColumn(expr: PlanExpr, slot: number): boolean {
   if (expr.kind === 'column') return expr.index === slot;
@@ -34,6 +43,7 @@ function isColumn(expr: PlanExpr, slot: number): boolean {
   return expr.kind === 'cast' && timeUnitOf(expr.type) !== null && isColumn(expr.arg, slot);
 }
 
+/** Derives time bounds and series filters from the AND-ed parts of `filter`. */
 export function extractPruning(filter: PlanExpr | null, columns: PruningColumns): ScanPruning {
   const out: ScanPruning = { seriesFilter: [] };
   if (!filter) return out;
@@ -62,7 +72,9 @@ export function extractPruning(filter: PlanExpr | null, columns: PruningColumns)
     } else if (c.kind === 'in' && !c.negated && c.arg.kind === 'column') {
       const columnId = columns.stringTags.get(c.arg.index);
       if (columnId !== undefined && c.list.every((e) => e.kind === 'literal')) {
-        const values = c.list.map((e) => (e as { value: unknown }).value).filter((v): v is string => typeof v === 'string');
+        const values = c.list
+          .map((e) => (e as { value: unknown }).value)
+          .filter((v): v is string => typeof v === 'string');
         out.seriesFilter.push({ columnId, values });
       }
     }
@@ -77,7 +89,12 @@ function tagEquality(a: PlanExpr, b: PlanExpr, columns: PruningColumns): SeriesF
 }
 
 /** `[min, max)` in the column's unit for `column op literal`; null when the operator gives none. */
-function boundsOf(op: ComparisonOperator, value: bigint, literalType: DataType, columnType: DataType): [bigint | null, bigint | null] | null {
+function boundsOf(
+  op: ComparisonOperator,
+  value: bigint,
+  literalType: DataType,
+  columnType: DataType,
+): [bigint | null, bigint | null] | null {
   const litUnit = timeUnitOf(literalType);
   const colUnit = timeUnitOf(columnType);
   if (!litUnit || !colUnit) return null;

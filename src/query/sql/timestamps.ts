@@ -118,7 +118,8 @@ export function zoneOffsetSeconds(timezone: string, utcSeconds: number): number 
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
   let year = get('year');
   if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
-  const local = daysFromCivil(year, get('month'), get('day')) * 86400 + get('hour') * 3600 + get('minute') * 60 + get('second');
+  const local =
+    daysFromCivil(year, get('month'), get('day')) * 86400 + get('hour') * 3600 + get('minute') * 60 + get('second');
   return local - utcSeconds;
 }
 

@@ -139,30 +139,37 @@ export function arrowNameOf(type: DataType): string {
   }
 }
 
+/** Int8..Int64. */
 export function isSignedInteger(t: DataType): boolean {
   return t === 'Int8' || t === 'Int16' || t === 'Int32' || t === 'Int64';
 }
 
+/** UInt8..UInt64. */
 export function isUnsignedInteger(t: DataType): boolean {
   return t === 'UInt8' || t === 'UInt16' || t === 'UInt32' || t === 'UInt64';
 }
 
+/** Any integer type. */
 export function isInteger(t: DataType): boolean {
   return isSignedInteger(t) || isUnsignedInteger(t);
 }
 
+/** Float32 or Float64. */
 export function isFloat(t: DataType): boolean {
   return t === 'Float32' || t === 'Float64';
 }
 
+/** Integers and floats. */
 export function isNumeric(t: DataType): boolean {
   return isInteger(t) || isFloat(t);
 }
 
+/** Any Timestamp type. */
 export function isTimestamp(t: DataType): boolean {
   return timeUnitOf(t) !== null;
 }
 
+/** String. */
 export function isStringType(t: DataType): boolean {
   return t === 'String';
 }

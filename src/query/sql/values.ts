@@ -17,8 +17,17 @@ import {
   parseDateDays,
   parseTimestampNanos,
 } from './timestamps.js';
-import { arrowNameOf, integerBits, isBigIntType, isFloat, isInteger, isSignedInteger, isTimestamp } from './type-names.js';
+import {
+  arrowNameOf,
+  integerBits,
+  isBigIntType,
+  isFloat,
+  isInteger,
+  isSignedInteger,
+  isTimestamp,
+} from './type-names.js';
 
+/** One SQL value (see the module comment for which JS type holds which SQL type). */
 export type Value = null | boolean | number | bigint | string;
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
@@ -26,7 +35,7 @@ const NANOS_PER_DAY = 86_400_000_000_000n;
 /** Integer division rounding toward negative infinity. */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n) && ((a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /** Total order used by ORDER BY, MIN/MAX and comparisons: NaN sorts above every number. */
@@ -40,8 +49,12 @@ export function compareValues(a: Value, b: Value): number {
     return an === bn ? 0 : an ? 1 : -1;
   }
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
-  if ((a as never) < (b as never)) return -1;
-  if ((a as never) > (b as never)) return 1;
+  // Same-typed strings or bigints (a number meets a bigint only through mixed literals; JS
+  // compares those numerically, which is what SQL means).
+  const x = a as string | bigint | number;
+  const y = b as string | bigint | number;
+  if (x < y) return -1;
+  if (x > y) return 1;
   return 0;
 }
 
@@ -81,6 +94,7 @@ export function wrapInteger(type: DataType, v: number): number {
   }
 }
 
+/** Wraps a 64-bit result into Int64 or UInt64 range. */
 export function wrapBigInt(type: DataType, v: bigint): bigint {
   return type === 'UInt64' ? BigInt.asUintN(64, v) : BigInt.asIntN(64, v);
 }

@@ -7,7 +7,12 @@ import { HttpStatusError } from './http-status-error.js';
  * else the given parameter names in order, else `public`. `catalog-schema` names are split at the
  * first `-` when the prefix is our only catalog, `greptime`.
  */
-export function databaseOf(ctx: RequestContext, paramNames: string[], headerWins = true, form?: URLSearchParams): string {
+export function databaseOf(
+  ctx: RequestContext,
+  paramNames: string[],
+  headerWins = true,
+  form?: URLSearchParams,
+): string {
   const header = ctx.headers.get('x-greptime-db-name');
   let fromParams: string | undefined;
   for (const name of paramNames) {

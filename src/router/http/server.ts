@@ -5,11 +5,12 @@
  * or register onAborted before returning; `req` dies at the first await; onData chunks are
  * detached after the callback; after abort or end, touching `res` throws.
  */
+
+import type { HttpRequest, TemplatedApp, HttpResponse as UwsResponse } from 'uWebSockets.js';
+import uWS from 'uWebSockets.js';
 import { STATUS_CODES } from 'node:http';
 import zlib from 'node:zlib';
 import type { Logger } from 'pino';
-import uWS from 'uWebSockets.js';
-import type { HttpRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Config } from '../../shared/config.js';
 import { DbError } from '../../shared/errors.js';
 import { parseDurationMs } from '../../shared/size-duration.js';

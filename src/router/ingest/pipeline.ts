@@ -15,6 +15,7 @@ import {
   timeUnitOf,
   type Vector,
 } from '../../shared/types.js';
+import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
 import { shardOfSeries, tableHash } from '../partition.js';
 import type { ShardCluster } from '../shards.js';
@@ -74,6 +75,8 @@ export class IngestPipeline {
     let rows = 0;
     for (const p of plans) {
       const table = this.catalog.getTable(p.insert.db, p.insert.table) as TableSchema;
+      // Splitting is the largest synchronous step after parsing; give the loop a turn first.
+      await yieldToEventLoop();
       const split = splitByShard(p.insert, table, this.cluster.count);
       for (let s = 0; s < split.length; s++) {
         const part = split[s];
@@ -81,6 +84,7 @@ export class IngestPipeline {
       }
       rows += p.insert.rowCount;
     }
+    await yieldToEventLoop();
     const writes: Promise<void>[] = [];
     for (let s = 0; s < perShard.length; s++) {
       const tables = perShard[s] as TableRows[];
@@ -143,7 +147,9 @@ export class IngestPipeline {
         continue;
       }
       if (existing.name === table.timeIndex) {
-        throw new InvalidArgument(`Column ${c.name} is the time index of ${table.name} and cannot take values of ${c.type}`);
+        throw new InvalidArgument(
+          `Column ${c.name} is the time index of ${table.name} and cannot take values of ${c.type}`,
+        );
       }
       if (existing.type !== c.type) {
         throw new InvalidArgument(

@@ -1,7 +1,7 @@
 /** Admin endpoints of the main listener (reference §2): never authenticated. */
 import os from 'node:os';
-import { configToToml } from '../../shared/config-load.js';
 import type { Config } from '../../shared/config.js';
+import { configToToml } from '../../shared/config-load.js';
 import { VERSION } from '../../shared/version.js';
 import { json, type Route, text } from '../http/context.js';
 import type { ServerMetrics } from '../metrics.js';

@@ -33,11 +33,7 @@ export interface TraceSwitch {
   enabled: boolean;
 }
 
-export function debugRoutes(
-  log: Logger,
-  setShardLevel: (level: string) => Promise<void>,
-  trace: TraceSwitch,
-): Route[] {
+export function debugRoutes(log: Logger, setShardLevel: (level: string) => Promise<void>, trace: TraceSwitch): Route[] {
   let currentFilter = log.level === 'silent' ? 'off' : log.level;
   return [
     {

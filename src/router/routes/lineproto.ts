@@ -1,18 +1,21 @@
 /** InfluxDB line protocol (reference ingest §1): v1 and v2 write paths, ping and health. */
-import { parseLineProtocol, parsePrecision } from '../ingest/lineproto/parser.js';
-import { toTableInserts } from '../ingest/lineproto/to-inserts.js';
+
+import { VERSION } from '../../shared/version.js';
+import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
-import { type Route, empty } from '../http/context.js';
+import { empty, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
+import { parseLineProtocolSliced, parsePrecision } from '../ingest/lineproto/parser.js';
+import { toTableInserts } from '../ingest/lineproto/to-inserts.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
-import { VERSION } from '../../shared/version.js';
 
 /** Longest accepted line; a longer one rejects the request with its line number. */
 export const LINE_BYTES_MAX = 1024 * 1024;
 
 export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
-  const write = (v2: boolean): Route['handler'] =>
+  const write =
+    (v2: boolean): Route['handler'] =>
     async (ctx) => {
       if (ctx.user) checkPermission(ctx.user, 'write');
       const db = databaseOf(ctx, v2 ? ['db', 'bucket'] : ['db']);
@@ -20,8 +23,10 @@ export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics):
       metrics.ingestBytes.inc({ protocol: 'lineproto' }, ctx.body.length);
       try {
         if (ctx.body.length === 0) return empty(204);
-        const batch = parseLineProtocol(ctx.body, precision, LINE_BYTES_MAX);
+        const batch = await parseLineProtocolSliced(ctx.body, precision, LINE_BYTES_MAX);
+        await yieldToEventLoop();
         const inserts = toTableInserts(batch, db, precision, BigInt(Date.now()) * 1_000_000n);
+        await yieldToEventLoop();
         const rows = await ingest.write(inserts, {
           autoCreateTable: true,
           autoAddColumns: true,
@@ -37,9 +42,33 @@ export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics):
     };
   const influxHeaders = { 'x-influxdb-version': `shoaldb-${VERSION}`, 'x-influxdb-build': 'OSS' };
   return [
-    { methods: ['POST'], pattern: '/v1/lineproto/write', errorShape: 'short', decompress: true, protocol: 'lineproto', handler: write(false) },
-    { methods: ['POST'], pattern: '/v1/lineproto/api/v2/write', errorShape: 'short', decompress: true, protocol: 'lineproto', handler: write(true) },
-    { methods: ['GET'], pattern: '/v1/lineproto/ping', errorShape: 'short', handler: async () => ({ status: 204, headers: influxHeaders }) },
-    { methods: ['GET'], pattern: '/v1/lineproto/health', errorShape: 'short', handler: async () => ({ status: 200, headers: influxHeaders }) },
+    {
+      methods: ['POST'],
+      pattern: '/v1/lineproto/write',
+      errorShape: 'short',
+      decompress: true,
+      protocol: 'lineproto',
+      handler: write(false),
+    },
+    {
+      methods: ['POST'],
+      pattern: '/v1/lineproto/api/v2/write',
+      errorShape: 'short',
+      decompress: true,
+      protocol: 'lineproto',
+      handler: write(true),
+    },
+    {
+      methods: ['GET'],
+      pattern: '/v1/lineproto/ping',
+      errorShape: 'short',
+      handler: async () => ({ status: 204, headers: influxHeaders }),
+    },
+    {
+      methods: ['GET'],
+      pattern: '/v1/lineproto/health',
+      errorShape: 'short',
+      handler: async () => ({ status: 200, headers: influxHeaders }),
+    },
   ];
 }

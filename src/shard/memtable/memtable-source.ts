@@ -14,7 +14,13 @@ import type { MemSeries } from './mem-series.js';
 import type { MemColumn, TableMemtable } from './table-memtable.js';
 
 /** Copies 64-bit elements `rows[from..to)` of `src` into `dst[0..)`, word by word. */
-function gather64(src: BigInt64Array | BigUint64Array, dst: BigInt64Array | BigUint64Array, rows: Int32Array, from: number, to: number): void {
+function gather64(
+  src: BigInt64Array | BigUint64Array,
+  dst: BigInt64Array | BigUint64Array,
+  rows: Int32Array,
+  from: number,
+  to: number,
+): void {
   const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
   const d = new Int32Array(dst.buffer, dst.byteOffset, dst.length * 2);
   for (let i = from, k = 0; i < to; i++, k += 2) {
@@ -25,7 +31,14 @@ function gather64(src: BigInt64Array | BigUint64Array, dst: BigInt64Array | BigU
 }
 
 /** Gathers rows `rows[from..to)` of a table column into `dst[0..)`. */
-function gatherColumn(col: MemColumn, kind: PhysicalKind, rows: Int32Array, from: number, to: number, dst: ColumnData): void {
+function gatherColumn(
+  col: MemColumn,
+  kind: PhysicalKind,
+  rows: Int32Array,
+  from: number,
+  to: number,
+  dst: ColumnData,
+): void {
   if (kind === 'i64' || kind === 'u64') {
     gather64(col.values as BigInt64Array, dst.values as BigInt64Array, rows, from, to);
   } else {
@@ -73,7 +86,10 @@ export class MemtableSource implements SeriesSource {
     this.scratchCapacity = capacity;
     this.scratchRows = new Int32Array(capacity);
     this.scratchTs = new BigInt64Array(capacity);
-    this.scratchCols = this.kinds.map((kind) => ({ values: allocValues(kind, capacity), valid: new Uint8Array(capacity) }));
+    this.scratchCols = this.kinds.map((kind) => ({
+      values: allocValues(kind, capacity),
+      valid: new Uint8Array(capacity),
+    }));
   }
 
   collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {
@@ -88,7 +104,9 @@ export class MemtableSource implements SeriesSource {
       const start = lowerBound(this.ts, first, first + n, lo);
       const end = upperBound(this.ts, start, first + n, hi);
       if (start >= end) return;
-      const cols = this.columns.map((col): ColumnData | null => (col ? { values: col.values, valid: col.valid } : null));
+      const cols = this.columns.map((col): ColumnData | null =>
+        col ? { values: col.values, valid: col.valid } : null,
+      );
       out.push({ ts: this.ts, start, end, cols, unique: s.unique });
       return;
     }

@@ -36,7 +36,12 @@ function rowWidthOf(kind: PhysicalKind): number {
   return kind === 'bool' ? 2 : 9;
 }
 
-function grown<T extends Vector['values'] | Uint8Array | BigInt64Array>(old: T, kind: PhysicalKind | 'valid', capacity: number, used: number): T {
+function grown<T extends Vector['values'] | Uint8Array | BigInt64Array>(
+  old: T,
+  kind: PhysicalKind | 'valid',
+  capacity: number,
+  used: number,
+): T {
   if (kind === 'str') {
     const next = allocValues('str', capacity) as Array<string | null>;
     const from = old as Array<string | null>;

@@ -176,7 +176,16 @@ export function encodeBlock(rows: BlockRows, specs: readonly FieldSpec[]): Encod
   }
   return {
     stored,
-    meta: { storedLength: stored.length, rawLength: raw.length, codec, crc: crc32(stored), rowCount: n, minTs, maxTs, columns },
+    meta: {
+      storedLength: stored.length,
+      rawLength: raw.length,
+      codec,
+      crc: crc32(stored),
+      rowCount: n,
+      minTs,
+      maxTs,
+      columns,
+    },
   };
 }
 
@@ -271,6 +280,7 @@ export function openBlockBody(stored: Buffer, meta: BlockMeta): Buffer {
   } catch (err) {
     throw new FormatError(`cannot inflate: ${(err as Error).message}`);
   }
-  if (body.length !== meta.rawLength) throw new FormatError(`inflated to ${body.length} bytes, expected ${meta.rawLength}`);
+  if (body.length !== meta.rawLength)
+    throw new FormatError(`inflated to ${body.length} bytes, expected ${meta.rawLength}`);
   return body;
 }

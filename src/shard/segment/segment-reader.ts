@@ -87,7 +87,9 @@ export class SegmentFile {
     this.keys = footer.series.map((s) => s.key);
     this.blocks = footer.blocks;
     this.rows = footer.rows;
-    footer.columns.forEach((c, i) => this.columnIndex.set(specKey(c.id, c.kind), i));
+    footer.columns.forEach((c, i) => {
+      this.columnIndex.set(specKey(c.id, c.kind), i);
+    });
     for (const b of this.blocks) {
       if (b.offset < HEADER_BYTES || b.offset + b.storedLength > footerOffset) {
         throw new FormatError(`block at ${b.offset}+${b.storedLength} lies outside the data area`);

@@ -7,8 +7,8 @@ import type { ColumnData, FieldSpec, Part } from '../merge/part.js';
 import { lowerBound, upperBound } from '../merge/part.js';
 import type { SeriesSource } from '../merge/series-walk.js';
 import type { BlockMeta, DecodedBlock } from './block-codec.js';
-import type { SegmentFile } from './segment-reader.js';
 import type { SeriesMeta } from './footer.js';
+import type { SegmentFile } from './segment-reader.js';
 
 export class SegmentSource implements SeriesSource {
   readonly keys: readonly string[];

@@ -6,9 +6,9 @@
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { fsyncDir } from '../fs-util.js';
 import type { FieldSpec } from '../merge/part.js';
 import type { RowBuffer } from '../merge/row-buffer.js';
-import { fsyncDir } from '../fs-util.js';
 import { type BlockMeta, encodeBlock } from './block-codec.js';
 import { ByteWriter } from './byte-io.js';
 import { encodeFooter, type SeriesMeta } from './footer.js';
@@ -110,7 +110,12 @@ export class SegmentWriter {
 
   /** Writes footer and trailer, makes the file durable under its final name. */
   async finish(): Promise<SegmentSummary> {
-    const footer = encodeFooter({ columns: [...this.specs], series: this.series, blocks: this.blocks, rows: this.rows });
+    const footer = encodeFooter({
+      columns: [...this.specs],
+      series: this.series,
+      blocks: this.blocks,
+      rows: this.rows,
+    });
     const footerOffset = this.offset;
     this.queue(footer);
     const trailer = new ByteWriter(20);

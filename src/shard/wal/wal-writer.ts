@@ -51,12 +51,15 @@ export class WalWriter {
     return fdatasync(this.fd);
   }
 
-  /** Fsyncs and closes the file. */
-  close(): void {
+  /**
+   * Closes the file, after an fdatasync when `durable` (rotation in `none` sync mode skips it: it
+   * would block the thread on the page cache the mode chose not to wait for).
+   */
+  close(durable = true): void {
     if (this.closed) return;
     this.closed = true;
     try {
-      fs.fdatasyncSync(this.fd);
+      if (durable) fs.fdatasyncSync(this.fd);
     } finally {
       fs.closeSync(this.fd);
     }

@@ -3,10 +3,10 @@
  * mode, and the buffer can be drained mid-series.
  */
 import t from 'tap';
-import type { MergeMode } from '../../../src/shared/codec/write-batch.js';
 import type { FieldSpec, Part } from '../../../src/shard/merge/part.js';
 import { RowBuffer } from '../../../src/shard/merge/row-buffer.js';
 import { mergeSeries } from '../../../src/shard/merge/series-merge.js';
+import type { MergeMode } from '../../../src/shared/codec/write-batch.js';
 
 const SPECS: FieldSpec[] = [
   { id: 1, kind: 'f64' },
@@ -21,7 +21,10 @@ function part(rows: Array<[number, number | null, string | null]>, unique = true
     start: 0,
     end: n,
     cols: [
-      { values: Float64Array.from(rows.map((r) => r[1] ?? 0)), valid: Uint8Array.from(rows.map((r) => (r[1] === null ? 0 : 1))) },
+      {
+        values: Float64Array.from(rows.map((r) => r[1] ?? 0)),
+        valid: Uint8Array.from(rows.map((r) => (r[1] === null ? 0 : 1))),
+      },
       { values: rows.map((r) => r[2]), valid: undefined },
     ],
     unique,

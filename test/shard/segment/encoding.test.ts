@@ -4,6 +4,8 @@
  */
 import { randomFillSync } from 'node:crypto';
 import t from 'tap';
+import type { FieldSpec } from '../../../src/shard/merge/part.js';
+import { DecodedBlock, encodeBlock, openBlockBody } from '../../../src/shard/segment/block-codec.js';
 import { ByteReader, ByteWriter, FormatError, unzigzag, zigzag } from '../../../src/shard/segment/byte-io.js';
 import {
   decodeBitmap,
@@ -14,9 +16,7 @@ import {
   encodeStrings,
   Int64Encoding,
 } from '../../../src/shard/segment/encoding.js';
-import { DecodedBlock, encodeBlock, openBlockBody } from '../../../src/shard/segment/block-codec.js';
 import { BlockCodec } from '../../../src/shard/segment/format.js';
-import type { FieldSpec } from '../../../src/shard/merge/part.js';
 
 function roundTrip64(values: bigint[], order: 1 | 2, unsigned = false) {
   const src = unsigned ? BigUint64Array.from(values) : BigInt64Array.from(values);
@@ -107,7 +107,7 @@ t.test('a block round-trips every kind with all-valid, all-null and mixed validi
     Float64Array.from({ length: n }, (_, i) => i * 1.25 - 7),
     BigInt64Array.from({ length: n }, (_, i) => BigInt(i) * -1_000_000_007n),
     BigUint64Array.from({ length: n }, (_, i) => 2n ** 64n - 1n - BigInt(i)),
-    Uint8Array.from({ length: n }, (_, i) => i % 3 & 1),
+    Uint8Array.from({ length: n }, (_, i) => (i % 3) & 1),
     Array.from({ length: n }, (_, i) => (i % 7 ? `v${i}` : null)),
     new Float64Array(n),
   ];
@@ -147,7 +147,10 @@ t.test('compressible blocks are deflated and incompressible ones stored raw', as
   const n = 1000;
   const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
   const spec: FieldSpec[] = [{ id: 1, kind: 'f64' }];
-  const flat = encodeBlock({ length: n, ts, values: [new Float64Array(n).fill(1.5)], valid: [new Uint8Array(n).fill(1)] }, spec);
+  const flat = encodeBlock(
+    { length: n, ts, values: [new Float64Array(n).fill(1.5)], valid: [new Uint8Array(n).fill(1)] },
+    spec,
+  );
   t.equal(flat.meta.codec, BlockCodec.DeflateRaw);
   const noisy = encodeBlock(
     { length: n, ts, values: [randomFillSync(new Float64Array(n))], valid: [new Uint8Array(n).fill(1)] },

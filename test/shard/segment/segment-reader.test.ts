@@ -6,13 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { ErrorCode } from '../../../src/shared/errors.js';
-import type { ScanColumn } from '../../../src/shared/scan.js';
+import type { Part } from '../../../src/shard/merge/part.js';
+import { HEADER_BYTES, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from '../../../src/shard/segment/format.js';
 import { SegmentFile } from '../../../src/shard/segment/segment-reader.js';
 import { SegmentSource } from '../../../src/shard/segment/segment-source.js';
-import { HEADER_BYTES, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from '../../../src/shard/segment/format.js';
-import type { Part } from '../../../src/shard/merge/part.js';
-import { type Kinds, openStore, payload, scanRows, tempDir, type TestRow } from '../helpers.js';
+import { ErrorCode } from '../../../src/shared/errors.js';
+import type { ScanColumn } from '../../../src/shared/scan.js';
+import { type Kinds, openStore, payload, scanRows, type TestRow, tempDir } from '../helpers.js';
 
 const KINDS: Kinds = { 10: 'f64' };
 const COLUMNS: ScanColumn[] = [
@@ -23,7 +23,11 @@ const COLUMNS: ScanColumn[] = [
 /** One series, timestamps 0..999, flushed into one segment of 100-row blocks. */
 async function oneSegment(dir: string): Promise<string> {
   const store = await openStore(dir, { segment: { blockRows: 100, compactionTrigger: 100 } });
-  const rows: TestRow[] = Array.from({ length: 1000 }, (_, i) => ({ ts: BigInt(i), tags: { 1: 'a' }, fields: { 10: i } }));
+  const rows: TestRow[] = Array.from({ length: 1000 }, (_, i) => ({
+    ts: BigInt(i),
+    tags: { 1: 'a' },
+    fields: { 10: i },
+  }));
   await store.write([payload(3, KINDS, rows)]);
   await store.flush();
   await store.close();

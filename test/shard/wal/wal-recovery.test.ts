@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import t from 'tap';
-import type { ScanColumn } from '../../../src/shared/scan.js';
-import { encodeRecords, listWalFiles, walFilePath } from '../../../src/shard/wal/wal-record.js';
 import { readRecords } from '../../../src/shard/wal/wal-reader.js';
+import { encodeRecords, listWalFiles, walFilePath } from '../../../src/shard/wal/wal-record.js';
+import type { ScanColumn } from '../../../src/shared/scan.js';
 import { type Kinds, openStore, payload, scanRows, tempDir } from '../helpers.js';
 
 const KINDS: Kinds = { 10: 'f64' };
@@ -18,7 +18,11 @@ const COLUMNS: ScanColumn[] = [
 ];
 
 function rowsFrom(from: number, count: number) {
-  return Array.from({ length: count }, (_, i) => ({ ts: BigInt(from + i), tags: { 1: 'h' }, fields: { 10: from + i } }));
+  return Array.from({ length: count }, (_, i) => ({
+    ts: BigInt(from + i),
+    tags: { 1: 'h' },
+    fields: { 10: from + i },
+  }));
 }
 
 /** Writes `records` payloads of 10 rows each, one group commit per payload. */
@@ -75,7 +79,10 @@ t.test('flipped bytes in the last record are cut as a checksum mismatch', async 
   fs.writeFileSync(file, bytes);
 
   let store = await openStore(dir);
-  t.same(scanRows(store, 1, COLUMNS), rowsFrom(0, 30).map((r) => ({ ts: r.ts, f10: r.fields[10] })));
+  t.same(
+    scanRows(store, 1, COLUMNS),
+    rowsFrom(0, 30).map((r) => ({ ts: r.ts, f10: r.fields[10] })),
+  );
   const recovery = store.stats().recovery;
   t.ok(recovery.cutBytes > 0 && recovery.cutBytes < size);
   t.match(recovery.cuts[0], /checksum mismatch at offset \d+, cut \d+ bytes/);
@@ -102,7 +109,11 @@ t.test('a corrupt record in a non-last WAL file cuts that file and later files s
 
   const store = await openStore(dir);
   const ts = scanRows(store, 1, COLUMNS).map((r) => Number(r.ts));
-  t.same(ts, [...rowsFrom(0, 10), ...rowsFrom(20, 20)].map((r) => Number(r.ts)), 'records 1, 3 and 4 are kept');
+  t.same(
+    ts,
+    [...rowsFrom(0, 10), ...rowsFrom(20, 20)].map((r) => Number(r.ts)),
+    'records 1, 3 and 4 are kept',
+  );
   t.equal(store.stats().recovery.cuts.length, 1);
   t.match(store.stats().recovery.cuts[0], new RegExp(`${path.basename(second)}: checksum mismatch at offset 0`));
   await store.close();
@@ -133,7 +144,10 @@ t.test('readRecords stops at the first bad record and says where', async (t) => 
 
   t.equal(bytes.readUInt32LE(4), crc32(a), 'the header holds the CRC32 of the payload');
   const refused = readRecords(bytes, (p) => (Buffer.from(p).toString() === 'second' ? 'no' : null));
-  t.same(refused, { records: 1, cut: { offset: 8 + a.length, reason: 'undecodable payload (no)', bytesCut: 8 + b.length } });
+  t.same(refused, {
+    records: 1,
+    cut: { offset: 8 + a.length, reason: 'undecodable payload (no)', bytesCut: 8 + b.length },
+  });
 
   const zeros = readRecords(Buffer.alloc(16), () => null);
   t.same(zeros.cut, { offset: 0, reason: 'bad record length 0', bytesCut: 16 });

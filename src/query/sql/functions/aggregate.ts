@@ -100,7 +100,8 @@ const avg: AggregateFunction<AvgState> = {
   name: 'avg',
   bind(argTypes) {
     const t = oneArg('avg', argTypes);
-    if (t === 'Null') throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: AvgAccumulator for (Null --> Float64)');
+    if (t === 'Null')
+      throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: AvgAccumulator for (Null --> Float64)');
     if (!isNumeric(t)) throw noMatch('avg', argTypes);
     return { argTypes, returnType: 'Float64' };
   },
@@ -152,6 +153,7 @@ function extreme(name: 'min' | 'max', sign: number): AggregateFunction<ExtremeSt
   };
 }
 
+/** Aggregates by SQL name (aliases share an implementation). */
 export const AGGREGATE_FUNCTIONS: Record<string, AggregateFunction> = {
   count,
   sum,

@@ -72,6 +72,7 @@ const nullif: ScalarFunction = {
   },
 };
 
+/** Conditional functions by SQL name. */
 export const CONDITIONAL_FUNCTIONS: Record<string, ScalarFunction> = {
   coalesce,
   nullif,

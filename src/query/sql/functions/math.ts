@@ -78,6 +78,7 @@ const power: ScalarFunction = {
   evaluate: (args, rowCount) => mapRows(args, rowCount, (a, b) => (a as number) ** (b as number)),
 };
 
+/** Math functions by SQL name. */
 export const MATH_FUNCTIONS: Record<string, ScalarFunction> = {
   abs,
   ceil: unaryFloat('ceil', Math.ceil),

@@ -10,6 +10,7 @@ import { STRING_FUNCTIONS } from './string.js';
 import { TIME_FUNCTIONS } from './time.js';
 import type { AggregateFunction, ScalarFunction, SqlFunction } from './types.js';
 
+/** Implementation shapes, re-exported for callers of the registry. */
 export type { AggregateFunction, EvalContext, ScalarFunction, Signature, SqlFunction } from './types.js';
 
 const REGISTRY = new Map<string, SqlFunction>();
@@ -17,23 +18,26 @@ for (const family of [AGGREGATE_FUNCTIONS, CONDITIONAL_FUNCTIONS, MATH_FUNCTIONS
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
 }
 
+/** The function a SQL name refers to (case-insensitive), if any. */
 export function lookupFunction(name: string): SqlFunction | undefined {
   return REGISTRY.get(name.toLowerCase());
 }
 
+/** True when the name is an aggregate function. */
 export function isAggregateName(name: string): boolean {
   return REGISTRY.get(name.toLowerCase())?.kind === 'aggregate';
 }
 
+/** An aggregate by its canonical name (as stored in plans). */
 export function aggregateFunction(name: string): AggregateFunction {
   const fn = REGISTRY.get(name);
-  if (!fn || fn.kind !== 'aggregate') throw new Error(`unknown aggregate function ${name}`);
+  if (fn?.kind !== 'aggregate') throw new Error(`unknown aggregate function ${name}`);
   return fn;
 }
 
+/** A scalar function by its canonical name (as stored in plans). */
 export function scalarFunction(name: string): ScalarFunction {
   const fn = REGISTRY.get(name);
-  if (!fn || fn.kind !== 'scalar') throw new Error(`unknown scalar function ${name}`);
+  if (fn?.kind !== 'scalar') throw new Error(`unknown scalar function ${name}`);
   return fn;
 }
-

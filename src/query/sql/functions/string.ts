@@ -162,6 +162,7 @@ function trimmer(name: string, start: boolean, end: boolean): ScalarFunction {
   });
 }
 
+/** String functions by SQL name. */
 export const STRING_FUNCTIONS: Record<string, ScalarFunction> = {
   lower: unaryString('lower', 'String', (s) => s.toLowerCase()),
   upper: unaryString('upper', 'String', (s) => s.toUpperCase()),
@@ -177,7 +178,9 @@ export const STRING_FUNCTIONS: Record<string, ScalarFunction> = {
   concat,
   concat_ws: concatWs,
   repeat: fixed('repeat', ['String', 'Int64'], 0, 'String', (s, n) => (s as string).repeat(Math.max(0, Number(n)))),
-  replace: fixed('replace', ['String', 'String', 'String'], 0, 'String', (s, from, to) => (s as string).replaceAll(from as string, to as string)),
+  replace: fixed('replace', ['String', 'String', 'String'], 0, 'String', (s, from, to) =>
+    (s as string).replaceAll(from as string, to as string),
+  ),
   initcap: fixed('initcap', ['String'], 0, 'String', initcap),
   substr: fixed('substr', ['String', 'Int64', 'Int64'], 1, 'String', substr),
   substring: fixed('substr', ['String', 'Int64', 'Int64'], 1, 'String', substr),
@@ -193,7 +196,9 @@ export const STRING_FUNCTIONS: Record<string, ScalarFunction> = {
   }),
   lpad: fixed('lpad', ['String', 'Int64', 'String'], 1, 'String', pad(true)),
   rpad: fixed('rpad', ['String', 'Int64', 'String'], 1, 'String', pad(false)),
-  starts_with: fixed('starts_with', ['String', 'String'], 0, 'Boolean', (s, p) => (s as string).startsWith(p as string)),
+  starts_with: fixed('starts_with', ['String', 'String'], 0, 'Boolean', (s, p) =>
+    (s as string).startsWith(p as string),
+  ),
   ends_with: fixed('ends_with', ['String', 'String'], 0, 'Boolean', (s, p) => (s as string).endsWith(p as string)),
   strpos: fixed('strpos', ['String', 'String'], 0, 'Int64', (s, sub) => {
     const i = (s as string).indexOf(sub as string);

@@ -27,8 +27,14 @@ const toUnixtime: ScalarFunction = {
   name: 'to_unixtime',
   bind(argTypes) {
     const t = argTypes[0];
-    if (argTypes.length !== 1 || t === undefined || !(t === 'String' || t === 'Null' || t === 'Date' || isInteger(t) || timeUnitOf(t))) {
-      throw planError(`No function matches the given name and argument types 'to_unixtime(${argTypes.map(arrowNameOf).join(', ')})'.`);
+    if (
+      argTypes.length !== 1 ||
+      t === undefined ||
+      !(t === 'String' || t === 'Null' || t === 'Date' || isInteger(t) || timeUnitOf(t))
+    ) {
+      throw planError(
+        `No function matches the given name and argument types 'to_unixtime(${argTypes.map(arrowNameOf).join(', ')})'.`,
+      );
     }
     // Timestamps and dates are cast to seconds by the binder, so evaluation only passes them on.
     const arg: DataType = timeUnitOf(t) || t === 'Date' ? 'TimestampSecond' : t;
@@ -60,17 +66,30 @@ function fieldsOf(nanos: bigint) {
   const ofDay = nanos - BigInt(days) * DAY_NANOS;
   const { year, month, day } = civilFromDays(days);
   const secondOfDay = Number(ofDay / 1_000_000_000n);
-  return { days, year, month, day, ofDay, hour: Math.floor(secondOfDay / 3600), minute: Math.floor(secondOfDay / 60) % 60, second: secondOfDay % 60 };
+  return {
+    days,
+    year,
+    month,
+    day,
+    ofDay,
+    hour: Math.floor(secondOfDay / 3600),
+    minute: Math.floor(secondOfDay / 60) % 60,
+    second: secondOfDay % 60,
+  };
 }
 
 function temporalArg(name: string, argTypes: DataType[]): DataType {
   const t = argTypes[1];
   if (argTypes.length !== 2 || (argTypes[0] !== 'String' && argTypes[0] !== 'Null') || t === undefined) {
-    throw planError(`No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'.`);
+    throw planError(
+      `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'.`,
+    );
   }
   if (t === 'String') return 'TimestampNanosecond';
   if (t === 'Null' || t === 'Date' || timeUnitOf(t)) return t === 'Null' ? 'TimestampMillisecond' : t;
-  throw planError(`No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'.`);
+  throw planError(
+    `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'.`,
+  );
 }
 
 /** `date_part('year', ts)` (also what `EXTRACT(YEAR FROM ts)` becomes). */
@@ -82,7 +101,8 @@ const datePart: ScalarFunction = {
     // Every input is brought to nanoseconds by the binder, so evaluation knows the unit.
     return { argTypes: ['String', 'TimestampNanosecond'], returnType: 'Int32' };
   },
-  evaluate: (args, rowCount) => mapRows(args, rowCount, (field, v) => datePartOf(String(field).toLowerCase(), v as bigint)),
+  evaluate: (args, rowCount) =>
+    mapRows(args, rowCount, (field, v) => datePartOf(String(field).toLowerCase(), v as bigint)),
 };
 
 function datePartOf(field: string, nanos: bigint): Value {
@@ -154,11 +174,18 @@ const dateTrunc: ScalarFunction = {
       if (name === 'week') {
         // ISO weeks start on Monday; 1970-01-01 was a Thursday.
         const days = floorDiv(nanos, DAY_NANOS);
-        truncated = (days - (((days + 3n) % 7n) + 7n) % 7n) * DAY_NANOS;
+        truncated = (days - ((((days + 3n) % 7n) + 7n) % 7n)) * DAY_NANOS;
       } else if (step) truncated = floorDiv(nanos, step) * step;
       else {
         const f = fieldsOf(nanos);
-        const month = name === 'month' ? f.month : name === 'quarter' ? Math.floor((f.month - 1) / 3) * 3 + 1 : name === 'year' ? 1 : -1;
+        const month =
+          name === 'month'
+            ? f.month
+            : name === 'quarter'
+              ? Math.floor((f.month - 1) / 3) * 3 + 1
+              : name === 'year'
+                ? 1
+                : -1;
         if (month < 0) throw planError(`Unsupported date_trunc granularity: ${name}`);
         truncated = BigInt(daysFromCivil(f.year, month, 1)) * DAY_NANOS;
       }
@@ -167,6 +194,7 @@ const dateTrunc: ScalarFunction = {
   },
 };
 
+/** Time functions by SQL name. */
 export const TIME_FUNCTIONS: Record<string, ScalarFunction> = {
   now: niladic('now', 'TimestampNanosecond', 1n),
   current_timestamp: niladic('current_timestamp', 'TimestampMillisecond', NANOS_PER_UNIT.ms),

@@ -19,6 +19,7 @@ export interface Signature {
   returnType: DataType;
 }
 
+/** A function evaluated row-wise over whole columns. */
 export interface ScalarFunction {
   kind: 'scalar';
   name: string;
@@ -43,6 +44,7 @@ export interface AggregateFunction<S = unknown> {
   finish(state: S, returnType: DataType): Value;
 }
 
+/** Any registered function. */
 export type SqlFunction = ScalarFunction | AggregateFunction;
 
 /** Applies `fn` row by row; any NULL argument gives NULL. */

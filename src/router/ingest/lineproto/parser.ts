@@ -1,8 +1,9 @@
 /**
  * InfluxDB line protocol → points. A hand-written scanner over the request bytes: no regexes, no
- * per-character string building, and names that repeat from line to line (measurements, tag keys,
- * tag values, field keys) are interned through a small byte-keyed cache so the common case
- * allocates no string at all.
+ * per-character string building. What repeats from line to line is recognised by its bytes and
+ * reused: whole series (measurement + tag set, via a series cache), field keys (predicted from the
+ * series' previous line), short names (intern cache) and timestamps. See README.md for the
+ * caches and the grammar decisions.
  *
  * Grammar (reference §1.1, conformance README §3.2):
  *
@@ -14,7 +15,9 @@
  * `Failed to parse InfluxDB line protocol: line <n>: <reason>`, n being the 1-based physical line
  * on which the point starts.
  */
+
 import { InvalidArgument } from '../../../shared/errors.js';
+import { yieldToEventLoop } from '../../../shared/yield.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
@@ -90,6 +93,26 @@ export function parseLineProtocol(
 ): ParsedBatch {
   const scanner = new LineScanner(body, precision === 'm' || precision === 'h', maxLineBytes);
   return { points: scanner.parseAll() };
+}
+
+/** Bytes parsed per slice by `parseLineProtocolSliced`: about a millisecond of work. */
+export const PARSE_SLICE_BYTES = 256 * 1024;
+
+/**
+ * Same result as `parseLineProtocol`, but parses in slices of `sliceBytes` and yields to the event
+ * loop between them, so that one large body never holds the router's loop for long (the /health
+ * latency under load depends on it).
+ */
+export async function parseLineProtocolSliced(
+  body: Buffer,
+  precision: Precision,
+  maxLineBytes: number = LINE_BYTES_MAX_DEFAULT,
+  sliceBytes: number = PARSE_SLICE_BYTES,
+): Promise<ParsedBatch> {
+  const scanner = new LineScanner(body, precision === 'm' || precision === 'h', maxLineBytes);
+  const points: LinePoint[] = [];
+  while (!scanner.parseSome(points, sliceBytes)) await yieldToEventLoop();
+  return { points };
 }
 
 // Bytes the scanner dispatches on.
@@ -235,9 +258,20 @@ class LineScanner {
 
   parseAll(): LinePoint[] {
     const points: LinePoint[] = [];
+    this.parseSome(points, Number.POSITIVE_INFINITY);
+    return points;
+  }
+
+  /**
+   * Parses up to `budgetBytes` more bytes' worth of points (always at least one), appending them
+   * to `points`. Returns true once the whole body is parsed. Lets a caller parse a large body in
+   * slices and give the event loop a turn between them.
+   */
+  parseSome(points: LinePoint[], budgetBytes: number): boolean {
     const buf = this.buf;
     const len = this.len;
-    while (this.pos < len) {
+    const stopAt = this.pos + budgetBytes;
+    while (this.pos < len && this.pos < stopAt) {
       // Skip blank space between points: spaces, tabs, newlines, CRLF.
       let c = buf[this.pos] as number;
       if (c === NEWLINE) {
@@ -286,7 +320,7 @@ class LineScanner {
         throw err;
       }
     }
-    return points;
+    return this.pos >= len;
   }
 
   /** True when `pos` is at the end of the line: end of body, LF, or CR LF. */

@@ -38,7 +38,10 @@ export class MemoryStore implements ScanSource {
             const v = g.values[r];
             if (v !== null && v !== undefined) tags.set(g.id, v);
           }
-          const key = [...tags.entries()].sort((a, b) => a[0] - b[0]).map(([id, v]) => `${id}=${v}`).join('\u0000');
+          const key = [...tags.entries()]
+            .sort((a, b) => a[0] - b[0])
+            .map(([id, v]) => `${id}=${v}`)
+            .join('\u0000');
           let series = table.get(key);
           if (!series) table.set(key, (series = { key, tags, rows: new Map() }));
           const ts = t.timestamps[r] as bigint;
@@ -62,7 +65,11 @@ export class MemoryStore implements ScanSource {
     for (const s of series) {
       if (request.seriesFilter && !request.seriesFilter(s.tags)) continue;
       const times = [...s.rows.keys()]
-        .filter((ts) => (request.timeMin === undefined || ts >= request.timeMin) && (request.timeMax === undefined || ts < request.timeMax))
+        .filter(
+          (ts) =>
+            (request.timeMin === undefined || ts >= request.timeMin) &&
+            (request.timeMax === undefined || ts < request.timeMax),
+        )
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       if (times.length === 0) continue;
       const vectors = request.columns.map((c) => {

@@ -76,7 +76,13 @@ function cellText(v: unknown, type: DataType): string {
 
 function displayWidth(s: string): number {
   let w = 0;
-  for (const ch of s) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1faff}]/u.test(ch) ? 2 : 1;
+  for (const ch of s)
+    w +=
+      /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1faff}]/u.test(
+        ch,
+      )
+        ? 2
+        : 1;
   return w;
 }
 
@@ -84,9 +90,12 @@ function displayWidth(s: string): number {
 export function renderTable(names: string[], rows: string[][]): string {
   if (rows.length === 0) return '++\n++';
   const cellLines = rows.map((r) => r.map((c) => c.split('\n')));
-  const widths = names.map((n, i) => Math.max(displayWidth(n), ...cellLines.flatMap((r) => (r[i] as string[]).map(displayWidth))));
+  const widths = names.map((n, i) =>
+    Math.max(displayWidth(n), ...cellLines.flatMap((r) => (r[i] as string[]).map(displayWidth))),
+  );
   const border = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
-  const line = (cells: string[]): string => `|${cells.map((c, i) => ` ${c}${' '.repeat((widths[i] as number) - displayWidth(c))} `).join('|')}|`;
+  const line = (cells: string[]): string =>
+    `|${cells.map((c, i) => ` ${c}${' '.repeat((widths[i] as number) - displayWidth(c))} `).join('|')}|`;
   const body: string[] = [];
   for (const r of cellLines) {
     const height = Math.max(...r.map((c) => c.length));

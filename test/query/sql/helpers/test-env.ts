@@ -3,14 +3,15 @@
  * `scatter` running `runShardPlan` on each store with structured clones on the way in and out,
  * exactly as the worker boundary would.
  */
-import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
-import { encodeWriteBatch, type TableRows } from '../../../../src/shared/codec/write-batch.js';
-import type { TableInsert } from '../../../../src/shared/insert.js';
-import type { ScanSource } from '../../../../src/shared/scan.js';
-import type { DatabaseSchema, TableSchema, Vector } from '../../../../src/shared/types.js';
+
 import type { NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
 import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
+import { encodeWriteBatch, type TableRows } from '../../../../src/shared/codec/write-batch.js';
+import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
+import type { TableInsert } from '../../../../src/shared/insert.js';
+import type { ScanSource } from '../../../../src/shared/scan.js';
+import type { DatabaseSchema, TableSchema, Vector } from '../../../../src/shared/types.js';
 import { MemoryStore } from './memory-store.js';
 
 export interface ShardLike extends ScanSource {
@@ -26,7 +27,11 @@ function fnv(s: string): number {
 function slice(v: Vector, rows: number[]): Vector {
   if (v.kind === 'str') {
     const values = v.values as Array<string | null>;
-    return { kind: 'str', values: rows.map((r) => values[r] ?? null), valid: v.valid ? Uint8Array.from(rows.map((r) => v.valid?.[r] ?? 1)) : undefined };
+    return {
+      kind: 'str',
+      values: rows.map((r) => values[r] ?? null),
+      valid: v.valid ? Uint8Array.from(rows.map((r) => v.valid?.[r] ?? 1)) : undefined,
+    };
   }
   const src = v.values as Float64Array | BigInt64Array | BigUint64Array | Uint8Array;
   const Ctor = src.constructor as new (n: number) => typeof src;
@@ -34,7 +39,11 @@ function slice(v: Vector, rows: number[]): Vector {
   rows.forEach((r, i) => {
     (out as unknown as Array<unknown>)[i] = (src as unknown as Array<unknown>)[r];
   });
-  return { kind: v.kind, values: out, valid: v.valid ? Uint8Array.from(rows.map((r) => v.valid?.[r] ?? 1)) : undefined } as Vector;
+  return {
+    kind: v.kind,
+    values: out,
+    valid: v.valid ? Uint8Array.from(rows.map((r) => v.valid?.[r] ?? 1)) : undefined,
+  } as Vector;
 }
 
 export class TestEnv implements SqlEnv {
@@ -129,7 +138,9 @@ export class TestEnv implements SqlEnv {
           rowCount: picked.length,
           timestamps: slice(time?.vector as Vector, picked).values as BigInt64Array,
           tags: tags.map((t) => ({ id: idOf(t.name), values: slice(t.vector, picked).values as Array<string | null> })),
-          fields: rows.columns.filter((c) => c.semantic === 'FIELD').map((f) => ({ id: idOf(f.name), vector: slice(f.vector, picked) })),
+          fields: rows.columns
+            .filter((c) => c.semantic === 'FIELD')
+            .map((f) => ({ id: idOf(f.name), vector: slice(f.vector, picked) })),
         };
         await shard.write([encodeWriteBatch({ tables: [tableRows] })]);
       }),

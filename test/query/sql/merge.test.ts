@@ -1,0 +1,135 @@
+import t from 'tap';
+import type { SqlEnv } from '../../../src/query/sql/env.js';
+import { mergeShardResults } from '../../../src/query/sql/merge.js';
+import { parseSql } from '../../../src/query/sql/parser.js';
+import { planQuery } from '../../../src/query/sql/planner.js';
+import { runShardPlan } from '../../../src/query/sql/shard-exec.js';
+import type { TableSchema } from '../../../src/shared/types.js';
+import { arraySource, type Row } from './helpers/array-source.js';
+
+const TABLE: TableSchema = {
+  id: 7,
+  db: 'public',
+  name: 'm',
+  columns: [
+    { id: 1, name: 'host', type: 'String', semantic: 'TAG', nullable: true },
+    { id: 2, name: 'ts', type: 'TimestampMillisecond', semantic: 'TIMESTAMP', nullable: false },
+    { id: 3, name: 'v', type: 'Float64', semantic: 'FIELD', nullable: true },
+    { id: 4, name: 'n', type: 'Int64', semantic: 'FIELD', nullable: true },
+    { id: 5, name: 'k', type: 'Int32', semantic: 'FIELD', nullable: true },
+  ],
+  timeIndex: 'ts',
+  primaryKey: ['host'],
+  options: {},
+  nextColumnId: 6,
+  createdAtMs: 0,
+};
+
+const env = {
+  getDatabase: (name: string) => (name === 'public' ? { name, options: {}, createdAtMs: 0 } : undefined),
+  getTable: (db: string, name: string) => (db === 'public' && name === 'm' ? TABLE : undefined),
+} as unknown as SqlEnv;
+
+/** Deterministic pseudo-random rows; values are multiples of 0.5 so float sums are exact in any order. */
+function makeRows(count: number, seed: number): Row[] {
+  let x = seed;
+  const next = (): number => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return x;
+  };
+  const hosts = ['a', 'b', 'c', null];
+  return Array.from({ length: count }, (_, i) => ({
+    host: hosts[next() % hosts.length] ?? null,
+    ts: BigInt(i * 1000),
+    v: next() % 7 === 0 ? null : (next() % 200) / 2 - 50,
+    n: next() % 5 === 0 ? null : BigInt(next() % 1000) - 500n,
+    k: next() % 4,
+  }));
+}
+
+function execute(sql: string, shards: Row[][]): unknown[][] {
+  const statement = parseSql(sql)[0];
+  if (statement?.kind !== 'query') throw new Error('not a query');
+  const plan = planQuery(statement.query, { db: 'public', timezone: 'UTC' }, env, 0n);
+  const results = shards.map((rows) =>
+    structuredClone(runShardPlan(structuredClone(plan.shard), arraySource(TABLE, rows))),
+  );
+  return mergeShardResults(plan.merge, results, { nowNanos: 0n, timezone: 'UTC' });
+}
+
+const QUERIES = [
+  'SELECT count(*), count(v), sum(v), avg(v), min(v), max(v), sum(n), min(n), max(n), avg(n), sum(k) FROM m',
+  'SELECT host, count(*), sum(v), avg(n), min(k), max(ts) FROM m GROUP BY host ORDER BY host',
+  'SELECT k, host, count(*) AS c FROM m WHERE v > 0 GROUP BY k, host ORDER BY c DESC, k, host',
+  'SELECT host, count(DISTINCT k), count(DISTINCT n), sum(DISTINCT k) FROM m GROUP BY host ORDER BY host',
+  'SELECT k % 2 AS parity, avg(v) FROM m GROUP BY parity ORDER BY 1',
+  'SELECT host, sum(n) FROM m GROUP BY host HAVING count(*) > 20 ORDER BY sum(n) LIMIT 2',
+  'SELECT DISTINCT host, k FROM m ORDER BY host, k',
+  'SELECT count(*) FROM m WHERE v IS NULL',
+  'SELECT max(v) - min(v), count(*) * 2 FROM m WHERE host IS NOT NULL',
+  'SELECT host, ts, v FROM m WHERE k = 1 ORDER BY v DESC, ts LIMIT 7 OFFSET 3',
+  'SELECT host, ts, v FROM m WHERE n > 100',
+];
+
+for (const sql of QUERIES) {
+  t.test(`merging two shards' partial results equals evaluating all rows in one: ${sql}`, async (t) => {
+    const rows = makeRows(240, 42);
+    const left = rows.filter((_, i) => i % 3 === 0);
+    const right = rows.filter((_, i) => i % 3 !== 0);
+    const single = execute(sql, [rows]);
+    t.ok(single.length > 0, 'the query returns rows');
+    t.same(execute(sql, [left, right]), single);
+    t.same(execute(sql, [right, [], left]), single, 'shard order and empty shards do not matter');
+  });
+}
+
+t.test('an aggregate without GROUP BY yields one row even when no shard has rows', async (t) => {
+  t.same(execute('SELECT count(*), sum(v), max(host) FROM m', [[], []]), [[0n, null, null]]);
+  t.same(execute('SELECT host, count(*) FROM m GROUP BY host', [[], []]), []);
+});
+
+t.test('Int64 sums wrap around like GreptimeDB', async (t) => {
+  const rows: Row[] = [
+    { host: 'a', ts: 1n, v: 0, n: 4611686018427387904n, k: 0 },
+    { host: 'b', ts: 2n, v: 0, n: 4611686018427388904n, k: 0 },
+    { host: 'c', ts: 3n, v: 0, n: 1n, k: 0 },
+  ];
+  t.same(execute('SELECT sum(n) FROM m', [rows.slice(0, 1), rows.slice(1)]), [[-9223372036854774807n]]);
+});
+
+t.test('rows without ORDER BY come back in primary key then time order across shards', async (t) => {
+  const rows = makeRows(30, 7);
+  const out = execute('SELECT host, ts FROM m', [
+    rows.filter((r) => r.host === 'b' || r.host === null),
+    rows.filter((r) => r.host === 'a' || r.host === 'c'),
+  ]);
+  const expected = [...rows]
+    .sort((x, y) => {
+      const hx = x.host as string | null;
+      const hy = y.host as string | null;
+      if (hx !== hy) return hx === null ? -1 : hy === null ? 1 : hx < hy ? -1 : 1;
+      return Number((x.ts as bigint) - (y.ts as bigint));
+    })
+    .map((r) => [r.host, r.ts]);
+  t.same(out, expected);
+});
+
+t.test('a LIMIT without ORDER BY returns the first rows in scan order', async (t) => {
+  const rows = makeRows(50, 3).map((r) => ({ ...r, host: 'a' }));
+  t.same(execute('SELECT ts FROM m LIMIT 3', [rows.slice(0, 25), rows.slice(25)]), [[0n], [1000n], [2000n]]);
+});
+
+t.test('a large ORDER BY ... LIMIT keeps only the top rows in each shard and stays exact', async (t) => {
+  const rows = makeRows(12000, 11);
+  const left = rows.filter((_, i) => i % 2 === 0);
+  const right = rows.filter((_, i) => i % 2 === 1);
+  const expected = rows
+    .filter((r) => r.n !== null)
+    .sort((x, y) => Number((y.n as bigint) - (x.n as bigint)) || Number((x.ts as bigint) - (y.ts as bigint)))
+    .slice(2, 7)
+    .map((r) => [r.n, r.ts]);
+  t.same(
+    execute('SELECT n, ts FROM m WHERE n IS NOT NULL ORDER BY n DESC, ts LIMIT 5 OFFSET 2', [left, right]),
+    expected,
+  );
+});

@@ -1,0 +1,80 @@
+/**
+ * The MANIFEST decides what is live: it lists segments, the flushed WAL point and merge modes;
+ * files it does not list are deleted at open; a corrupt one fails open instead of guessing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import type { Manifest } from '../../src/shard/manifest.js';
+import { ErrorCode } from '../../src/shared/errors.js';
+import { openStore, payload, scanRows, tempDir } from './helpers.js';
+
+const TIME = [{ id: 0, kind: 'i64' as const, role: 'time' as const }];
+
+t.test('the manifest lists live segments, the flushed WAL file and merge modes', async (t) => {
+  const dir = tempDir(t);
+  const store = await openStore(dir);
+  await store.write([
+    payload(
+      5,
+      {},
+      [
+        { ts: 10n, tags: { 1: 'a' } },
+        { ts: -3n, tags: { 1: 'b' } },
+      ],
+      'append',
+    ),
+  ]);
+  await store.flush();
+  await store.dropTables([6]);
+  await store.close();
+  const m = JSON.parse(fs.readFileSync(path.join(dir, 'MANIFEST'), 'utf8')) as Manifest;
+  t.equal(m.formatVersion, 1);
+  t.equal(m.walFlushedFile, 1);
+  t.same(m.droppedTables, [6]);
+  t.equal(m.tables['5']?.mergeMode, 'append');
+  const [seg] = m.tables['5']?.segments ?? [];
+  t.match(seg, { id: 1, file: 'seg/5/1.seg', rows: 2, minTs: '-3', maxTs: '10' });
+  t.equal(seg?.bytes, fs.statSync(path.join(dir, 'seg/5/1.seg')).size);
+  t.ok((m.nextSegmentId as number) > 1);
+});
+
+t.test('files the manifest does not list are deleted at open', async (t) => {
+  const dir = tempDir(t);
+  let store = await openStore(dir);
+  await store.write([payload(5, {}, [{ ts: 1n, tags: { 1: 'a' } }])]);
+  await store.flush();
+  await store.close();
+  const orphans = ['seg/5/77.seg', 'seg/5/78.seg.tmp', 'seg/9/1.seg', 'seg/stray', 'MANIFEST.tmp'];
+  fs.mkdirSync(path.join(dir, 'seg/9'));
+  for (const f of orphans) fs.writeFileSync(path.join(dir, f), 'junk');
+
+  store = await openStore(dir);
+  for (const f of orphans) t.notOk(fs.existsSync(path.join(dir, f)), `${f} is gone`);
+  t.notOk(fs.existsSync(path.join(dir, 'seg/9')), 'an emptied table directory is removed');
+  t.ok(fs.existsSync(path.join(dir, 'seg/5/1.seg')), 'the live segment stays');
+  t.equal(scanRows(store, 5, TIME).length, 1);
+  await store.close();
+});
+
+t.test('a corrupt manifest fails open with StorageUnavailable', async (t) => {
+  const dir = tempDir(t);
+  const store = await openStore(dir);
+  await store.write([payload(5, {}, [{ ts: 1n, tags: { 1: 'a' } }])]);
+  await store.flush();
+  await store.close();
+  fs.writeFileSync(path.join(dir, 'MANIFEST'), '{"formatVersion": 1, "tables": ');
+  await t.rejects(openStore(dir), { code: ErrorCode.StorageUnavailable, message: /MANIFEST/ });
+  fs.writeFileSync(path.join(dir, 'MANIFEST'), JSON.stringify({ formatVersion: 2 }));
+  await t.rejects(openStore(dir), { code: ErrorCode.StorageUnavailable, message: /unsupported format version 2/ });
+});
+
+t.test('open creates a missing directory tree', async (t) => {
+  const dir = path.join(tempDir(t), 'a', 'b', 'shards', '3');
+  const store = await openStore(dir);
+  t.ok(fs.existsSync(path.join(dir, 'wal')));
+  t.ok(fs.existsSync(path.join(dir, 'seg')));
+  t.equal(store.stats().ready, true);
+  t.equal(store.stats().walFiles, 1);
+  await store.close();
+});

@@ -1,0 +1,107 @@
+/**
+ * The memtable of one table: rows land in table-wide columns, series are found by their tag set,
+ * and the memtable source hands out time-sorted parts (views when it can, gathered otherwise).
+ */
+import t from 'tap';
+import { MemtableSource } from '../../../src/shard/memtable/memtable-source.js';
+import { TableMemtable } from '../../../src/shard/memtable/table-memtable.js';
+import { I64_MAX, I64_MIN, type Part } from '../../../src/shard/merge/part.js';
+import { parseSeriesKey, seriesKeyOf } from '../../../src/shard/series-key.js';
+import { type TestRow, tableRows } from '../helpers.js';
+
+function table(rows: TestRow[]): TableMemtable {
+  const m = new TableMemtable(1, 'last_row');
+  m.append(tableRows(1, { 10: 'f64', 11: 'str' }, rows));
+  return m;
+}
+
+t.test('series keys are unambiguous and parse back into their tags', async (t) => {
+  const key = seriesKeyOf([1, 22], ['a,1:b', '']);
+  t.same(parseSeriesKey(key), { ids: [1, 22], values: ['a,1:b', ''] });
+  t.not(seriesKeyOf([1], ['a2,1:b']), seriesKeyOf([1, 2], ['a', 'b']));
+  t.equal(seriesKeyOf([], []), '');
+});
+
+t.test('rows of the same tag set share a series whatever the row order', async (t) => {
+  const m = table([
+    { ts: 1n, tags: { 1: 'a' }, fields: { 10: 1 } },
+    { ts: 1n, tags: { 1: 'b' }, fields: { 10: 2 } },
+    { ts: 2n, tags: { 1: 'a', 2: null }, fields: { 10: 3 } },
+  ]);
+  t.equal(m.series.size, 2);
+  t.same(m.sortedSeries().keys, [seriesKeyOf([1], ['a']), seriesKeyOf([1], ['b'])]);
+  t.same(m.series.get(seriesKeyOf([1], ['a']))?.rows, [0, 2]);
+  t.equal(m.rows, 3);
+});
+
+t.test('time order and duplicates are tracked per series', async (t) => {
+  const m = table([
+    { ts: 1n, tags: { 1: 'sorted' } },
+    { ts: 2n, tags: { 1: 'sorted' } },
+    { ts: 5n, tags: { 1: 'dup' } },
+    { ts: 5n, tags: { 1: 'dup' } },
+    { ts: 9n, tags: { 1: 'unsorted' } },
+    { ts: 3n, tags: { 1: 'unsorted' } },
+  ]);
+  const flags = (tag: string) => {
+    const s = m.series.get(seriesKeyOf([1], [tag]));
+    return [s?.sorted, s?.unique, s?.contiguous];
+  };
+  t.same(flags('sorted'), [true, true, true]);
+  t.same(flags('dup'), [true, false, true]);
+  t.same(flags('unsorted'), [false, false, true]);
+});
+
+t.test('an out-of-order series is handed out sorted, stable for equal timestamps', async (t) => {
+  const m = table([
+    { ts: 3n, tags: { 1: 'a' }, fields: { 10: 1 } },
+    { ts: 1n, tags: { 1: 'b' }, fields: { 10: 0 } },
+    { ts: 1n, tags: { 1: 'a' }, fields: { 10: 2, 11: 'x' } },
+    { ts: 3n, tags: { 1: 'a' }, fields: { 10: 3 } },
+    { ts: 2n, tags: { 1: 'a' }, fields: { 10: 4 } },
+  ]);
+  const source = new MemtableSource(m, [
+    { id: 10, kind: 'f64' },
+    { id: 11, kind: 'str' },
+  ]);
+  const parts: Part[] = [];
+  source.collectParts(0, I64_MIN, I64_MAX, parts);
+  const p = parts[0] as Part;
+  const values = p.cols[0]?.values as Float64Array;
+  const strings = p.cols[1]?.values as string[];
+  t.same([...p.ts.subarray(p.start, p.end)], [1n, 2n, 3n, 3n]);
+  t.same([...values.subarray(0, 4)], [2, 4, 1, 3], 'equal timestamps keep write order');
+  t.same(strings.slice(0, 4), ['x', null, null, null]);
+  t.equal(p.unique, false);
+
+  parts.length = 0;
+  source.collectParts(0, 2n, 2n, parts);
+  t.same([...(parts[0] as Part).ts.subarray(0, (parts[0] as Part).end)], [2n], 'time bounds are inclusive here');
+});
+
+t.test('a field id arriving with another kind gets its own slot', async (t) => {
+  const m = new TableMemtable(1, 'last_row');
+  m.append(tableRows(1, { 10: 'f64' }, [{ ts: 1n, tags: {}, fields: { 10: 1.5 } }]));
+  m.append(tableRows(1, { 10: 'str' }, [{ ts: 2n, tags: {}, fields: { 10: 'text' } }]));
+  t.equal(m.slotOf(10, 'f64'), 0);
+  t.equal(m.slotOf(10, 'str'), 1);
+  t.equal(m.slotOf(10, 'i64'), -1);
+});
+
+t.test('estimated bytes grow with rows, series and string lengths', async (t) => {
+  const m = new TableMemtable(1, 'last_row');
+  const start = m.bytes;
+  m.append(tableRows(1, { 10: 'f64' }, [{ ts: 1n, tags: { 1: 'a' }, fields: { 10: 1 } }]));
+  const one = m.bytes;
+  t.ok(one > start);
+  const rows: TestRow[] = Array.from({ length: 5000 }, (_, i) => ({
+    ts: BigInt(i),
+    tags: { 1: `h${i % 100}` },
+    fields: { 10: i },
+  }));
+  m.append(tableRows(1, { 10: 'f64' }, rows));
+  t.ok(m.bytes > one + 5000 * 17, `${m.bytes} bytes for 5001 rows`);
+  const before = m.bytes;
+  m.append(tableRows(1, { 11: 'str' }, [{ ts: 1n, tags: { 1: 'a' }, fields: { 11: 'y'.repeat(1000) } }]));
+  t.ok(m.bytes - before >= 2000);
+});

@@ -42,10 +42,17 @@ export function problemOfBatch(batch: WriteBatch): string | null {
     const n = t.rowCount;
     if (!isId(n)) return `${where}: bad row count`;
     if (!(t.timestamps instanceof BigInt64Array) || t.timestamps.length !== n) return `${where}: bad timestamps`;
-    if (!Array.isArray(t.tags) || !Array.isArray(t.fields)) return `${where}: bad column lists`;
-    for (const tag of t.tags) {
-      if (!isId(tag.id) || !stringsOk(tag.values, n)) return `${where}: bad tag column ${String(tag.id)}`;
+    if (!Array.isArray(t.tagIds) || !Array.isArray(t.seriesTags) || !Array.isArray(t.fields)) {
+      return `${where}: bad column lists`;
     }
+    for (const id of t.tagIds) if (!isId(id)) return `${where}: bad tag column ${String(id)}`;
+    const width = t.tagIds.length;
+    for (const tuple of t.seriesTags) {
+      if (!stringsOk(tuple, width) || tuple.length !== width) return `${where}: bad series tags`;
+    }
+    if (!(t.rowSeries instanceof Uint32Array) || t.rowSeries.length !== n) return `${where}: bad row series`;
+    const seriesCount = t.seriesTags.length;
+    for (let i = 0; i < n; i++) if ((t.rowSeries[i] as number) >= seriesCount) return `${where}: bad row series`;
     for (const f of t.fields) {
       const v = f.vector;
       const bad = `${where}: bad field column ${String(f.id)}`;

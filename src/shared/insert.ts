@@ -21,6 +21,12 @@ export interface TableInsert {
   table: string;
   rowCount: number;
   columns: InsertColumn[];
+  /**
+   * Optional hint from parsers that already know their series: rows with the same number here
+   * have identical tag values. Lets the pipeline hash and encode each series once; without it
+   * the pipeline finds the series itself.
+   */
+  rowSeries?: Uint32Array | undefined;
 }
 
 /** How the ingest pipeline may change the catalog for a request. */

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { ShardStore } from '../../src/shard/store.js';
-import { encodeWriteBatch, type MergeMode, type TableRows } from '../../src/shared/codec/write-batch.js';
+import { encodeWriteBatch, type MergeMode, seriesFormOf, type TableRows } from '../../src/shared/codec/write-batch.js';
 import type { ShardConfig } from '../../src/shared/config.js';
 import type { ScanColumn, ScanRequest } from '../../src/shared/scan.js';
 import type { PhysicalKind, Vector } from '../../src/shared/types.js';
@@ -106,7 +106,10 @@ export function tableRows(
     mergeMode,
     rowCount: rows.length,
     timestamps: BigInt64Array.from(rows.map((r) => r.ts)),
-    tags: [...tagIds].map((id) => ({ id, values: rows.map((r) => r.tags?.[id] ?? null) })),
+    ...seriesFormOf(
+      [...tagIds].map((id) => ({ id, values: rows.map((r) => r.tags?.[id] ?? null) })),
+      rows.length,
+    ),
     fields: [...fieldIds].map((id) => ({
       id,
       vector: fieldVector(

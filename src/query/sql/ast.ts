@@ -2,9 +2,10 @@
  * The SQL syntax tree. Plain data (no classes, no positions) so that trees compare with deep
  * equality, which the printer's round-trip test relies on, and so `/v1/sql/parse` can serialise them.
  *
- * Shapes are chosen to grow: `QueryBody` and `TableFactor` are unions that will gain set operations,
- * joins and subqueries; `FunctionCall` will gain `over` (window) and `filter`; `Query` will gain
- * `with` (CTEs). Code that switches on `kind` must keep an exhaustive default.
+ * `QueryBody` covers SELECT, set operations and parenthesised queries; `TableFactor` covers tables,
+ * derived tables and joins; `FunctionCall` carries aggregate ORDER BY, window (`OVER`) and
+ * GreptimeDB's range (`RANGE ... FILL ...`) clauses. Code that switches on `kind` must keep an
+ * exhaustive default.
  */
 
 /** An identifier as written. `quote` is null for a bare word, whose case folds to lower. */
@@ -41,7 +42,12 @@ export type BinaryOperator =
   | '||'
   | '&'
   | '|'
-  | '^';
+  | '^'
+  /** PostgreSQL regex match operators (`~` matches, `~*` case-insensitively, `!` negates). */
+  | '~'
+  | '~*'
+  | '!~'
+  | '!~*';
 
 /** An expression as written. */
 export type Expr =
@@ -64,7 +70,15 @@ export type Expr =
   /** Parentheses, kept so printing reproduces the grouping the author wrote. */
   | { kind: 'nested'; expr: Expr }
   /** The `DEFAULT` keyword inside `INSERT ... VALUES`. */
-  | { kind: 'default' };
+  | { kind: 'default' }
+  /** `INTERVAL '1 day'` or `INTERVAL '1' DAY` (`unit` upper case, null when not written). */
+  | { kind: 'interval'; value: Expr; unit: string | null }
+  /** `(SELECT ...)` used as a value. */
+  | { kind: 'subquery'; query: Query }
+  /** `[NOT] EXISTS (SELECT ...)`. */
+  | { kind: 'exists'; query: Query; negated: boolean }
+  /** `x [NOT] IN (SELECT ...)`. */
+  | { kind: 'in_subquery'; expr: Expr; query: Query; negated: boolean };
 
 /** A call `name(args)`; aggregates and scalar functions alike (the binder tells them apart). */
 export interface FunctionCall {
@@ -76,13 +90,74 @@ export interface FunctionCall {
   distinct: boolean;
   /** False for `CURRENT_TIMESTAMP` written without parentheses. */
   parens: boolean;
+  /** `first_value(x ORDER BY y DESC)`: ordering inside an aggregate's parentheses. */
+  orderBy?: OrderByItem[] | undefined;
+  /** `OVER (...)`: the call is a window function. */
+  over?: WindowSpec | undefined;
+  /** GreptimeDB's `agg(x) RANGE '5m' [FILL ...]`, valid in a query with ALIGN. */
+  range?: RangeSpec | undefined;
+}
+
+/** `OVER (PARTITION BY ... ORDER BY ... [ROWS|RANGE frame])`. */
+export interface WindowSpec {
+  partitionBy: Expr[];
+  orderBy: OrderByItem[];
+  frame: WindowFrame | null;
+}
+
+/** A window frame: `ROWS BETWEEN 1 PRECEDING AND CURRENT ROW`. `offset` null means UNBOUNDED. */
+export interface WindowFrame {
+  units: 'ROWS' | 'RANGE';
+  start: FrameBound;
+  end: FrameBound;
+}
+
+/** One end of a window frame. */
+export type FrameBound =
+  | { kind: 'current_row' }
+  | { kind: 'preceding'; offset: Expr | null }
+  | { kind: 'following'; offset: Expr | null };
+
+/** How a range query fills time slots without a value: `FILL NULL | PREV | LINEAR | <constant>`. */
+export type FillSpec = { kind: 'null' } | { kind: 'prev' } | { kind: 'linear' } | { kind: 'constant'; value: Expr };
+
+/** `RANGE <duration> [FILL ...]` after an aggregate call. */
+export interface RangeSpec {
+  duration: Expr;
+  fill: FillSpec | null;
+}
+
+/** `ALIGN <duration> [TO <origin>] [BY (...)] [FILL ...]` of a range query. */
+export interface AlignClause {
+  duration: Expr;
+  /** null: the session time zone's epoch; `NOW`, `CALENDAR` and timestamps are words or strings. */
+  to: Expr | null;
+  /** null: the table's primary key; an empty list groups everything together. */
+  by: Expr[] | null;
+  fill: FillSpec | null;
 }
 
 /** One item of the SELECT list: an expression with optional alias, or `*` / `t.*`. */
 export type SelectItem = { kind: 'expr'; expr: Expr; alias: Ident | null } | { kind: 'wildcard'; qualifier: Ident[] };
 
-/** What FROM names. Joins and subqueries will be further variants. */
-export type TableFactor = { kind: 'table'; name: ObjectName; alias: Ident | null };
+/** The join kinds; `cross` has no condition. */
+export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross';
+
+/**
+ * What FROM names: a table, a parenthesised query, or a join of two factors (`FROM a, b` is a
+ * cross join). `columnAliases` renames the factor's columns (`FROM cte t(x, y)`).
+ */
+export type TableFactor =
+  | { kind: 'table'; name: ObjectName; alias: Ident | null; columnAliases?: Ident[] | undefined }
+  | { kind: 'derived'; query: Query; alias: Ident | null; columnAliases?: Ident[] | undefined }
+  | {
+      kind: 'join';
+      joinType: JoinType;
+      left: TableFactor;
+      right: TableFactor;
+      on: Expr | null;
+      using: Ident[] | null;
+    };
 
 /** The body of one SELECT. */
 export interface Select {
@@ -93,10 +168,28 @@ export interface Select {
   where: Expr | null;
   groupBy: Expr[];
   having: Expr | null;
+  /** GreptimeDB's range query clause; the projection then holds `agg(...) RANGE ...` calls. */
+  align?: AlignClause | null | undefined;
 }
 
-/** What a query computes before ORDER BY/LIMIT; set operations will join this union. */
-export type QueryBody = Select;
+/** A set operation between two query bodies. */
+export interface SetOperation {
+  kind: 'set_operation';
+  op: 'UNION' | 'EXCEPT' | 'INTERSECT';
+  all: boolean;
+  left: QueryBody;
+  right: QueryBody;
+}
+
+/** What a query computes before ORDER BY/LIMIT. `nested_query` is a parenthesised query. */
+export type QueryBody = Select | SetOperation | { kind: 'nested_query'; query: Query };
+
+/** One `name [(columns)] AS (query)` of a WITH clause. */
+export interface CommonTableExpr {
+  name: Ident;
+  columns: Ident[];
+  query: Query;
+}
 
 /** One ORDER BY item. */
 export interface OrderByItem {
@@ -106,8 +199,9 @@ export interface OrderByItem {
   nullsFirst: boolean | null;
 }
 
-/** A complete query: body plus ordering and row limits. */
+/** A complete query: optional WITH, body, ordering and row limits. */
 export interface Query {
+  with?: { recursive: boolean; ctes: CommonTableExpr[] } | null | undefined;
   body: QueryBody;
   orderBy: OrderByItem[];
   limit: Expr | null;
@@ -143,6 +237,22 @@ export interface OptionEntry {
 /** The `LIKE` or `WHERE` filter of SHOW statements. */
 export type ShowFilter = { kind: 'like'; pattern: string } | { kind: 'where'; expr: Expr };
 
+/** One operation of ALTER TABLE. */
+export type AlterOperation =
+  | {
+      kind: 'add_column';
+      column: ColumnDef;
+      ifNotExists: boolean;
+      location: { kind: 'first' } | { kind: 'after'; column: Ident } | null;
+    }
+  | { kind: 'drop_column'; name: Ident }
+  | { kind: 'rename_table'; newName: Ident }
+  | { kind: 'modify_column_type'; name: Ident; dataType: SqlType }
+  | { kind: 'set_default'; name: Ident; expr: Expr }
+  | { kind: 'drop_default'; name: Ident }
+  | { kind: 'set_options'; options: OptionEntry[] }
+  | { kind: 'unset_options'; keys: string[] };
+
 /** Every statement form this engine parses. */
 export type Statement =
   | { kind: 'query'; query: Query }
@@ -174,7 +284,14 @@ export type Statement =
   | { kind: 'show_columns'; full: boolean; table: ObjectName; db: ObjectName | null; filter: ShowFilter | null }
   | { kind: 'describe'; name: ObjectName }
   | { kind: 'use'; db: Ident }
-  | { kind: 'set'; variable: string; value: Expr };
+  | { kind: 'set'; variable: string; value: Expr }
+  | { kind: 'alter_table'; name: ObjectName; operations: AlterOperation[] }
+  | { kind: 'truncate_table'; name: ObjectName }
+  | { kind: 'explain'; analyze: boolean; verbose: boolean; statement: Statement }
+  | { kind: 'show_collation'; filter: ShowFilter | null }
+  | { kind: 'show_charset'; filter: ShowFilter | null }
+  /** `ADMIN fn(args)`: a maintenance call (`flush_table`, `compact_table`, ...). */
+  | { kind: 'admin'; call: FunctionCall };
 
 /** The discriminant of `Statement`. */
 export type StatementKind = Statement['kind'];

@@ -21,7 +21,7 @@ export interface Token {
   column: number;
 }
 
-const MULTI_CHAR_OPS = ['<=>', '::', '<=', '>=', '<>', '!=', '==', '||', '=>', '->'];
+const MULTI_CHAR_OPS = ['<=>', '!~*', '::', '<=', '>=', '<>', '!=', '==', '||', '=>', '->', '!~', '~*'];
 const SINGLE_CHAR_OPS = new Set('=<>+-*/%(),;.:[]|&^~!@?$#{}'.split(''));
 
 function isWordStart(ch: string): boolean {

@@ -3,7 +3,8 @@
  * `a = 1 OR b = 2 AND c` and `NOT a LIKE 'x'` group the way GreptimeDB groups them.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { BinaryOperator, Expr, FunctionCall, Ident, SqlType } from './ast.js';
+import type { BinaryOperator, Expr, FrameBound, FunctionCall, Ident, SqlType, WindowSpec } from './ast.js';
+import { atQueryStart, parseFill, parseOrderByItem, parseQuery, parseRangeDuration } from './parse-query.js';
 import { RESERVED_WORDS, type TokenStream } from './parser-base.js';
 
 const PREC_OR = 5;
@@ -30,6 +31,32 @@ const COMPARISON_OPS: Record<string, BinaryOperator> = {
   '>': '>',
   '>=': '>=',
 };
+
+const REGEX_OPS: Record<string, BinaryOperator> = { '~': '~', '~*': '~*', '!~': '!~', '!~*': '!~*' };
+
+/** Units `INTERVAL '1' DAY` may name. */
+const INTERVAL_UNITS = new Set([
+  'YEAR',
+  'YEARS',
+  'MONTH',
+  'MONTHS',
+  'WEEK',
+  'WEEKS',
+  'DAY',
+  'DAYS',
+  'HOUR',
+  'HOURS',
+  'MINUTE',
+  'MINUTES',
+  'SECOND',
+  'SECONDS',
+  'MILLISECOND',
+  'MILLISECONDS',
+  'MICROSECOND',
+  'MICROSECONDS',
+  'NANOSECOND',
+  'NANOSECONDS',
+]);
 
 const ARITHMETIC_OPS: Record<string, [BinaryOperator, number]> = {
   '+': ['+', PREC_PLUS_MINUS],
@@ -69,6 +96,7 @@ function nextPrecedence(ts: TokenStream): number {
   const t = ts.peek();
   if (t.kind === 'op') {
     if (COMPARISON_OPS[t.value]) return PREC_COMPARE;
+    if (REGEX_OPS[t.value]) return PREC_LIKE;
     const arith = ARITHMETIC_OPS[t.value];
     if (arith) return arith[1];
     if (t.value === '::') return PREC_DOUBLE_COLON;
@@ -102,6 +130,8 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
   if (t.kind === 'op') {
     const cmp = COMPARISON_OPS[t.value];
     if (cmp) return { kind: 'binary', op: cmp, left, right: parseSubexpr(ts, precedence) };
+    const regex = REGEX_OPS[t.value];
+    if (regex) return { kind: 'binary', op: regex, left, right: parseSubexpr(ts, precedence) };
     const arith = ARITHMETIC_OPS[t.value];
     if (arith) return { kind: 'binary', op: arith[0], left, right: parseSubexpr(ts, precedence) };
     if (t.value === '::') return { kind: 'cast', expr: left, dataType: parseDataType(ts), style: 'double_colon' };
@@ -124,8 +154,10 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
   switch (op) {
     case 'IN': {
       ts.expectOp('(');
-      if (ts.isKeyword('SELECT') || ts.isKeyword('WITH')) {
-        throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: IN subqueries');
+      if (atQueryStart(ts)) {
+        const query = parseQuery(ts);
+        ts.expectOp(')');
+        return { kind: 'in_subquery', expr: left, query, negated };
       }
       const list: Expr[] = [];
       if (!ts.isOp(')')) {
@@ -173,8 +205,10 @@ function parsePrefix(ts: TokenStream): Expr {
       }
       if (t.value === '(') {
         ts.next();
-        if (ts.isKeyword('SELECT') || ts.isKeyword('WITH')) {
-          throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: subqueries');
+        if (atQueryStart(ts)) {
+          const query = parseQuery(ts);
+          ts.expectOp(')');
+          return { kind: 'subquery', query };
         }
         const inner = parseExpr(ts);
         if (ts.isOp(','))
@@ -197,6 +231,10 @@ function parseWordPrefix(ts: TokenStream): Expr {
     switch (upper) {
       case 'NOT':
         ts.next();
+        if (ts.isKeyword('EXISTS') && ts.isOp('(', 1) && atQueryStart(ts, 2)) {
+          const inner = parsePrefix(ts) as Extract<Expr, { kind: 'exists' }>;
+          return { ...inner, negated: true };
+        }
         return { kind: 'unary', op: 'NOT', expr: parseSubexpr(ts, PREC_NOT) };
       case 'TRUE':
       case 'FALSE':
@@ -238,9 +276,15 @@ function parseWordPrefix(ts: TokenStream): Expr {
         if (ts.isOp('(', 1)) return parseFunctionArgs(ts, [ts.parseIdent()]);
         break;
       case 'INTERVAL':
+        if (ts.peek(1).kind === 'string' || ts.isOp('(', 1) || ts.peek(1).kind === 'number') return parseInterval(ts);
+        break;
       case 'EXISTS':
-        if (ts.peek(1).kind === 'string' || ts.isOp('(', 1)) {
-          throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${upper} expressions`);
+        if (ts.isOp('(', 1) && atQueryStart(ts, 2)) {
+          ts.next();
+          ts.expectOp('(');
+          const query = parseQuery(ts);
+          ts.expectOp(')');
+          return { kind: 'exists', query, negated: false };
         }
         break;
       default:
@@ -270,6 +314,19 @@ function parseWordPrefix(ts: TokenStream): Expr {
   }
   if (ts.isOp('(')) return parseFunctionArgs(ts, parts);
   return { kind: 'identifier', parts };
+}
+
+/** `INTERVAL '1 day'`, `INTERVAL '1' DAY`, `INTERVAL (expr) HOUR`. */
+function parseInterval(ts: TokenStream): Expr {
+  ts.next();
+  const value = parsePrefix(ts);
+  let unit: string | null = null;
+  const t = ts.peek();
+  if (t.kind === 'word' && t.quote === null && INTERVAL_UNITS.has(t.value.toUpperCase())) {
+    unit = t.value.toUpperCase();
+    ts.next();
+  }
+  return { kind: 'interval', value, unit };
 }
 
 function call(name: string, args: Expr[]): FunctionCall {
@@ -342,18 +399,75 @@ function parseFunctionArgs(ts: TokenStream, name: Ident[]): FunctionCall {
     do call.args.push(parseExpr(ts));
     while (ts.consumeOp(','));
   }
+  if (ts.consumeKeywords('ORDER', 'BY')) {
+    call.orderBy = [];
+    do call.orderBy.push(parseOrderByItem(ts));
+    while (ts.consumeOp(','));
+  }
   ts.expectOp(')');
   return finishFunction(ts, call);
 }
 
 function finishFunction(ts: TokenStream, call: FunctionCall): FunctionCall {
-  if (ts.isKeyword('OVER') || ts.isKeyword('FILTER') || ts.isKeyword('WITHIN')) {
-    throw new DbError(
-      ErrorCode.Unsupported,
-      `This feature is not implemented: ${ts.peek().value.toUpperCase()} clause of functions`,
-    );
+  if (ts.consumeKeyword('WITHIN')) {
+    // `approx_percentile_cont(0.5) WITHIN GROUP (ORDER BY x)`: the ordered value comes first.
+    ts.expectKeyword('GROUP');
+    ts.expectOp('(');
+    ts.expectKeywords('ORDER', 'BY');
+    const item = parseOrderByItem(ts);
+    ts.expectOp(')');
+    call.args = [item.expr, ...call.args];
+    if (item.asc === false) call.orderBy = [item];
+  }
+  if (ts.isKeyword('FILTER') && ts.isOp('(', 1)) {
+    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: FILTER clause of aggregate functions');
+  }
+  if (ts.consumeKeyword('OVER')) call.over = parseWindowSpec(ts);
+  if (ts.isKeyword('RANGE') && !ts.isKeyword('BETWEEN', 1) && !ts.isKeyword('UNBOUNDED', 1)) {
+    ts.next();
+    const duration = parseRangeDuration(ts);
+    const fill = ts.consumeKeyword('FILL') ? parseFill(ts) : null;
+    call.range = { duration, fill };
   }
   return call;
+}
+
+/** `( [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] )` after OVER. */
+function parseWindowSpec(ts: TokenStream): WindowSpec {
+  if (ts.peek().kind === 'word') {
+    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: named windows');
+  }
+  ts.expectOp('(');
+  const spec: WindowSpec = { partitionBy: [], orderBy: [], frame: null };
+  if (ts.consumeKeywords('PARTITION', 'BY')) {
+    do spec.partitionBy.push(parseExpr(ts));
+    while (ts.consumeOp(','));
+  }
+  if (ts.consumeKeywords('ORDER', 'BY')) {
+    do spec.orderBy.push(parseOrderByItem(ts));
+    while (ts.consumeOp(','));
+  }
+  if (ts.isKeyword('ROWS') || ts.isKeyword('RANGE')) {
+    const units = ts.next().value.toUpperCase() as 'ROWS' | 'RANGE';
+    if (ts.consumeKeyword('BETWEEN')) {
+      const start = parseFrameBound(ts);
+      ts.expectKeyword('AND');
+      spec.frame = { units, start, end: parseFrameBound(ts) };
+    } else {
+      spec.frame = { units, start: parseFrameBound(ts), end: { kind: 'current_row' } };
+    }
+  }
+  ts.expectOp(')');
+  return spec;
+}
+
+function parseFrameBound(ts: TokenStream): FrameBound {
+  if (ts.consumeKeywords('CURRENT', 'ROW')) return { kind: 'current_row' };
+  let offset: Expr | null = null;
+  if (!ts.consumeKeyword('UNBOUNDED')) offset = parsePrefix(ts);
+  if (ts.consumeKeyword('PRECEDING')) return { kind: 'preceding', offset };
+  ts.expectKeyword('FOLLOWING');
+  return { kind: 'following', offset };
 }
 
 function parseCase(ts: TokenStream): Expr {

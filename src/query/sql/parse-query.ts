@@ -1,28 +1,93 @@
 /**
- * Query parsing: `SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ... ORDER BY ... LIMIT ...`.
- * Joins, subqueries in FROM, set operations and CTEs are recognised and refused as unsupported
- * (code 1001) so that clients get a clear answer instead of a confusing syntax error.
+ * Query parsing: `[WITH ...] SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ... [ALIGN ...]`,
+ * set operations (`UNION [ALL]`, `EXCEPT`, `INTERSECT`), parenthesised queries, then ORDER BY,
+ * LIMIT and OFFSET. FROM takes tables, derived tables (`(SELECT ...) AS t(x)`) and joins.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { Expr, Ident, OrderByItem, Query, Select, SelectItem, TableFactor } from './ast.js';
-import { parseExpr } from './parse-expr.js';
+import type {
+  AlignClause,
+  CommonTableExpr,
+  Expr,
+  FillSpec,
+  Ident,
+  JoinType,
+  OrderByItem,
+  Query,
+  QueryBody,
+  Select,
+  SelectItem,
+  TableFactor,
+} from './ast.js';
+import { parseExpr, parseSubexpr } from './parse-expr.js';
 import type { TokenStream } from './parser-base.js';
 
-/** Parses a query: SELECT body, then ORDER BY, LIMIT and OFFSET. */
+/** Binding power of a RANGE/ALIGN duration: one literal or one parenthesised expression. */
+const DURATION_PRECEDENCE = 100;
+
+/** True when the cursor is at the start of a query (`SELECT`, `WITH`, or `(` followed by one). */
+export function atQueryStart(ts: TokenStream, offset = 0): boolean {
+  if (ts.isKeyword('SELECT', offset) || ts.isKeyword('WITH', offset)) return true;
+  return ts.isOp('(', offset) && atQueryStart(ts, offset + 1);
+}
+
+/** Parses a query: WITH, body (with set operations), then ORDER BY, LIMIT and OFFSET. */
 export function parseQuery(ts: TokenStream): Query {
-  if (ts.isKeyword('WITH'))
-    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: WITH (common table expressions)');
-  const body = parseSelect(ts);
-  if (ts.isKeyword('UNION') || ts.isKeyword('EXCEPT') || ts.isKeyword('INTERSECT')) {
-    throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${ts.peek().value.toUpperCase()}`);
+  let withClause: Query['with'] = null;
+  if (ts.consumeKeyword('WITH')) {
+    const recursive = ts.consumeKeyword('RECURSIVE');
+    const ctes: CommonTableExpr[] = [];
+    do {
+      const name = ts.parseIdent('CTE name');
+      const columns = ts.isOp('(') ? ts.parseParenthesizedIdents() : [];
+      ts.expectKeyword('AS');
+      ts.expectOp('(');
+      const query = parseQuery(ts);
+      ts.expectOp(')');
+      ctes.push({ name, columns, query });
+    } while (ts.consumeOp(','));
+    withClause = { recursive, ctes };
   }
+  const body = parseSetExpr(ts, 0);
   const query: Query = { body, orderBy: [], limit: null, offset: null };
+  if (withClause) query.with = withClause;
   if (ts.consumeKeywords('ORDER', 'BY')) {
     do query.orderBy.push(parseOrderByItem(ts));
     while (ts.consumeOp(','));
   }
   parseLimitOffset(ts, query);
   return query;
+}
+
+function setOperatorPrecedence(ts: TokenStream): number {
+  if (ts.isKeyword('UNION') || ts.isKeyword('EXCEPT')) return 10;
+  if (ts.isKeyword('INTERSECT')) return 20;
+  return 0;
+}
+
+/** `term (op [ALL|DISTINCT] term)*`, INTERSECT binding tighter than UNION and EXCEPT. */
+function parseSetExpr(ts: TokenStream, precedence: number): QueryBody {
+  let left: QueryBody;
+  if (ts.isOp('(')) {
+    ts.next();
+    const inner = parseQuery(ts);
+    ts.expectOp(')');
+    left = { kind: 'nested_query', query: inner };
+  } else {
+    left = parseSelect(ts);
+  }
+  for (;;) {
+    const next = setOperatorPrecedence(ts);
+    if (next === 0 || next <= precedence) break;
+    const op = ts.next().value.toUpperCase() as 'UNION' | 'EXCEPT' | 'INTERSECT';
+    let all = false;
+    if (ts.consumeKeyword('ALL')) all = true;
+    else ts.consumeKeyword('DISTINCT');
+    if (ts.consumeKeywords('BY', 'NAME'))
+      throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: UNION BY NAME');
+    const right = parseSetExpr(ts, next);
+    left = { kind: 'set_operation', op, all, left, right };
+  }
+  return left;
 }
 
 function parseLimitOffset(ts: TokenStream, query: Query): void {
@@ -44,7 +109,8 @@ function parseLimitOffset(ts: TokenStream, query: Query): void {
   }
 }
 
-function parseOrderByItem(ts: TokenStream): OrderByItem {
+/** One `expr [ASC|DESC] [NULLS FIRST|LAST]`. */
+export function parseOrderByItem(ts: TokenStream): OrderByItem {
   const expr = parseExpr(ts);
   let asc: boolean | null = null;
   if (ts.consumeKeyword('ASC')) asc = true;
@@ -73,17 +139,9 @@ function parseSelect(ts: TokenStream): Select {
   }
   let from: TableFactor | null = null;
   if (ts.consumeKeyword('FROM')) {
-    from = parseTableFactor(ts);
-    if (
-      ts.isOp(',') ||
-      ts.isKeyword('JOIN') ||
-      ts.isKeyword('INNER') ||
-      ts.isKeyword('LEFT') ||
-      ts.isKeyword('RIGHT') ||
-      ts.isKeyword('FULL') ||
-      ts.isKeyword('CROSS')
-    ) {
-      throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: joins');
+    from = parseJoinedFactor(ts);
+    while (ts.consumeOp(',')) {
+      from = { kind: 'join', joinType: 'cross', left: from, right: parseJoinedFactor(ts), on: null, using: null };
     }
   }
   const where = ts.consumeKeyword('WHERE') ? parseExpr(ts) : null;
@@ -93,10 +151,42 @@ function parseSelect(ts: TokenStream): Select {
     while (ts.consumeOp(','));
   }
   const having = ts.consumeKeyword('HAVING') ? parseExpr(ts) : null;
-  if (ts.isKeyword('RANGE') || ts.isKeyword('ALIGN')) {
-    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: RANGE queries');
+  const select: Select = { kind: 'select', distinct, projection, from, where, groupBy, having };
+  if (ts.consumeKeyword('ALIGN')) select.align = parseAlign(ts);
+  return select;
+}
+
+/** `ALIGN <duration> [TO <origin>] [BY (exprs)] [FILL <fill>]` (after ALIGN). */
+function parseAlign(ts: TokenStream): AlignClause {
+  const duration = parseSubexpr(ts, DURATION_PRECEDENCE);
+  let to: Expr | null = null;
+  let by: Expr[] | null = null;
+  let fill: FillSpec | null = null;
+  if (ts.consumeKeyword('TO')) to = parseSubexpr(ts, DURATION_PRECEDENCE);
+  if (ts.consumeKeyword('BY')) {
+    ts.expectOp('(');
+    by = [];
+    if (!ts.isOp(')')) {
+      do by.push(parseExpr(ts));
+      while (ts.consumeOp(','));
+    }
+    ts.expectOp(')');
   }
-  return { kind: 'select', distinct, projection, from, where, groupBy, having };
+  if (ts.consumeKeyword('FILL')) fill = parseFill(ts);
+  return { duration, to, by, fill };
+}
+
+/** The argument of FILL (after the keyword). */
+export function parseFill(ts: TokenStream): FillSpec {
+  if (ts.consumeKeyword('NULL')) return { kind: 'null' };
+  if (ts.consumeKeyword('PREV')) return { kind: 'prev' };
+  if (ts.consumeKeyword('LINEAR')) return { kind: 'linear' };
+  return { kind: 'constant', value: parseSubexpr(ts, DURATION_PRECEDENCE) };
+}
+
+/** `RANGE <duration> [FILL ...]` after an aggregate call (after the RANGE keyword). */
+export function parseRangeDuration(ts: TokenStream): Expr {
+  return parseSubexpr(ts, DURATION_PRECEDENCE);
 }
 
 function parseSelectItem(ts: TokenStream): SelectItem {
@@ -127,9 +217,62 @@ export function parseAlias(ts: TokenStream): Ident | null {
   return null;
 }
 
+/** A join type keyword sequence ending in JOIN, or null when the cursor is not at one. */
+function parseJoinType(ts: TokenStream): JoinType | null {
+  if (ts.consumeKeyword('JOIN')) return 'inner';
+  if (ts.consumeKeywords('INNER', 'JOIN')) return 'inner';
+  if (ts.consumeKeywords('CROSS', 'JOIN')) return 'cross';
+  for (const [word, type] of [
+    ['LEFT', 'left'],
+    ['RIGHT', 'right'],
+    ['FULL', 'full'],
+  ] as const) {
+    if (ts.consumeKeywords(word, 'JOIN') || ts.consumeKeywords(word, 'OUTER', 'JOIN')) return type;
+  }
+  if (ts.isKeyword('NATURAL') || (ts.isKeyword('LEFT') && (ts.isKeyword('SEMI', 1) || ts.isKeyword('ANTI', 1)))) {
+    throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: ${ts.peek().value.toUpperCase()} joins`);
+  }
+  return null;
+}
+
+/** A factor followed by any number of JOIN clauses. */
+function parseJoinedFactor(ts: TokenStream): TableFactor {
+  let left = parseTableFactor(ts);
+  for (;;) {
+    const joinType = parseJoinType(ts);
+    if (!joinType) break;
+    const right = parseTableFactor(ts);
+    let on: Expr | null = null;
+    let using: Ident[] | null = null;
+    if (joinType !== 'cross') {
+      if (ts.consumeKeyword('ON')) on = parseExpr(ts);
+      else if (ts.consumeKeyword('USING')) using = ts.parseParenthesizedIdents();
+    }
+    left = { kind: 'join', joinType, left, right, on, using };
+  }
+  return left;
+}
+
+function parseFactorAlias(ts: TokenStream): { alias: Ident | null; columnAliases?: Ident[] } {
+  const alias = parseAlias(ts);
+  if (alias && ts.isOp('(')) return { alias, columnAliases: ts.parseParenthesizedIdents() };
+  return { alias };
+}
+
 function parseTableFactor(ts: TokenStream): TableFactor {
-  if (ts.isOp('(')) throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: subqueries in FROM');
+  if (ts.isOp('(')) {
+    if (atQueryStart(ts, 1)) {
+      ts.expectOp('(');
+      const query = parseQuery(ts);
+      ts.expectOp(')');
+      return { kind: 'derived', query, ...parseFactorAlias(ts) };
+    }
+    ts.expectOp('(');
+    const inner = parseJoinedFactor(ts);
+    ts.expectOp(')');
+    return inner;
+  }
   const name = ts.parseObjectName();
   if (ts.isOp('(')) throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: table functions');
-  return { kind: 'table', name, alias: parseAlias(ts) };
+  return { kind: 'table', name, ...parseFactorAlias(ts) };
 }

@@ -121,6 +121,10 @@ export class TokenStream {
     if (!this.consumeKeyword(keyword)) this.expected(keyword, this.peek());
   }
 
+  expectKeywords(...keywords: string[]): void {
+    for (const k of keywords) this.expectKeyword(k);
+  }
+
   consumeOp(op: string): boolean {
     if (!this.isOp(op)) return false;
     this.pos++;

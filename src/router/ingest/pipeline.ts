@@ -239,8 +239,45 @@ function gather(v: Vector, rows: Uint32Array, n: number): Vector {
 }
 
 /**
+ * Numbers the series of the rows: the parser's hint when the insert has one, otherwise found here
+ * from the tag values (exactly: JSON text of the tuple). Returns each row's series and the first
+ * row of each series.
+ */
+function seriesOfRows(
+  insert: TableInsert,
+  tagVectors: Array<Array<string | null>>,
+): { rowSeries: Uint32Array; firstRows: number[] } {
+  const n = insert.rowCount;
+  const firstRows: number[] = [];
+  if (insert.rowSeries && insert.rowSeries.length === n) {
+    const rowSeries = insert.rowSeries;
+    for (let r = 0; r < n; r++) {
+      const k = rowSeries[r] as number;
+      if (firstRows[k] === undefined) firstRows[k] = r;
+    }
+    return { rowSeries, firstRows };
+  }
+  const rowSeries = new Uint32Array(n);
+  const index = new Map<string, number>();
+  const tuple = new Array<string | null>(tagVectors.length);
+  for (let r = 0; r < n; r++) {
+    for (let t = 0; t < tagVectors.length; t++) tuple[t] = (tagVectors[t] as Array<string | null>)[r] ?? null;
+    const key = JSON.stringify(tuple);
+    let k = index.get(key);
+    if (k === undefined) {
+      k = firstRows.length;
+      firstRows.push(r);
+      index.set(key, k);
+    }
+    rowSeries[r] = k;
+  }
+  return { rowSeries, firstRows };
+}
+
+/**
  * Splits one table's rows into per-shard `TableRows`, keyed by catalog column ids. A row's shard
- * is decided by its series: the table plus its non-null tags, sorted by tag name.
+ * is decided by its series (the table plus its non-null tags, sorted by tag name), computed once
+ * per series; tags are sent once per series (see `TableRows`).
  */
 function splitByShard(insert: TableInsert, table: TableSchema, shards: number): Array<TableRows | undefined> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
@@ -254,18 +291,26 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const fieldColumns = insert.columns.filter((c) => c.semantic === 'FIELD');
   const tagNames = tagColumns.map((c) => c.name);
+  const tagIds = tagColumns.map((c) => (byName.get(c.name) as ColumnSchema).id);
   const tagVectors = tagColumns.map((c) => c.vector.values as Array<string | null>);
+  const fields = fieldColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
   const base = tableHash(insert.db, insert.table);
   const mergeMode = mergeModeOf(table);
 
   const n = insert.rowCount;
-  const shardOf = new Uint16Array(n);
+  const { rowSeries, firstRows } = seriesOfRows(insert, tagVectors);
+  const seriesCount = firstRows.length;
+  const tupleOf = (k: number): Array<string | null> => {
+    const row = firstRows[k] as number;
+    return tagVectors.map((v) => v[row] ?? null);
+  };
+  const seriesShard = new Uint16Array(seriesCount);
+  if (shards > 1) {
+    for (let k = 0; k < seriesCount; k++) seriesShard[k] = shardOfSeries(base, tagNames, tupleOf(k), shards);
+  }
   const counts = new Uint32Array(shards);
-  const rowTags = new Array<string | null>(tagNames.length);
   for (let r = 0; r < n; r++) {
-    for (let t = 0; t < tagVectors.length; t++) rowTags[t] = (tagVectors[t] as Array<string | null>)[r] ?? null;
-    const s = shards === 1 ? 0 : shardOfSeries(base, tagNames, rowTags, shards);
-    shardOf[r] = s;
+    const s = seriesShard[rowSeries[r] as number] as number;
     counts[s] = (counts[s] as number) + 1;
   }
 
@@ -273,34 +318,49 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
   for (let s = 0; s < shards; s++) {
     const count = counts[s] as number;
     if (count === 0) continue;
-    const toRows = (): TableRows => {
-      const tags = tagColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
-      const fields = fieldColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
-      if (count === n) {
-        return {
-          tableId: table.id,
-          mergeMode,
-          rowCount: n,
-          timestamps,
-          tags: tags.map((t) => ({ id: t.id, values: t.vector.values as Array<string | null> })),
-          fields,
-        };
-      }
-      const rows = new Uint32Array(count);
-      let k = 0;
-      for (let r = 0; r < n; r++) if (shardOf[r] === s) rows[k++] = r;
-      const ts = new BigInt64Array(count);
-      for (let i = 0; i < count; i++) ts[i] = timestamps[rows[i] as number] as bigint;
-      return {
+    if (count === n) {
+      out[s] = {
         tableId: table.id,
         mergeMode,
-        rowCount: count,
-        timestamps: ts,
-        tags: tags.map((t) => ({ id: t.id, values: gather(t.vector, rows, count).values as Array<string | null> })),
-        fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
+        rowCount: n,
+        timestamps,
+        tagIds,
+        seriesTags: firstRows.map((_, k) => tupleOf(k)),
+        rowSeries,
+        fields,
       };
+      continue;
+    }
+    const rows = new Uint32Array(count);
+    const localSeries = new Uint32Array(count);
+    const localIndex = new Int32Array(seriesCount).fill(-1);
+    const seriesTags: Array<Array<string | null>> = [];
+    const ts = new BigInt64Array(count);
+    let k = 0;
+    for (let r = 0; r < n; r++) {
+      const g = rowSeries[r] as number;
+      if (seriesShard[g] !== s) continue;
+      let local = localIndex[g] as number;
+      if (local < 0) {
+        local = seriesTags.length;
+        localIndex[g] = local;
+        seriesTags.push(tupleOf(g));
+      }
+      rows[k] = r;
+      localSeries[k] = local;
+      ts[k] = timestamps[r] as bigint;
+      k++;
+    }
+    out[s] = {
+      tableId: table.id,
+      mergeMode,
+      rowCount: count,
+      timestamps: ts,
+      tagIds,
+      seriesTags,
+      rowSeries: localSeries,
+      fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
     };
-    out[s] = toRows();
   }
   return out;
 }

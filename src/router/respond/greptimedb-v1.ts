@@ -1,32 +1,12 @@
 /**
  * The `greptimedb_v1` JSON output of /v1/sql (reference §4.2). Written by hand rather than with
- * JSON.stringify because values need type-aware rendering: Int64/UInt64/timestamps are BigInts
- * printed as integers, floats keep a fraction (`1.0`) and NaN/±Inf become null, as GreptimeDB's
- * serde encoder does.
+ * JSON.stringify because values need type-aware rendering (`value-text.ts`): Int64/UInt64/timestamps
+ * are BigInts printed as integers, floats keep a fraction (`1.0`) and NaN/±Inf become null, as
+ * GreptimeDB's serde encoder does.
  */
 import type { StatementResult } from '../../query/sql/execute.js';
 import type { DataType } from '../../shared/types.js';
-
-const FLOAT_TYPES = new Set<DataType>(['Float32', 'Float64']);
-
-/** One value as JSON text, rendered for its column type. */
-export function jsonValue(value: unknown, type: DataType): string {
-  if (value === null || value === undefined) return 'null';
-  switch (typeof value) {
-    case 'bigint':
-      return value.toString();
-    case 'number':
-      if (!Number.isFinite(value)) return 'null';
-      if (FLOAT_TYPES.has(type) && Number.isInteger(value) && Math.abs(value) < 1e16) return `${value}.0`;
-      return String(value);
-    case 'string':
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    default:
-      return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
-  }
-}
+import { jsonValue } from './value-text.js';
 
 function recordsJson(result: Extract<StatementResult, { kind: 'records' }>, limit: number | undefined): string {
   const types = result.columns.map((c) => c.type);

@@ -135,36 +135,27 @@ export class TableMemtable {
     assert(timestamps.length === n);
     this.ts.set(timestamps, base);
 
-    // Series of each row, reusing the previous row's when its tags are the same strings (the
-    // common case: batches grouped by series).
-    const tags = rows.tags.slice().sort((a, b) => a.id - b.id);
-    const tagIds = tags.map((t) => t.id);
-    const tagValues = tags.map((t) => t.values);
+    // Resolve each series of the batch once; rows then only look up their series by index.
+    const order = rows.tagIds.map((id, t) => ({ id, t })).sort((a, b) => a.id - b.id);
     const ids: number[] = [];
     const values: string[] = [];
-    let s: MemSeries | undefined;
+    const batchSeries = new Array<MemSeries>(rows.seriesTags.length);
+    for (let k = 0; k < rows.seriesTags.length; k++) {
+      const tuple = rows.seriesTags[k] as Array<string | null>;
+      ids.length = 0;
+      values.length = 0;
+      for (const { id, t } of order) {
+        const v = tuple[t];
+        if (v !== null && v !== undefined) {
+          ids.push(id);
+          values.push(v);
+        }
+      }
+      batchSeries[k] = this.seriesOf(seriesKeyOf(ids, values));
+    }
+    const rowSeries = rows.rowSeries;
     for (let i = 0; i < n; i++) {
-      if (s !== undefined) {
-        for (let t = 0; t < tagValues.length; t++) {
-          const column = tagValues[t] as Array<string | null>;
-          if (column[i] !== column[i - 1]) {
-            s = undefined;
-            break;
-          }
-        }
-      }
-      if (s === undefined) {
-        ids.length = 0;
-        values.length = 0;
-        for (let t = 0; t < tagValues.length; t++) {
-          const v = (tagValues[t] as Array<string | null>)[i];
-          if (v !== null && v !== undefined) {
-            ids.push(tagIds[t] as number);
-            values.push(v);
-          }
-        }
-        s = this.seriesOf(seriesKeyOf(ids, values));
-      }
+      const s = batchSeries[rowSeries[i] as number] as MemSeries;
       const row = base + i;
       const t = timestamps[i] as bigint;
       const count = s.rows.length;

@@ -12,17 +12,54 @@ import type { PhysicalKind, Vector } from '../types.js';
 /** How duplicates (same series and timestamp) of a table are merged when read, flushed or compacted. */
 export type MergeMode = 'last_row' | 'last_non_null' | 'append';
 
-/** Rows of one table bound for one shard. Columns are keyed by catalog column id. */
+/**
+ * Rows of one table bound for one shard. Columns are keyed by catalog column id.
+ *
+ * Tags travel once per series, not once per row: ingest batches repeat each series many times
+ * (a TSBS batch of 5,000 rows holds 1,000 series), so this is smaller to encode and lets the
+ * shard resolve each series once per batch instead of once per row.
+ */
 export interface TableRows {
   tableId: number;
   mergeMode: MergeMode;
   rowCount: number;
   /** The time index, in the table's unit. */
   timestamps: BigInt64Array;
-  /** Tag columns; a null value means the row has no value for that tag. */
-  tags: Array<{ id: number; values: Array<string | null> }>;
+  /** Catalog ids of the tag columns, in the order of each `seriesTags` entry. */
+  tagIds: number[];
+  /** Distinct tag tuples of this batch: `seriesTags[s][t]` is the value of `tagIds[t]` (null = absent). */
+  seriesTags: Array<Array<string | null>>;
+  /** `rowSeries[r]`: the index into `seriesTags` of row r's series. */
+  rowSeries: Uint32Array;
   /** Field columns. */
   fields: Array<{ id: number; vector: Vector }>;
+}
+
+/**
+ * The series form of per-row tag columns: one tuple per distinct tag combination and each row's
+ * index into them. For callers that hold tags row by row (SQL INSERT, tests).
+ */
+export function seriesFormOf(
+  tags: Array<{ id: number; values: Array<string | null> }>,
+  rowCount: number,
+): Pick<TableRows, 'tagIds' | 'seriesTags' | 'rowSeries'> {
+  const tagIds = tags.map((t) => t.id);
+  const seriesTags: Array<Array<string | null>> = [];
+  const rowSeries = new Uint32Array(rowCount);
+  const index = new Map<string, number>();
+  for (let r = 0; r < rowCount; r++) {
+    const tuple = tags.map((t) => t.values[r] ?? null);
+    // JSON keeps null distinct from the string "null" and needs no escaping rules of our own.
+    const key = JSON.stringify(tuple);
+    let s = index.get(key);
+    if (s === undefined) {
+      s = seriesTags.length;
+      seriesTags.push(tuple);
+      index.set(key, s);
+    }
+    rowSeries[r] = s;
+  }
+  return { tagIds, seriesTags, rowSeries };
 }
 
 export interface WriteBatch {
@@ -86,7 +123,9 @@ export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
       m: t.mergeMode,
       n: t.rowCount,
       ts: bytesOf(t.timestamps),
-      g: t.tags.map((g) => [g.id, g.values]),
+      g: t.tagIds,
+      st: t.seriesTags,
+      rs: bytesOf(t.rowSeries),
       f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
     })),
   });
@@ -99,7 +138,9 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       m: MergeMode;
       n: number;
       ts: Uint8Array;
-      g: Array<[number, Array<string | null>]>;
+      g: number[];
+      st: Array<Array<string | null>>;
+      rs: Uint8Array;
       f: Array<[number, WireVector]>;
     }>;
   };
@@ -109,7 +150,9 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       mergeMode: t.m,
       rowCount: t.n,
       timestamps: new BigInt64Array(aligned(t.ts)),
-      tags: t.g.map(([id, values]) => ({ id, values })),
+      tagIds: t.g,
+      seriesTags: t.st,
+      rowSeries: new Uint32Array(aligned(t.rs)),
       fields: t.f.map(([id, w]) => ({ id, vector: vectorFromWire(w) })),
     })),
   };

@@ -210,9 +210,19 @@ function buildInsert(
   const valid = columns.map((c) => c.vector.valid);
   const timeIndex = (b.slotsByName.get(TIME_INDEX_COLUMN) as ColumnSlot).index;
   const times = values[timeIndex] as BigInt64Array;
+  // Points of one parsed series share their tag-value array (the parser's series cache), so the
+  // array's identity numbers the series for the pipeline without comparing any strings.
+  const seriesIndex = new Map<readonly string[], number>();
+  const rowSeries = new Uint32Array(rowCount);
 
   for (let row = 0; row < rowCount; row++) {
     const point = b.points[row] as LinePoint;
+    let series = seriesIndex.get(point.tagValues);
+    if (series === undefined) {
+      series = seriesIndex.size;
+      seriesIndex.set(point.tagValues, series);
+    }
+    rowSeries[row] = series;
     const tagSlots = b.tagSlots[row] as number[];
     for (let i = 0; i < tagSlots.length; i++) {
       (values[tagSlots[i] as number] as Array<string | null>)[row] = point.tagValues[i] as string;
@@ -249,7 +259,7 @@ function buildInsert(
     const v = column.vector.valid;
     if (v !== undefined && v.indexOf(0) < 0) column.vector.valid = undefined;
   }
-  return { db, table: b.table, rowCount, columns };
+  return { db, table: b.table, rowCount, columns, rowSeries };
 }
 
 function newColumn(slot: ColumnSlot, rowCount: number): InsertColumn {

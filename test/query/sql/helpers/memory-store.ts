@@ -34,10 +34,11 @@ export class MemoryStore implements ScanSource {
         if (!table) this.tables.set(t.tableId, (table = new Map()));
         for (let r = 0; r < t.rowCount; r++) {
           const tags = new Map<number, string>();
-          for (const g of t.tags) {
-            const v = g.values[r];
-            if (v !== null && v !== undefined) tags.set(g.id, v);
-          }
+          const tuple = t.seriesTags[t.rowSeries[r] as number] ?? [];
+          t.tagIds.forEach((id, i) => {
+            const v = tuple[i];
+            if (v !== null && v !== undefined) tags.set(id, v);
+          });
           const key = [...tags.entries()]
             .sort((a, b) => a[0] - b[0])
             .map(([id, v]) => `${id}=${v}`)

@@ -128,8 +128,39 @@ export interface CaseOutcome {
   pass: boolean;
 }
 
-/** Runs every statement of a case file; PROTOCOL statements are skipped (counted as passing). */
-export async function runCase(sqlFile: string, resultFile: string, env: SqlEnv): Promise<CaseOutcome[]> {
+/** What a runner can do besides executing statements. */
+export interface CaseHooks {
+  /** `-- SQLNESS ARG restart=true`: restart storage before the statement (data must persist). */
+  restart?: () => Promise<void>;
+}
+
+/** Renders what executing `sql` produces, the way the transcripts print it. */
+export async function renderOutcome(sql: string, session: SqlSession, env: SqlEnv): Promise<string> {
+  try {
+    const results = await executeSql(sql, session, env);
+    const r = results[results.length - 1];
+    if (!r) return '';
+    if (r.kind === 'affected') return `Affected Rows: ${r.rows}`;
+    return renderTable(
+      r.columns.map((c) => c.name),
+      r.rows.map((row) => row.map((v, k) => cellText(v, (r.columns[k] as { type: DataType }).type))),
+    );
+  } catch (err) {
+    if (err instanceof DbError) return `Error: ${err.code}(${codeName(err.code)}), ${err.message}`;
+    return `Error: internal ${(err as Error).stack}`;
+  }
+}
+
+/**
+ * Runs every statement of a case file in order. `PROTOCOL` statements need a MySQL or PostgreSQL
+ * listener this engine does not have: they are not run and never match.
+ */
+export async function runCase(
+  sqlFile: string,
+  resultFile: string,
+  env: SqlEnv,
+  hooks: CaseHooks = {},
+): Promise<CaseOutcome[]> {
   const statements = splitStatements(fs.readFileSync(sqlFile, 'utf8'));
   const expected = expectedOutputs(statements, fs.readFileSync(resultFile, 'utf8'));
   const session: SqlSession = { db: 'public', timezone: 'UTC' };
@@ -138,26 +169,11 @@ export async function runCase(sqlFile: string, resultFile: string, env: SqlEnv):
     const s = statements[i] as SqlnessStatement;
     const want = expected[i] as string;
     if (s.comments.some((c) => c.startsWith('-- SQLNESS PROTOCOL'))) {
-      outcomes.push({ statement: s.text, expected: want, actual: want, pass: true });
+      outcomes.push({ statement: s.text, expected: want, actual: '(not run: wire protocol)', pass: false });
       continue;
     }
-    let actual: string;
-    try {
-      const results = await executeSql(s.text.trimStart(), session, env);
-      const r = results[results.length - 1];
-      if (!r) actual = '';
-      else if (r.kind === 'affected') actual = `Affected Rows: ${r.rows}`;
-      else {
-        actual = renderTable(
-          r.columns.map((c) => c.name),
-          r.rows.map((row) => row.map((v, k) => cellText(v, (r.columns[k] as { type: DataType }).type))),
-        );
-      }
-    } catch (err) {
-      if (err instanceof DbError) actual = `Error: ${err.code}(${codeName(err.code)}), ${err.message}`;
-      else actual = `Error: internal ${(err as Error).stack}`;
-    }
-    actual = applyDirectives(actual, s.comments);
+    if (hooks.restart && s.comments.some((c) => /^-- SQLNESS ARG .*\brestart=true\b/.test(c))) await hooks.restart();
+    const actual = applyDirectives(await renderOutcome(s.text.trimStart(), session, env), s.comments);
     outcomes.push({ statement: s.text, expected: want, actual, pass: actual === want });
   }
   return outcomes;

@@ -7,7 +7,7 @@
 import type { NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
 import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
-import { encodeWriteBatch, type TableRows } from '../../../../src/shared/codec/write-batch.js';
+import { encodeWriteBatch, seriesFormOf, type TableRows } from '../../../../src/shared/codec/write-batch.js';
 import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
 import type { TableInsert } from '../../../../src/shared/insert.js';
 import type { ScanSource } from '../../../../src/shared/scan.js';
@@ -137,7 +137,10 @@ export class TestEnv implements SqlEnv {
           mergeMode: 'last_row',
           rowCount: picked.length,
           timestamps: slice(time?.vector as Vector, picked).values as BigInt64Array,
-          tags: tags.map((t) => ({ id: idOf(t.name), values: slice(t.vector, picked).values as Array<string | null> })),
+          ...seriesFormOf(
+            tags.map((t) => ({ id: idOf(t.name), values: slice(t.vector, picked).values as Array<string | null> })),
+            picked.length,
+          ),
           fields: rows.columns
             .filter((c) => c.semantic === 'FIELD')
             .map((f) => ({ id: idOf(f.name), vector: slice(f.vector, picked) })),

@@ -1,0 +1,217 @@
+/**
+ * The `arrow` output of /v1/sql (reference §4.2): the single result as an Arrow IPC **stream**
+ * (schema message, one record batch when there are rows, end-of-stream marker), written with
+ * apache-arrow. DDL/DML and an empty statement list answer an empty body.
+ *
+ * Column types follow GreptimeDB's Arrow schema: Int8..UInt64, Float32/64, Boolean → Bool,
+ * String → Utf8, Binary → Binary, Date → Date32 (days), TimestampX → Timestamp(unit, no zone),
+ * Null → Null. Every field is nullable. Fixed-width columns are built straight from typed arrays
+ * plus a validity bitmap so 64-bit values stay exact BigInts.
+ *
+ * Compression (`compression=lz4|zstd`, URL only): `lz4` writes LZ4_FRAME-compressed bodies with
+ * our own frame encoder (`lz4-frame.ts`), since apache-arrow ships no codecs. `zstd` is a known
+ * deviation: there is no zstd encoder among our dependencies (Node 20's zlib has none), so the
+ * stream is answered uncompressed — still a valid stream any Arrow reader accepts.
+ *
+ * GreptimeDB itself writes the IPC *file* format here; the interface spec asks for a stream, which
+ * clients read with `tableFromIPC`/`RecordBatchStreamReader` without seeking.
+ */
+import {
+  Binary,
+  Bool,
+  CompressionType,
+  compressionRegistry,
+  type Data,
+  type DataType as ArrowType,
+  DateDay,
+  Field,
+  Float32,
+  Float64,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  makeData,
+  Null,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  TimestampMicrosecond,
+  TimestampMillisecond,
+  TimestampNanosecond,
+  TimestampSecond,
+  tableToIPC,
+  Uint8,
+  Uint16,
+  Uint32,
+  Uint64,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
+import type { StatementResult } from '../../query/sql/execute.js';
+import type { DataType } from '../../shared/types.js';
+import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
+
+/** The `compression` URL parameter, resolved. */
+export type ArrowCompression = 'lz4' | 'zstd' | null;
+
+/** `zstd` / `lz4` in any case; anything else means none. */
+export function parseArrowCompression(text: string | null | undefined): ArrowCompression {
+  const lower = text?.toLowerCase();
+  return lower === 'lz4' || lower === 'zstd' ? lower : null;
+}
+
+compressionRegistry.set(CompressionType.LZ4_FRAME, { encode: lz4FrameCompress, decode: lz4FrameDecompress });
+
+/** The Arrow type GreptimeDB gives a column of this logical type. */
+export function arrowTypeOf(type: DataType): ArrowType {
+  switch (type) {
+    case 'Boolean':
+      return new Bool();
+    case 'Int8':
+      return new Int8();
+    case 'Int16':
+      return new Int16();
+    case 'Int32':
+      return new Int32();
+    case 'Int64':
+      return new Int64();
+    case 'UInt8':
+      return new Uint8();
+    case 'UInt16':
+      return new Uint16();
+    case 'UInt32':
+      return new Uint32();
+    case 'UInt64':
+      return new Uint64();
+    case 'Float32':
+      return new Float32();
+    case 'Float64':
+      return new Float64();
+    case 'String':
+      return new Utf8();
+    case 'Binary':
+      return new Binary();
+    case 'Date':
+      return new DateDay();
+    case 'TimestampSecond':
+      return new TimestampSecond();
+    case 'TimestampMillisecond':
+      return new TimestampMillisecond();
+    case 'TimestampMicrosecond':
+      return new TimestampMicrosecond();
+    case 'TimestampNanosecond':
+      return new TimestampNanosecond();
+    case 'Null':
+      return new Null();
+  }
+}
+
+type NumberArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+type NumberArrayConstructor = new (length: number) => NumberArray;
+
+const NUMBER_ARRAYS: Partial<Record<DataType, NumberArrayConstructor>> = {
+  Int8: Int8Array,
+  Int16: Int16Array,
+  Int32: Int32Array,
+  UInt8: Uint8Array,
+  UInt16: Uint16Array,
+  UInt32: Uint32Array,
+  Float32: Float32Array,
+  Float64: Float64Array,
+  Date: Int32Array,
+};
+
+/** Validity bitmap (bit i set = row i is not null) and the null count. */
+function validityOf(values: unknown[]): { nullBitmap: Uint8Array; nullCount: number } {
+  const nullBitmap = new Uint8Array(Math.ceil(values.length / 8));
+  let nullCount = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) nullCount++;
+    else nullBitmap[i >> 3] = (nullBitmap[i >> 3] as number) | (1 << (i & 7));
+  }
+  return { nullBitmap, nullCount };
+}
+
+/**
+ * `makeData` for any fixed-width type. Its overloads are keyed by the static type, which is only
+ * known at run time here; the props are the same for all of them.
+ */
+function fixedWidthData(type: ArrowType, values: unknown[], data: ArrayBufferView): Data {
+  const props = { type, length: values.length, data, ...validityOf(values) };
+  return (makeData as (p: typeof props) => Data)(props);
+}
+
+function toBigInt(value: unknown): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number') return BigInt(Math.trunc(value));
+  return 0n;
+}
+
+/** One column's values as Arrow data of its type. */
+function columnData(type: DataType, values: unknown[]): Data {
+  const arrowType = arrowTypeOf(type);
+  const length = values.length;
+  const NumberArrayOf = NUMBER_ARRAYS[type];
+  if (NumberArrayOf) {
+    const data = new NumberArrayOf(length);
+    for (let i = 0; i < length; i++) data[i] = typeof values[i] === 'number' ? (values[i] as number) : 0;
+    return fixedWidthData(arrowType, values, data);
+  }
+  switch (type) {
+    case 'Int64':
+    case 'TimestampSecond':
+    case 'TimestampMillisecond':
+    case 'TimestampMicrosecond':
+    case 'TimestampNanosecond': {
+      const data = new BigInt64Array(length);
+      for (let i = 0; i < length; i++) data[i] = toBigInt(values[i]);
+      return fixedWidthData(arrowType, values, data);
+    }
+    case 'UInt64': {
+      const data = new BigUint64Array(length);
+      for (let i = 0; i < length; i++) data[i] = toBigInt(values[i]);
+      return fixedWidthData(arrowType, values, data);
+    }
+    case 'Null':
+      return makeData({ type: new Null(), length, nullCount: length });
+    case 'Binary': {
+      // Binary values are held as latin1 strings of their bytes.
+      const bytes = values.map((v) => (typeof v === 'string' ? Buffer.from(v, 'latin1') : null));
+      return vectorFromArray(bytes, new Binary()).data[0] as Data;
+    }
+    case 'Boolean':
+      return vectorFromArray(
+        values.map((v) => (v === null || v === undefined ? null : Boolean(v))),
+        new Bool(),
+      ).data[0] as Data;
+    default:
+      return vectorFromArray(
+        values.map((v) => (v === null || v === undefined ? null : String(v))),
+        new Utf8(),
+      ).data[0] as Data;
+  }
+}
+
+/** The whole response body for at most one statement result. */
+export function arrowBody(result: StatementResult | undefined, compression: ArrowCompression): Uint8Array {
+  if (result === undefined || result.kind === 'affected') return new Uint8Array(0);
+  const fields = result.columns.map((c) => new Field(c.name, arrowTypeOf(c.type), true));
+  const schema = new Schema(fields);
+  const batches: RecordBatch[] = [];
+  const length = result.rows.length;
+  if (length > 0) {
+    const children = result.columns.map((c, i) =>
+      columnData(
+        c.type,
+        result.rows.map((row) => row[i]),
+      ),
+    );
+    batches.push(new RecordBatch(schema, makeData({ type: new Struct(fields), length, nullCount: 0, children })));
+  }
+  const table = new Table(schema, batches);
+  // zstd: no encoder available, answered uncompressed (see the file comment).
+  return tableToIPC(table, 'stream', compression === 'lz4' ? CompressionType.LZ4_FRAME : null);
+}

@@ -1,0 +1,50 @@
+/**
+ * The `csv`, `csvWithNames` and `csvWithNamesAndTypes` outputs of /v1/sql (reference §4.2), as
+ * GreptimeDB writes them with Rust's `csv` crate: records end with CRLF; a field is quoted only
+ * when it holds a comma, a double quote, CR or LF, and quotes inside are doubled; a record whose
+ * only field is empty is written as `""` so that it is not an empty line. Values print as their
+ * JSON form (`value-text.ts`) except that strings are bare and null is an empty field. DDL/DML
+ * answer `N\n`; no statement at all answers an empty body.
+ */
+import type { StatementResult } from '../../query/sql/execute.js';
+import type { DataType } from '../../shared/types.js';
+import { jsonValue } from './value-text.js';
+
+/** Which header rows precede the data. */
+export interface CsvHeaders {
+  names: boolean;
+  types: boolean;
+}
+
+const NEEDS_QUOTES = /[,"\r\n]/;
+
+function csvField(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function csvRecord(fields: string[]): string {
+  const line = fields.map(csvField).join(',');
+  return `${line === '' ? '""' : line}\r\n`;
+}
+
+/** A value as the text of its CSV field (before quoting). */
+function fieldText(value: unknown, type: DataType): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  const text = jsonValue(value, type);
+  // NaN and ±Inf are JSON null, hence empty fields like SQL NULL.
+  return text === 'null' ? '' : text;
+}
+
+/** The body for at most one statement result. */
+export function csvBody(result: StatementResult | undefined, headers: CsvHeaders): string {
+  if (result === undefined) return '';
+  if (result.kind === 'affected') return `${result.rows}\n`;
+  let out = '';
+  // As in GreptimeDB, asking for the types row implies the names row.
+  if (headers.names || headers.types) out += csvRecord(result.columns.map((c) => c.name));
+  if (headers.types) out += csvRecord(result.columns.map((c) => c.type));
+  const types = result.columns.map((c) => c.type);
+  for (const row of result.rows) out += csvRecord(row.map((v, i) => fieldText(v, types[i] as DataType)));
+  return out;
+}

@@ -1,0 +1,53 @@
+/**
+ * The `influxdb_v1` JSON output of /v1/sql (reference §4.2): one `results` element per statement,
+ * `{"statement_id":i,"series":[{"name":"","columns":[...],"values":[...]}]}` for rows and
+ * `"series":[]` for DDL/DML. An empty result has no columns either (GreptimeDB builds the series
+ * from record batches, and an empty result has none). With `epoch`, every timestamp value is
+ * converted to that unit: multiplied when the unit is finer (kept as is if that overflows i64),
+ * floor-divided when it is coarser, as GreptimeDB's `Timestamp::convert_to` does.
+ */
+import type { StatementResult } from '../../query/sql/execute.js';
+import { type DataType, NANOS_PER_UNIT, type TimeUnit, timeUnitOf } from '../../shared/types.js';
+import { jsonValue } from './value-text.js';
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+/** A timestamp count of `from` units as a count of `to` units. */
+export function convertTimestamp(value: bigint, from: TimeUnit, to: TimeUnit): bigint {
+  const fromNanos = NANOS_PER_UNIT[from];
+  const toNanos = NANOS_PER_UNIT[to];
+  if (fromNanos >= toNanos) {
+    const scaled = value * (fromNanos / toNanos);
+    return scaled < I64_MIN || scaled > I64_MAX ? value : scaled;
+  }
+  const divisor = toNanos / fromNanos;
+  // BigInt division truncates toward zero; timestamps before 1970 must round down instead.
+  const quotient = value / divisor;
+  return value < 0n && quotient * divisor !== value ? quotient - 1n : quotient;
+}
+
+function seriesJson(result: Extract<StatementResult, { kind: 'records' }>, epoch: TimeUnit | null): string {
+  if (result.rows.length === 0) return '{"name":"","columns":[],"values":[]}';
+  const types = result.columns.map((c) => c.type);
+  const units = types.map((t) => (epoch === null ? null : timeUnitOf(t)));
+  const values = result.rows.map((row) => {
+    const cells = row.map((value, c) => {
+      const unit = units[c];
+      if (unit && epoch && typeof value === 'bigint') return convertTimestamp(value, unit, epoch).toString();
+      return jsonValue(value, types[c] as DataType);
+    });
+    return `[${cells.join(',')}]`;
+  });
+  const columns = JSON.stringify(result.columns.map((c) => c.name));
+  return `{"name":"","columns":${columns},"values":[${values.join(',')}]}`;
+}
+
+/** The whole response body; `epoch` is null when the request gave none (values stay in column units). */
+export function influxdbV1Body(results: StatementResult[], epoch: TimeUnit | null, executionTimeMs: number): string {
+  const parts = results.map((r, i) => {
+    const series = r.kind === 'records' ? seriesJson(r, epoch) : '';
+    return `{"statement_id":${i},"series":[${series}]}`;
+  });
+  return `{"results":[${parts.join(',')}],"execution_time_ms":${executionTimeMs}}`;
+}

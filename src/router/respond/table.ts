@@ -1,0 +1,44 @@
+/**
+ * The `table` output of /v1/sql (reference §4.2): a box-drawing table whose cells are the JSON
+ * text of each value (strings keep their quotes). GreptimeDB sizes a column by the longest UTF-8
+ * byte length of its name and cells, but Rust's `format!` pads by characters, so a cell with
+ * non-ASCII text gets one space of padding per extra byte. Both quirks are kept for byte-exact
+ * output. DDL/DML answer `N\n`; no statement at all answers an empty body.
+ *
+ *   ┌─host────┬─cpu─┐
+ *   │ "web-1" │ 0.5 │
+ *   └─────────┴─────┘
+ */
+import type { StatementResult } from '../../query/sql/execute.js';
+import type { DataType } from '../../shared/types.js';
+import { jsonValue } from './value-text.js';
+
+function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function padEnd(text: string, width: number, fill: string): string {
+  const missing = width - charCount(text);
+  return missing > 0 ? text + fill.repeat(missing) : text;
+}
+
+/** The body for at most one statement result. */
+export function tableBody(result: StatementResult | undefined): string {
+  if (result === undefined) return '';
+  if (result.kind === 'affected') return `${result.rows}\n`;
+  const names = result.columns.map((c) => c.name);
+  const types = result.columns.map((c) => c.type);
+  const cells = result.rows.map((row) => row.map((v, i) => jsonValue(v, types[i] as DataType)));
+  const widths = names.map((n) => Buffer.byteLength(n, 'utf8'));
+  for (const row of cells) {
+    for (let i = 0; i < row.length; i++) {
+      widths[i] = Math.max(widths[i] ?? 0, Buffer.byteLength(row[i] as string, 'utf8'));
+    }
+  }
+  let out = `┌${names.map((n, i) => `─${padEnd(n, widths[i] as number, '─')}─`).join('┬')}┐\n`;
+  for (const row of cells) out += `│${row.map((c, i) => ` ${padEnd(c, widths[i] as number, ' ')} `).join('│')}│\n`;
+  out += `└${widths.map((w) => '─'.repeat(w + 2)).join('┴')}┘\n`;
+  return out;
+}

@@ -1,0 +1,60 @@
+import t from 'tap';
+import { decodeWriteBatch, encodeWriteBatch, seriesFormOf } from '../../../src/shared/codec/write-batch.js';
+
+t.test('seriesFormOf keeps one tuple per distinct tag combination', async (t) => {
+  const form = seriesFormOf(
+    [
+      { id: 3, values: ['a', 'b', 'a', null, 'null'] },
+      { id: 5, values: ['x', 'x', 'x', 'x', 'x'] },
+    ],
+    5,
+  );
+  t.same(form.tagIds, [3, 5]);
+  t.same(form.seriesTags, [
+    ['a', 'x'],
+    ['b', 'x'],
+    [null, 'x'],
+    ['null', 'x'],
+  ]);
+  t.same([...form.rowSeries], [0, 1, 0, 2, 3], 'a null tag and the string "null" are different series');
+});
+
+t.test('a write batch survives encode and decode exactly', async (t) => {
+  const batch = {
+    tables: [
+      {
+        tableId: 7,
+        mergeMode: 'last_non_null' as const,
+        rowCount: 3,
+        timestamps: BigInt64Array.from([1n, -2n, 9_223_372_036_854_775_807n]),
+        ...seriesFormOf([{ id: 1, values: ['h1', 'h2', 'h1'] }], 3),
+        fields: [
+          {
+            id: 2,
+            vector: {
+              kind: 'f64' as const,
+              values: Float64Array.from([0.5, Number.NaN, -1]),
+              valid: Uint8Array.from([1, 0, 1]),
+            },
+          },
+          {
+            id: 4,
+            vector: { kind: 'u64' as const, values: BigUint64Array.from([0n, 18_446_744_073_709_551_615n, 3n]) },
+          },
+          { id: 6, vector: { kind: 'str' as const, values: ['a', null, 'ü'] } },
+        ],
+      },
+    ],
+  };
+  const decoded = decodeWriteBatch(encodeWriteBatch(batch));
+  const table = decoded.tables[0];
+  t.ok(table);
+  if (!table) return;
+  t.same([...table.timestamps], [...batch.tables[0]!.timestamps]);
+  t.same(table.seriesTags, [['h1'], ['h2']]);
+  t.same([...table.rowSeries], [0, 1, 0]);
+  t.same([...(table.fields[1]!.vector.values as BigUint64Array)], [0n, 18_446_744_073_709_551_615n, 3n]);
+  t.same([...(table.fields[0]!.vector.valid as Uint8Array)], [1, 0, 1]);
+  t.same(table.fields[2]!.vector.values, ['a', null, 'ü']);
+  t.equal(table.mergeMode, 'last_non_null');
+});

@@ -7,12 +7,14 @@ import type { Config } from '../shared/config.js';
 import { createUserProvider } from './auth/user-provider.js';
 import { Catalog } from './catalog.js';
 import { startHttpServer } from './http/server.js';
+import { WriteBytesLimiter } from './http/write-bytes-limiter.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { debugRoutes } from './routes/debug.js';
 import { lineprotoRoutes } from './routes/lineproto.js';
 import { sqlRoutes } from './routes/sql.js';
+import { sqlToolRoutes } from './routes/sql-tools.js';
 import { ShardCluster } from './shards.js';
 
 /** How long `stop` waits for in-flight requests before closing shards anyway. */
@@ -48,6 +50,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       trace,
     ),
     ...sqlRoutes({ catalog, cluster, ingest }, metrics),
+    ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics),
   ];
   const server = await startHttpServer({
@@ -55,6 +58,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     log,
     routes,
     userProvider,
+    writeLimiter: new WriteBytesLimiter(config.maxInFlightWriteBytes, config.writeBytesExhaustedPolicy),
     onResponse(method, status, durationMs) {
       metrics.httpRequests.inc({ method, status: String(status) });
       metrics.httpDuration.observe({ method }, durationMs / 1000);

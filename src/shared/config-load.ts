@@ -16,6 +16,7 @@ import {
   LOG_LEVELS,
   SHARDS_MAX,
   type WalSyncMode,
+  type WriteBytesExhaustedPolicy,
 } from './config.js';
 import { formatDuration, sizeTomlValue, tryDurationMs, trySizeBytes } from './size-duration.js';
 
@@ -97,6 +98,24 @@ const address: Kind<string> = {
   toToml: (value) => value,
 };
 
+/** `"wait"` (10 s), `"wait(<duration>)"` or `"fail"`, as GreptimeDB spells them. */
+function parseWritePolicy(text: string): WriteBytesExhaustedPolicy | undefined {
+  const t = text.trim();
+  if (t === 'fail') return { kind: 'fail' };
+  if (t === 'wait') return { kind: 'wait', waitMs: 10_000 };
+  const m = /^wait\((.+)\)$/.exec(t);
+  if (!m) return undefined;
+  const waitMs = tryDurationMs((m[1] as string).trim());
+  return waitMs === undefined ? undefined : { kind: 'wait', waitMs };
+}
+
+const writePolicy: Kind<WriteBytesExhaustedPolicy> = {
+  expected: '"wait", "wait(<duration>)" or "fail"',
+  fromToml: (raw) => (typeof raw === 'string' ? parseWritePolicy(raw) : undefined),
+  fromEnv: parseWritePolicy,
+  toToml: (p) => (p.kind === 'fail' ? 'fail' : p.waitMs === 10_000 ? 'wait' : `wait(${formatDuration(p.waitMs)})`),
+};
+
 const nonEmptyString: Kind<string> = {
   expected: 'a non-empty string',
   fromToml: (raw) => (typeof raw === 'string' && raw !== '' ? raw : undefined),
@@ -166,7 +185,9 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   enable_telemetry: 'Anonymous usage reporting (accepted for compatibility; nothing is sent).',
   user_provider: 'Turns on HTTP authentication; unset = every request runs as "greptime".',
   init_regions_in_background: 'Serve requests before every shard has replayed its WAL.',
-  init_regions_parallelism: 'Tables opened concurrently at start-up.',
+  init_regions_parallelism: 'Shards opened (recovered) concurrently at start-up.',
+  max_in_flight_write_bytes: 'Summed body size of write requests handled at once; "0" = unbounded.',
+  write_bytes_exhausted_policy: 'At that bound: "wait" (10 s), "wait(<duration>)", or "fail" (429).',
   'http.addr': 'Main listener: every route, including the admin endpoints.',
   'http.timeout': 'Per-request deadline answered with 408; "0s" disables it.',
   'http.body_limit': 'Largest request body, answered with 413 beyond; "0" disables it.',
@@ -214,7 +235,13 @@ function entry<T>(
   };
 }
 
-type TopField = 'enableTelemetry' | 'userProvider' | 'initRegionsInBackground' | 'initRegionsParallelism';
+type TopField =
+  | 'enableTelemetry'
+  | 'userProvider'
+  | 'initRegionsInBackground'
+  | 'initRegionsParallelism'
+  | 'maxInFlightWriteBytes'
+  | 'writeBytesExhaustedPolicy';
 type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'logging';
 
 /** A top-level key stored in `config[field]`. */
@@ -252,6 +279,8 @@ const KEYS: readonly KeyEntry[] = [
   top('user_provider', userProvider, 'userProvider'),
   top('init_regions_in_background', bool, 'initRegionsInBackground'),
   top('init_regions_parallelism', int(1, INIT_REGIONS_PARALLELISM_MAX), 'initRegionsParallelism'),
+  top('max_in_flight_write_bytes', size(0), 'maxInFlightWriteBytes'),
+  top('write_bytes_exhausted_policy', writePolicy, 'writeBytesExhaustedPolicy'),
   inSection('http', 'addr', address, 'addr'),
   inSection('http', 'timeout', duration, 'timeoutMs'),
   inSection('http', 'body_limit', size(0), 'bodyLimitBytes'),

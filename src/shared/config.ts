@@ -18,6 +18,9 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 export type WalSyncMode = 'fsync' | 'none';
 
+/** GreptimeDB's `write_bytes_exhausted_policy`: `"wait"` (10 s), `"wait(<duration>)"` or `"fail"`. */
+export type WriteBytesExhaustedPolicy = { kind: 'wait'; waitMs: number } | { kind: 'fail' };
+
 export interface HttpConfig {
   addr: string;
   /** 0 = no timeout. */
@@ -64,6 +67,13 @@ export interface Config {
   userProvider?: string | undefined;
   initRegionsInBackground: boolean;
   initRegionsParallelism: number;
+  /**
+   * Upper bound on the summed body sizes of write requests being handled at once; 0 = none.
+   * Bounds the router's memory (and the shard inboxes) under overload.
+   */
+  maxInFlightWriteBytes: number;
+  /** What a write does when the bound is reached: wait up to `waitMs` for room, or fail (429). */
+  writeBytesExhaustedPolicy: WriteBytesExhaustedPolicy;
   http: HttpConfig;
   storage: StorageConfig;
   wal: WalConfig;
@@ -79,6 +89,8 @@ export function defaultConfig(): Config {
     userProvider: undefined,
     initRegionsInBackground: false,
     initRegionsParallelism: 16,
+    maxInFlightWriteBytes: 512 * 1024 * 1024,
+    writeBytesExhaustedPolicy: { kind: 'wait', waitMs: 10_000 },
     http: {
       addr: '127.0.0.1:4000',
       timeoutMs: 0,

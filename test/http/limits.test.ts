@@ -122,3 +122,36 @@ t.test('lines longer than the line limit are refused with their line number', as
   t.equal(res.status, 400);
   t.match(res.text, /line 2/);
 });
+
+t.test('max_in_flight_write_bytes refuses writes beyond the bound with 429 under "fail"', async (t) => {
+  const server = await startServer({
+    topLevelToml: 'max_in_flight_write_bytes = "2KiB"\nwrite_bytes_exhausted_policy = "fail"',
+  });
+  t.teardown(() => server.stop());
+  const body = (i: number) =>
+    Array.from({ length: 20 }, (_, k) => `inflight,host=h${i} v=${k} ${i * 100 + k}`).join('\n');
+  const results = await Promise.all(Array.from({ length: 40 }, (_, i) => writeLines(server.url, body(i))));
+  const ok = results.filter((r) => r.status === 204).length;
+  const refused = results.filter((r) => r.status === 429);
+  t.ok(ok > 0, `some writes were admitted (${ok})`);
+  t.ok(refused.length > 0, `some writes were refused (${refused.length})`);
+  t.match(refused[0]?.text, /Request body memory limit exceeded/);
+  const count = await sql(server.url, 'SELECT count(*) FROM inflight');
+  t.same(count.body.output?.[0]?.records?.rows, [[ok * 20]], 'exactly the admitted writes were stored');
+});
+
+t.test('under the "wait" policy every write is admitted in turn', async (t) => {
+  const server = await startServer({
+    topLevelToml: 'max_in_flight_write_bytes = "2KiB"\nwrite_bytes_exhausted_policy = "wait(10s)"',
+  });
+  t.teardown(() => server.stop());
+  const body = (i: number) =>
+    Array.from({ length: 20 }, (_, k) => `waited,host=h${i} v=${k} ${i * 100 + k}`).join('\n');
+  const results = await Promise.all(Array.from({ length: 40 }, (_, i) => writeLines(server.url, body(i))));
+  t.same(
+    results.map((r) => r.status).filter((s) => s !== 204),
+    [],
+  );
+  const count = await sql(server.url, 'SELECT count(*) FROM waited');
+  t.same(count.body.output?.[0]?.records?.rows, [[800]]);
+});

@@ -20,6 +20,7 @@ import { errorResponse } from '../respond/error.js';
 import type { HttpResponse, Listener, RequestContext, Route } from './context.js';
 import { HttpStatusError } from './http-status-error.js';
 import { allowedOnApiServer, RouteTable } from './route-table.js';
+import type { WriteBytesLimiter } from './write-bytes-limiter.js';
 
 /** Debug routes are outside the configured limit, as in GreptimeDB; they keep a fixed cap. */
 const DEBUG_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -41,6 +42,8 @@ export interface ServerDeps {
   log: Logger;
   routes: Route[];
   userProvider: UserProvider | null;
+  /** Bounds the summed body size of concurrent write (ingest) requests; null = unbounded. */
+  writeLimiter?: WriteBytesLimiter | null;
   /** Called once per answered request, for metrics. */
   onResponse?: (method: string, status: number, durationMs: number) => void;
 }
@@ -176,6 +179,7 @@ async function handleRequest(
   }
   const { route, params } = match;
 
+  let release: (() => void) | null = null;
   // The timeout covers reading the body and running the handler; debug routes have none.
   let timer: NodeJS.Timeout | null = null;
   const timeoutMs = route.debug ? 0 : effectiveTimeoutMs(config.http.timeoutMs, headers.get('x-greptime-timeout'));
@@ -239,6 +243,9 @@ async function handleRequest(
         res.onData((chunk, last) => bodyHandlers?.onChunk(chunk, last));
       });
     }
+    // Admission counts the body as received: it bounds the work (parsing, shard queues) that
+    // concurrent writes hold, which is many times the raw size.
+    if (route.protocol && deps.writeLimiter) release = await deps.writeLimiter.acquire(body.length, controller.signal);
     if (route.decompress) body = decompress(body, headers.get('content-encoding'), limit);
 
     const ctx: RequestContext = {
@@ -270,6 +277,7 @@ async function handleRequest(
     send(errorResponse(err, route.errorShape, Math.round(performance.now() - startMs)));
   } finally {
     if (timer) clearTimeout(timer);
+    release?.();
   }
 }
 

@@ -17,12 +17,12 @@
  * clients read with `tableFromIPC`/`RecordBatchStreamReader` without seeking.
  */
 import {
+  type DataType as ArrowType,
   Binary,
   Bool,
   CompressionType,
   compressionRegistry,
   type Data,
-  type DataType as ArrowType,
   DateDay,
   Field,
   Float32,
@@ -108,7 +108,15 @@ export function arrowTypeOf(type: DataType): ArrowType {
   }
 }
 
-type NumberArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+type NumberArray =
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | Uint8Array
+  | Uint16Array
+  | Uint32Array
+  | Float32Array
+  | Float64Array;
 type NumberArrayConstructor = new (length: number) => NumberArray;
 
 const NUMBER_ARRAYS: Partial<Record<DataType, NumberArrayConstructor>> = {

@@ -17,12 +17,13 @@ export function jsonBody(result: StatementResult | undefined, executionTimeMs: n
   }
   // Last column wins for a repeated name; the key order is the sorted order of distinct names.
   const lastIndex = new Map<string, number>();
-  result.columns.forEach((c, i) => lastIndex.set(c.name, i));
+  for (const [i, c] of result.columns.entries()) lastIndex.set(c.name, i);
   const keys = [...lastIndex.keys()].sort(compareUtf8);
   const order = keys.map((k) => ({ key: JSON.stringify(k), index: lastIndex.get(k) as number }));
   const types = result.columns.map((c) => c.type);
   const rows = result.rows.map(
-    (row) => `{${order.map(({ key, index }) => `${key}:${jsonValue(row[index], types[index] as DataType)}`).join(',')}}`,
+    (row) =>
+      `{${order.map(({ key, index }) => `${key}:${jsonValue(row[index], types[index] as DataType)}`).join(',')}}`,
   );
   return `{"data":[${rows.join(',')}],"execution_time_ms":${executionTimeMs}}`;
 }

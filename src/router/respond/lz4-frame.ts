@@ -37,7 +37,9 @@ function rotl(x: number, r: number): number {
 }
 
 function read32(b: Uint8Array, i: number): number {
-  return ((b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24)) >>> 0;
+  return (
+    ((b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24)) >>> 0
+  );
 }
 
 /** xxHash32, used by the frame header checksum. */
@@ -50,7 +52,8 @@ export function xxh32(data: Uint8Array, seed = 0): number {
     let v2 = (seed + P2) >>> 0;
     let v3 = seed >>> 0;
     let v4 = (seed - P1) >>> 0;
-    const round = (acc: number, input: number): number => Math.imul(rotl((acc + Math.imul(input, P2)) >>> 0, 13), P1) >>> 0;
+    const round = (acc: number, input: number): number =>
+      Math.imul(rotl((acc + Math.imul(input, P2)) >>> 0, 13), P1) >>> 0;
     for (; i <= len - 16; i += 16) {
       v1 = round(v1, read32(data, i));
       v2 = round(v2, read32(data, i + 4));
@@ -82,7 +85,14 @@ function writeLength(out: Uint8Array, op: number, extra: number): number {
  * Compresses src[start, end) as one independent block into `out` at `op`; returns the new output
  * position. `out` must have room for the worst case (literals only).
  */
-function compressBlock(src: Uint8Array, start: number, end: number, out: Uint8Array, op: number, table: Int32Array): number {
+function compressBlock(
+  src: Uint8Array,
+  start: number,
+  end: number,
+  out: Uint8Array,
+  op: number,
+  table: Int32Array,
+): number {
   table.fill(-1);
   let anchor = start;
   let ip = start;

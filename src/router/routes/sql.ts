@@ -2,10 +2,30 @@
 import { executeSql } from '../../query/sql/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { Route } from '../http/context.js';
+import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf, formOf } from '../http/params.js';
 import type { ServerMetrics } from '../metrics.js';
-import { greptimedbV1Body } from '../respond/greptimedb-v1.js';
+import { parseArrowCompression } from '../respond/arrow.js';
+import { parseEpoch, parseSqlOutputFormat, sqlOutputResponse } from '../respond/sql-output.js';
 import { createSqlEnv, type SqlEnvDeps } from '../sql-env.js';
+
+/** The largest `limit` Rust's `usize` takes; larger values fail to deserialize. */
+const LIMIT_TEXT_MAX = 2n ** 64n - 1n;
+
+/**
+ * The `limit` URL parameter (a `usize` in GreptimeDB). A bad value is refused by the query-string
+ * extractor before the handler runs, so it is a framework 400 in plain text (reference §1.5).
+ */
+function limitOf(query: URLSearchParams): number | undefined {
+  const text = query.get('limit');
+  if (text === null) return undefined;
+  let detail: string | null = null;
+  if (text === '') detail = 'cannot parse integer from empty string';
+  else if (!/^\+?[0-9]+$/.test(text)) detail = 'invalid digit found in string';
+  else if (BigInt(text) > LIMIT_TEXT_MAX) detail = 'number too large to fit in target type';
+  if (detail !== null) throw new HttpStatusError(400, `Failed to deserialize query string: limit: ${detail}`);
+  return Number(text);
+}
 
 export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
   return [
@@ -14,21 +34,19 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
       pattern: '/v1/sql',
       errorShape: 'native',
       handler: async (ctx) => {
+        // URL-only parameters are read by the query-string extractor, before the form body.
+        const limit = limitOf(ctx.query);
+        const compression = parseArrowCompression(ctx.query.get('compression'));
         const form = formOf(ctx);
+        // URL query values win over form values (reference §4.1).
         const param = (name: string): string | undefined => ctx.query.get(name) ?? form.get(name) ?? undefined;
         const sql = param('sql');
         if (sql === undefined || sql.trim() === '') throw new InvalidArgument('sql parameter is required.');
         // Inside the handler the `db` parameter wins over the header (reference §4.1).
         const db = databaseOf(ctx, ['db'], false, form);
         if (!deps.catalog.getDatabase(db)) throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${db}`);
-        const limitText = ctx.query.get('limit');
-        let limit: number | undefined;
-        if (limitText !== null) {
-          limit = Number(limitText);
-          if (!Number.isInteger(limit) || limit < 0) {
-            throw new InvalidArgument(`Failed to deserialize query string: limit: invalid digit found in string`);
-          }
-        }
+        const format = parseSqlOutputFormat(param('format'));
+        const epoch = parseEpoch(param('epoch'));
         const env = createSqlEnv(deps, ctx.user);
         const session = {
           db,
@@ -36,18 +54,12 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
           signal: ctx.signal,
         };
         try {
+          // Known gap: GreptimeDB's arrow format refuses several statements even when a later one
+          // failed; here the first failure is always the answer.
           const results = await executeSql(sql, session, env);
           metrics.queries.inc({ kind: 'sql', outcome: 'ok' });
-          const elapsedMs = Math.round(performance.now() - ctx.startMs);
-          return {
-            status: 200,
-            headers: {
-              'content-type': 'application/json',
-              'x-greptime-format': 'greptimedb_v1',
-              'x-greptime-execution-time': String(elapsedMs),
-            },
-            body: greptimedbV1Body(results, elapsedMs, limit),
-          };
+          const executionTimeMs = Math.round(performance.now() - ctx.startMs);
+          return sqlOutputResponse(results, { format, epoch, limit, compression, executionTimeMs });
         } catch (err) {
           metrics.queries.inc({ kind: 'sql', outcome: 'error' });
           throw err;

@@ -1,0 +1,144 @@
+/**
+ * Picks the output format of a /v1/sql answer (reference §4.1, §4.2) and applies the rules shared
+ * by all formats: `limit` truncation (greptimedb_v1, csv*, table, json only), the refusal of
+ * several results in single-result formats, and the `x-greptime-format` /
+ * `x-greptime-execution-time` headers every success carries.
+ *
+ *   format param → parseSqlOutputFormat → sqlOutputResponse → one of greptimedb-v1 | influxdb-v1
+ *                                                             | csv | table | json | null | arrow
+ */
+import type { StatementResult } from '../../query/sql/execute.js';
+import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
+import type { TimeUnit } from '../../shared/types.js';
+import type { HttpResponse } from '../http/context.js';
+import { type ArrowCompression, arrowBody } from './arrow.js';
+import { csvBody } from './csv.js';
+import { greptimedbV1Body } from './greptimedb-v1.js';
+import { influxdbV1Body } from './influxdb-v1.js';
+import { jsonBody } from './json.js';
+import { nullBody } from './null.js';
+import { tableBody } from './table.js';
+
+/** Every output format of /v1/sql. */
+export type SqlOutputFormat =
+  | 'greptimedb_v1'
+  | 'influxdb_v1'
+  | 'csv'
+  | 'csvWithNames'
+  | 'csvWithNamesAndTypes'
+  | 'table'
+  | 'json'
+  | 'null'
+  | 'arrow';
+
+const FORMATS_BY_LOWER_NAME: ReadonlyMap<string, SqlOutputFormat> = new Map(
+  (
+    [
+      'greptimedb_v1',
+      'influxdb_v1',
+      'csv',
+      'csvWithNames',
+      'csvWithNamesAndTypes',
+      'table',
+      'json',
+      'null',
+      'arrow',
+    ] as const
+  ).map((f) => [f.toLowerCase(), f]),
+);
+
+/** The `format` parameter, case-insensitive; absent or unknown means `greptimedb_v1`. */
+export function parseSqlOutputFormat(text: string | null | undefined): SqlOutputFormat {
+  return FORMATS_BY_LOWER_NAME.get((text ?? '').toLowerCase()) ?? 'greptimedb_v1';
+}
+
+/**
+ * The `epoch` parameter: `ns`, `u` or `µ`, `ms`, `s`, case-insensitive. Absent means no conversion
+ * (null); any other value means milliseconds, as in GreptimeDB.
+ */
+export function parseEpoch(text: string | null | undefined): TimeUnit | null {
+  if (text === null || text === undefined) return null;
+  switch (text.toLowerCase()) {
+    case 'ns':
+      return 'ns';
+    case 'u':
+    case 'µ':
+      return 'us';
+    case 's':
+      return 's';
+    default:
+      return 'ms';
+  }
+}
+
+/** Everything besides the results that shapes the answer. */
+export interface SqlOutputOptions {
+  format: SqlOutputFormat;
+  /** influxdb_v1 only. */
+  epoch: TimeUnit | null;
+  /** From the URL only; ignored by influxdb_v1, arrow and null. */
+  limit: number | undefined;
+  /** arrow only. */
+  compression: ArrowCompression;
+  executionTimeMs: number;
+}
+
+/** The value of `x-greptime-format`: the three csv variants all say `csv`. */
+function formatHeader(format: SqlOutputFormat): string {
+  return format.startsWith('csv') ? 'csv' : format;
+}
+
+/** Each records result cut to `limit` rows, as GreptimeDB's `process_with_limit` does. */
+function applyLimit(results: StatementResult[], limit: number | undefined): StatementResult[] {
+  if (limit === undefined) return results;
+  return results.map((r) =>
+    r.kind === 'records' && r.rows.length > limit ? { ...r, rows: r.rows.slice(0, limit) } : r,
+  );
+}
+
+/** The single result of a single-result format; refuses several. */
+function single(results: StatementResult[], format: SqlOutputFormat): StatementResult | undefined {
+  if (results.length > 1) {
+    throw new InvalidArgument(`cannot output multi-statements result in ${formatHeader(format)} format`);
+  }
+  return results[0];
+}
+
+/** The whole HTTP answer for successfully executed statements. */
+export function sqlOutputResponse(results: StatementResult[], options: SqlOutputOptions): HttpResponse {
+  const { format, executionTimeMs } = options;
+  const respond = (contentType: string, body: string | Uint8Array): HttpResponse => ({
+    status: 200,
+    headers: {
+      'content-type': contentType,
+      'x-greptime-format': formatHeader(format),
+      'x-greptime-execution-time': String(executionTimeMs),
+    },
+    body,
+  });
+  switch (format) {
+    case 'greptimedb_v1':
+      return respond('application/json', greptimedbV1Body(applyLimit(results, options.limit), executionTimeMs));
+    case 'influxdb_v1':
+      return respond('application/json', influxdbV1Body(results, options.epoch, executionTimeMs));
+    case 'csv':
+    case 'csvWithNames':
+    case 'csvWithNamesAndTypes': {
+      const result = single(applyLimit(results, options.limit), format);
+      const headers = { names: format !== 'csv', types: format === 'csvWithNamesAndTypes' };
+      return respond('text/csv; charset=utf-8', csvBody(result, headers));
+    }
+    case 'table':
+      return respond('text/plain; charset=utf-8', tableBody(single(applyLimit(results, options.limit), format)));
+    case 'json':
+      return respond('application/json', jsonBody(single(applyLimit(results, options.limit), format), executionTimeMs));
+    case 'null': {
+      const result = single(results, format);
+      // GreptimeDB has no null-format answer for an empty statement list.
+      if (result === undefined) throw new DbError(ErrorCode.Unexpected, 'unexpected output type');
+      return respond('text/plain; charset=utf-8', nullBody(result, executionTimeMs));
+    }
+    case 'arrow':
+      return respond('application/arrow', arrowBody(single(results, format), options.compression));
+  }
+}

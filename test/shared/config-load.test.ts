@@ -49,6 +49,8 @@ enable_telemetry = false
 user_provider = "static_user_provider:file:/etc/users"
 init_regions_in_background = true
 init_regions_parallelism = 4
+max_in_flight_write_bytes = "1MiB"
+write_bytes_exhausted_policy = "wait(2s)"
 
 [http]
 addr = "0.0.0.0:5000"
@@ -84,6 +86,8 @@ level = "debug"
     userProvider: 'static_user_provider:file:/etc/users',
     initRegionsInBackground: true,
     initRegionsParallelism: 4,
+    maxInFlightWriteBytes: 1024 * 1024,
+    writeBytesExhaustedPolicy: { kind: 'wait', waitMs: 2000 },
     http: {
       addr: '0.0.0.0:5000',
       timeoutMs: 90_000,
@@ -310,6 +314,8 @@ t.test('prints /config TOML in GreptimeDB order with humantime durations and bin
     `enable_telemetry = true
 init_regions_in_background = false
 init_regions_parallelism = 16
+max_in_flight_write_bytes = "512MiB"
+write_bytes_exhausted_policy = "wait"
 
 [http]
 addr = "127.0.0.1:4000"

@@ -3,7 +3,8 @@
  * run" section of bench/RESULTS.md (the rest of that file is kept: before/after notes live there).
  *
  * Environment: BENCH_SECONDS (default 60) for the main ingest run, BENCH_HIGHCARD_SECONDS
- * (default 30) for the 100,000-host run, BENCH_PROFILE=1 to take CPU profiles of the server.
+ * (default 30) for the 100,000-host run, BENCH_QUERY_ROWS (default 2,000,000; 0 skips) for the
+ * SQL query bench, BENCH_PROFILE=1 to take CPU profiles of the server.
  */
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type LoadResult, runLineprotoLoad } from './ingest/lineproto-load.js';
 import { summariseProfiles } from './profile-summary.js';
+import { type QueryBenchResult, runQueryBench } from './query/sql-queries.js';
 import { startBenchServer } from './server.js';
 
 const RESULTS = path.join(process.cwd(), 'bench', 'RESULTS.md');
@@ -26,6 +28,16 @@ function describe(r: LoadResult): string {
     `  /health during load: p50 ${r.healthP50Ms.toFixed(1)} ms, p99 ${r.healthP99Ms.toFixed(1)} ms, max ${r.healthMaxMs.toFixed(1)} ms`,
     `  server RSS MiB over time: ${rss}`,
   ].join('\n');
+}
+
+function describeQueries(q: QueryBenchResult): string {
+  const lines = [`rows loaded: ${q.rowsLoaded} in ${q.loadSeconds.toFixed(1)} s`];
+  for (const t of q.timings) {
+    lines.push(
+      `  ${t.name.padEnd(30)} median ${t.medianMs.toFixed(1).padStart(8)} ms  min ${t.minMs.toFixed(1).padStart(8)} ms  ${Math.round(t.rowsPerSecond).toLocaleString('en-US').padStart(13)} rows/s`,
+    );
+  }
+  return lines.join('\n');
 }
 
 async function ingestRun(hosts: number, seconds: number, profileDir: string | null): Promise<LoadResult> {
@@ -52,20 +64,35 @@ async function main(): Promise<void> {
   const profileDir = profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'shoaldb-prof-')) : null;
 
   const sections: string[] = [];
-  console.log('ingest: line protocol, TSBS cpu, 1,000 hosts, 5,000-row batches, 4 in flight, WAL fsync');
-  const main = await ingestRun(1000, seconds, profileDir);
-  console.log(describe(main));
-  sections.push(`### Line-protocol ingest, 1,000 hosts\n\n\`\`\`\n${describe(main)}\n\`\`\``);
-  if (profileDir) {
-    const summary = summariseProfiles(profileDir);
-    console.log(summary);
-    sections.push(`### CPU profile of the 1,000-host run (self time)\n\n\`\`\`\n${summary}\n\`\`\``);
+  if (seconds > 0) {
+    console.log('ingest: line protocol, TSBS cpu, 1,000 hosts, 5,000-row batches, 4 in flight, WAL fsync');
+    const main = await ingestRun(1000, seconds, profileDir);
+    console.log(describe(main));
+    sections.push(`### Line-protocol ingest, 1,000 hosts\n\n\`\`\`\n${describe(main)}\n\`\`\``);
+    if (profileDir) {
+      const summary = summariseProfiles(profileDir);
+      console.log(summary);
+      sections.push(`### CPU profile of the 1,000-host run (self time)\n\n\`\`\`\n${summary}\n\`\`\``);
+    }
   }
   if (highcardSeconds > 0) {
     console.log('ingest: line protocol, TSBS cpu, 100,000 hosts (high cardinality)');
     const high = await ingestRun(100_000, highcardSeconds, null);
     console.log(describe(high));
     sections.push(`### Line-protocol ingest, 100,000 hosts\n\n\`\`\`\n${describe(high)}\n\`\`\``);
+  }
+
+  const queryRows = Number(process.env.BENCH_QUERY_ROWS ?? 2_000_000);
+  if (queryRows > 0) {
+    console.log(`query: SQL over ${queryRows.toLocaleString('en-US')} TSBS cpu rows (1,000 hosts)`);
+    const server = await startBenchServer();
+    try {
+      const q = await runQueryBench(server.url, queryRows);
+      console.log(describeQueries(q));
+      sections.push(`### SQL queries\n\n\`\`\`\n${describeQueries(q)}\n\`\`\``);
+    } finally {
+      await server.stop();
+    }
   }
 
   let commit = 'unknown';
@@ -79,7 +106,7 @@ async function main(): Promise<void> {
     `Date: ${new Date().toISOString()}`,
     `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
     `Node: ${process.version}; commit ${commit}`,
-    `Command: BENCH_SECONDS=${seconds} BENCH_HIGHCARD_SECONDS=${highcardSeconds}${profile ? ' BENCH_PROFILE=1' : ''} npm run bench`,
+    `Command: BENCH_SECONDS=${seconds} BENCH_HIGHCARD_SECONDS=${highcardSeconds} BENCH_QUERY_ROWS=${queryRows}${profile ? ' BENCH_PROFILE=1' : ''} npm run bench`,
   ].join('  \n');
   const latest = `<!-- latest:start -->\n## Latest run\n\n${header}\n\n${sections.join('\n\n')}\n<!-- latest:end -->`;
   const existing = fs.existsSync(RESULTS) ? fs.readFileSync(RESULTS, 'utf8') : '# Benchmark results\n\n';

@@ -7,6 +7,7 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
+import { post } from '../http-client.js';
 import { FIELDS_PER_ROW, generateBatches, START_NS } from './tsbs-cpu.js';
 
 export interface LoadOptions {
@@ -75,27 +76,6 @@ class BatchFactory {
     }
     return body;
   }
-}
-
-function post(agent: http.Agent, url: URL, body: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { 'content-length': body.length },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 function get(agent: http.Agent, url: string): Promise<number> {

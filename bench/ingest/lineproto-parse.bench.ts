@@ -13,63 +13,17 @@
 import { performance } from 'node:perf_hooks';
 import { parseLineProtocol } from '../../src/router/ingest/lineproto/parser.js';
 import { toTableInserts } from '../../src/router/ingest/lineproto/to-inserts.js';
+import { generateBatches } from './tsbs-cpu.js';
 
 const HOSTS = Number(process.env.LP_BENCH_HOSTS ?? 1000);
 const STEPS = Number(process.env.LP_BENCH_STEPS ?? 100);
 const ROUNDS = Number(process.env.LP_BENCH_ROUNDS ?? 10);
 const WARMUP_ROUNDS = 3;
 
-const REGIONS = [
-  'us-east-1',
-  'us-west-1',
-  'us-west-2',
-  'eu-west-1',
-  'eu-central-1',
-  'ap-southeast-1',
-  'ap-northeast-1',
-];
-const FIELDS = [
-  'usage_user',
-  'usage_system',
-  'usage_idle',
-  'usage_nice',
-  'usage_iowait',
-  'usage_irq',
-  'usage_softirq',
-  'usage_steal',
-  'usage_guest',
-  'usage_guest_nice',
-];
-
-/** Deterministic LCG so every run parses the same body. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
+/** `hosts` series × `steps` timestamps of TSBS cpu lines, as the ingest load generator makes them. */
 function tsbsCpuBody(hosts: number, steps: number): Buffer {
-  const random = rng(42);
-  const series: string[] = [];
-  for (let h = 0; h < hosts; h++) {
-    const region = REGIONS[h % REGIONS.length] as string;
-    series.push(
-      `cpu,hostname=host_${h},region=${region},datacenter=${region}${'abc'[h % 3]},rack=${h % 100},` +
-        `os=Ubuntu16.04LTS,arch=x64,team=NYC,service=${h % 20},service_version=${h % 2},service_environment=production`,
-    );
-  }
-  const lines: string[] = [];
-  const start = 1451606400000000000n;
-  for (let step = 0; step < steps; step++) {
-    const ts = (start + BigInt(step) * 10_000_000_000n).toString();
-    for (const s of series) {
-      const fields = FIELDS.map((f) => `${f}=${(random() * 100).toFixed(1)}`).join(',');
-      lines.push(`${s} ${fields} ${ts}`);
-    }
-  }
-  return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+  const rows = hosts * steps;
+  return Buffer.concat(generateBatches(hosts, rows, 1));
 }
 
 function median(xs: number[]): number {

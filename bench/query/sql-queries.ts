@@ -4,6 +4,7 @@
  * global top-k). Each query runs a few times; the median is reported with rows scanned per second.
  */
 import http from 'node:http';
+import { post } from '../http-client.js';
 import { generateBatches, START_NS } from '../ingest/tsbs-cpu.js';
 
 export interface QueryTiming {
@@ -19,27 +20,6 @@ export interface QueryBenchResult {
   rowsLoaded: number;
   loadSeconds: number;
   timings: QueryTiming[];
-}
-
-function post(agent: http.Agent, url: URL, body: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { 'content-length': body.length },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 async function runSql(url: string, sql: string): Promise<{ ms: number; text: string }> {

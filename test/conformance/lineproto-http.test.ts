@@ -2,34 +2,13 @@
  * Every case of shared/conformance/lineproto/cases.json, end to end: written over HTTP, read back
  * through SQL (ok cases), or refused whole with the expected line number (error cases).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parseJsonExact } from '../helpers/json.js';
+import { type CaseField, type CasePoint, loadLineprotoCases } from '../helpers/lineproto-cases.js';
 import { sql, startServer } from '../helpers/server.js';
 
-const CASES_FILE = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../shared/conformance/lineproto/cases.json',
-);
-
-interface Field {
-  type: 'float' | 'integer' | 'uinteger' | 'string' | 'boolean';
-  value: number | string | boolean;
-}
-interface Point {
-  measurement: string;
-  tags: Record<string, string>;
-  fields: Record<string, Field>;
-  timestamp: string | null;
-}
-interface Case {
-  id: string;
-  precision: string;
-  input: string;
-  expect: { result: 'ok'; points: Point[] } | { result: 'error'; line: number; reason: string };
-}
+type Field = CaseField;
+type Point = CasePoint;
 
 const SCALE: Record<string, bigint> = { ns: 1n, us: 1000n, ms: 1_000_000n, s: 1_000_000_000n };
 const TYPE: Record<Field['type'], string> = {
@@ -53,7 +32,7 @@ function mergeExpected(points: Point[]): Point[] {
   return [...merged.values()];
 }
 
-const { cases } = JSON.parse(fs.readFileSync(CASES_FILE, 'utf8')) as { cases: Case[] };
+const cases = loadLineprotoCases();
 
 t.test('line-protocol conformance over HTTP', async (t) => {
   const server = await startServer({ shards: 2 });
@@ -63,7 +42,7 @@ t.test('line-protocol conformance over HTTP', async (t) => {
     const db = `lp${n}`;
     await sql(server.url, `CREATE DATABASE ${db}`);
     const before = BigInt(Date.now()) * 1_000_000n;
-    const res = await fetch(`${server.url}/v1/lineproto/write?db=${db}&precision=${c.precision}`, {
+    const res = await fetch(`${server.url}/v1/lineproto/write?db=${db}&precision=${c.precision ?? 'ns'}`, {
       method: 'POST',
       body: c.input,
     });
@@ -101,7 +80,7 @@ t.test('line-protocol conformance over HTTP', async (t) => {
             (r) =>
               Object.entries(p.tags).every(([k, v]) => r[k] === v) &&
               (p.timestamp === null ||
-                String(r.greptime_timestamp) === String(BigInt(p.timestamp) * (SCALE[c.precision] ?? 1n))),
+                String(r.greptime_timestamp) === String(BigInt(p.timestamp) * (SCALE[c.precision ?? 'ns'] ?? 1n))),
           );
           t.ok(row, `row for ${JSON.stringify(p)}`);
           if (!row) continue;

@@ -3,37 +3,15 @@
  * measurement, tags, field types and values and the raw timestamp; error cases must throw and name
  * the expected line. Prints `lineproto conformance: N/44 passed`.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { type LinePoint, parseLineProtocol, parsePrecision } from '../../src/router/ingest/lineproto/parser.js';
 import { DbError, ErrorCode } from '../../src/shared/errors.js';
+import { type CaseField, type CasePoint, loadLineprotoCases } from '../helpers/lineproto-cases.js';
 
-const CASES_FILE = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../shared/conformance/lineproto/cases.json',
-);
+type Field = CaseField;
+type Point = CasePoint;
 
-interface Field {
-  type: 'float' | 'integer' | 'uinteger' | 'string' | 'boolean';
-  value: number | string | boolean;
-}
-interface Point {
-  measurement: string;
-  tags: Record<string, string>;
-  fields: Record<string, Field>;
-  timestamp: string | null;
-}
-interface Case {
-  id: string;
-  category: string;
-  precision?: string;
-  input: string;
-  expect: { result: 'ok'; points: Point[] } | { result: 'error'; line: number; reason: string };
-}
-
-const { cases } = JSON.parse(fs.readFileSync(CASES_FILE, 'utf8')) as { cases: Case[] };
+const cases = loadLineprotoCases();
 
 /** The parser's point in the corpus' shape: maps keyed by name, integers as decimal strings. */
 function asCorpusPoint(p: LinePoint): Point {

@@ -130,6 +130,12 @@ export class ServerMetrics {
     mirror('shoaldb_segments', 'Live segment files', 'gauge', (s) => s.segmentCount);
     mirror('shoaldb_segment_bytes', 'Bytes in live segment files', 'gauge', (s) => s.segmentBytes);
     mirror('shoaldb_wal_recovery_cut_bytes', 'WAL bytes cut at the last start-up', 'gauge', (s) => s.recovery.cutBytes);
+    mirror(
+      'shoaldb_shard_queries_cancelled_total',
+      'Queries stopped in the shard by cancellation or timeout',
+      'counter',
+      (s) => s.queriesCancelled,
+    );
     mirror('shoaldb_shard_ready', '1 once the shard has recovered', 'gauge', (s) => (s.ready ? 1 : 0));
   }
 }

@@ -159,6 +159,38 @@ export class ShardCluster {
     return Promise.all(this.shards.map((s) => s.run<T>(task)));
   }
 
+  /**
+   * Runs a query fragment on every shard. When `signal` fires, the shards' shared cancel flag is
+   * raised (they stop at their next scan chunk) and the returned promise rejects at once.
+   */
+  async query<T>(lang: 'sql', plan: unknown, signal?: AbortSignal): Promise<T[]> {
+    for (const s of this.shards) this.requireReady(s);
+    const cancel = new SharedArrayBuffer(4);
+    const run = Promise.all(this.shards.map((s) => s.run<T>({ op: 'query', lang, plan, cancel })));
+    if (!signal) return run;
+    const flag = new Int32Array(cancel);
+    return new Promise<T[]>((resolve, reject) => {
+      const onAbort = (): void => {
+        Atomics.store(flag, 0, 1);
+        reject(
+          signal.reason instanceof Error ? signal.reason : new DbError(ErrorCode.Cancelled, 'Query was cancelled'),
+        );
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      run.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (err) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
   /** Stats of every shard; a shard still recovering reports `ready: false` with zeros. */
   async stats(): Promise<ShardStats[]> {
     return Promise.all(
@@ -201,6 +233,7 @@ function emptyStats(shardId: number): ShardStats {
     memtableRows: 0,
     segmentCount: 0,
     segmentBytes: 0,
+    queriesCancelled: 0,
     recovery: { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 },
   };
 }

@@ -83,9 +83,9 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
       mayWrite();
       return ingest.write([rows], { autoCreateTable: false, autoAddColumns: false, createMergeMode: 'last_row' });
     },
-    async scatter(plan: unknown) {
+    async scatter(plan: unknown, signal?: AbortSignal) {
       mayRead();
-      return cluster.broadcast({ op: 'query', lang: 'sql', plan });
+      return cluster.query('sql', plan, signal);
     },
   };
 }

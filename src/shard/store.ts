@@ -150,6 +150,8 @@ export class ShardStore implements ScanSource {
     return {
       shardId: s.config.shardId,
       ready: !this.closed,
+      // Counted by the worker, which runs the queries; the store reports only storage figures.
+      queriesCancelled: 0,
       ...s.counters,
       walFiles: s.walFiles,
       memtableBytes,

@@ -5,11 +5,38 @@
  */
 import pino from 'pino';
 import { runShardPlan } from '../query/sql/shard-exec.js';
-import { toWire } from '../shared/errors.js';
+import { DbError, ErrorCode, toWire } from '../shared/errors.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
+import type { ScanSource } from '../shared/scan.js';
 import { ShardStore } from './store.js';
 
 let store: ShardStore | null = null;
+let queriesCancelled = 0;
+
+/**
+ * The store as a scan source that stops at the next chunk once the router raised the query's
+ * cancel flag. Throwing inside for-of closes the store's iterator, which releases its segments.
+ */
+function cancellable(source: ScanSource, cancel: SharedArrayBuffer | undefined): ScanSource {
+  if (!cancel) return source;
+  const flag = new Int32Array(cancel);
+  return {
+    scan(request) {
+      const inner = source.scan(request);
+      return {
+        *[Symbol.iterator]() {
+          for (const chunk of inner) {
+            if (Atomics.load(flag, 0) !== 0) {
+              queriesCancelled++;
+              throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
+            }
+            yield chunk;
+          }
+        },
+      };
+    },
+  };
+}
 let log = pino({ name: 'shard' });
 
 function requireStore(): ShardStore {
@@ -28,7 +55,7 @@ export default async function handle(task: ShardTask): Promise<ShardReply> {
         await requireStore().write(task.payloads);
         return { ok: true, value: null };
       case 'query':
-        return { ok: true, value: runShardPlan(task.plan, requireStore()) };
+        return { ok: true, value: runShardPlan(task.plan, cancellable(requireStore(), task.cancel)) };
       case 'flush':
         await requireStore().flush();
         return { ok: true, value: null };
@@ -39,7 +66,7 @@ export default async function handle(task: ShardTask): Promise<ShardReply> {
         await requireStore().dropTables(task.tableIds);
         return { ok: true, value: null };
       case 'stats':
-        return { ok: true, value: requireStore().stats() };
+        return { ok: true, value: { ...requireStore().stats(), queriesCancelled } };
       case 'log-level':
         log.level = task.level;
         return { ok: true, value: null };

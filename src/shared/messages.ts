@@ -16,8 +16,12 @@ export type ShardTask =
    * one write task in flight per shard, which is what keeps writes ordered.
    */
   | { op: 'write'; payloads: Uint8Array[] }
-  /** A query plan fragment; its shape belongs to the query layer (see src/query). */
-  | { op: 'query'; lang: 'sql'; plan: unknown }
+  /**
+   * A query plan fragment; its shape belongs to the query layer (see src/query). `cancel` is a
+   * shared 4-byte flag the router sets to 1 when the request times out or its client goes away;
+   * the shard checks it between scan chunks, so a cancelled query stops using the shard's CPU.
+   */
+  | { op: 'query'; lang: 'sql'; plan: unknown; cancel?: SharedArrayBuffer | undefined }
   | { op: 'flush' }
   | { op: 'compact' }
   /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */
@@ -42,6 +46,8 @@ export interface ShardStats {
   memtableRows: number;
   segmentCount: number;
   segmentBytes: number;
+  /** Queries this shard stopped because their request was cancelled or timed out. */
+  queriesCancelled: number;
   /** What recovery did at the last open. */
   recovery: {
     replayedRecords: number;

@@ -16,6 +16,8 @@
  * GreptimeDB itself writes the IPC *file* format here; the interface spec asks for a stream, which
  * clients read with `tableFromIPC`/`RecordBatchStreamReader` without seeking.
  */
+
+import assert from 'node:assert';
 import {
   type DataType as ArrowType,
   Binary,
@@ -47,6 +49,7 @@ import {
   Uint32,
   Uint64,
   Utf8,
+  type Vector,
   vectorFromArray,
 } from 'apache-arrow';
 import type { StatementResult } from '../../query/sql/execute.js';
@@ -152,6 +155,12 @@ function fixedWidthData(type: ArrowType, values: unknown[], data: ArrayBufferVie
   return (makeData as (p: typeof props) => Data)(props);
 }
 
+/** The single Data of a vector built in one go (`vectorFromArray` builds one chunk from an array). */
+function onlyChunk(vector: Vector): Data {
+  assert.equal(vector.data.length, 1, 'vectorFromArray built more than one chunk');
+  return vector.data[0] as Data;
+}
+
 function toBigInt(value: unknown): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number') return BigInt(Math.trunc(value));
@@ -165,7 +174,10 @@ function columnData(type: DataType, values: unknown[]): Data {
   const NumberArrayOf = NUMBER_ARRAYS[type];
   if (NumberArrayOf) {
     const data = new NumberArrayOf(length);
-    for (let i = 0; i < length; i++) data[i] = typeof values[i] === 'number' ? (values[i] as number) : 0;
+    for (let i = 0; i < length; i++) {
+      const v = values[i];
+      data[i] = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
+    }
     return fixedWidthData(arrowType, values, data);
   }
   switch (type) {
@@ -188,18 +200,22 @@ function columnData(type: DataType, values: unknown[]): Data {
     case 'Binary': {
       // Binary values are held as latin1 strings of their bytes.
       const bytes = values.map((v) => (typeof v === 'string' ? Buffer.from(v, 'latin1') : null));
-      return vectorFromArray(bytes, new Binary()).data[0] as Data;
+      return onlyChunk(vectorFromArray(bytes, new Binary()));
     }
     case 'Boolean':
-      return vectorFromArray(
-        values.map((v) => (v === null || v === undefined ? null : Boolean(v))),
-        new Bool(),
-      ).data[0] as Data;
+      return onlyChunk(
+        vectorFromArray(
+          values.map((v) => (v === null || v === undefined ? null : Boolean(v))),
+          new Bool(),
+        ),
+      );
     default:
-      return vectorFromArray(
-        values.map((v) => (v === null || v === undefined ? null : String(v))),
-        new Utf8(),
-      ).data[0] as Data;
+      return onlyChunk(
+        vectorFromArray(
+          values.map((v) => (v === null || v === undefined ? null : String(v))),
+          new Utf8(),
+        ),
+      );
   }
 }
 

@@ -174,6 +174,53 @@ export class Catalog {
     return updated;
   }
 
+  /**
+   * Replaces a table's schema (ALTER TABLE): new name, columns (existing ones keep their ids, new
+   * ones get fresh ids), primary key and options, persisted in one atomic write.
+   */
+  async alterTable(
+    db: string,
+    name: string,
+    altered: {
+      name: string;
+      columns: Array<Omit<ColumnSchema, 'id'> & { id?: number | undefined }>;
+      primaryKey: string[];
+      options: Record<string, string>;
+    },
+  ): Promise<TableSchema> {
+    const table = this.getTable(db, name);
+    if (!table) throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
+    if (altered.name !== name && this.getTable(db, altered.name)) {
+      throw new DbError(ErrorCode.TableAlreadyExists, `Table already exists, table: greptime.${db}.${altered.name}`);
+    }
+    let nextColumnId = table.nextColumnId;
+    const columns = altered.columns.map((c) => ({ ...c, id: c.id ?? nextColumnId++ }));
+    const updated: TableSchema = {
+      ...table,
+      name: altered.name,
+      columns,
+      primaryKey: [...altered.primaryKey],
+      options: { ...altered.options },
+      nextColumnId,
+    };
+    this.tables.delete(tableKey(db, name));
+    this.tables.set(tableKey(db, updated.name), updated);
+    await this.persist();
+    return updated;
+  }
+
+  /**
+   * Gives a table a fresh id (TRUNCATE) and returns the old schema: rows stored under the old id
+   * no longer belong to any live table, and the caller drops them from the shards.
+   */
+  async truncateTable(db: string, name: string): Promise<TableSchema | undefined> {
+    const table = this.getTable(db, name);
+    if (!table) return undefined;
+    this.tables.set(tableKey(db, name), { ...table, id: this.nextTableId++ });
+    await this.persist();
+    return table;
+  }
+
   async dropTable(db: string, name: string): Promise<TableSchema | undefined> {
     const table = this.getTable(db, name);
     if (!table) return undefined;

@@ -79,6 +79,21 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
       await dropData([dropped]);
       return true;
     },
+    async alterTable(db, name, altered) {
+      mayWrite();
+      return catalog.alterTable(db, name, altered);
+    },
+    async truncateTable(db, name) {
+      mayWrite();
+      const old = await catalog.truncateTable(db, name);
+      if (!old) throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
+      await dropData([old]);
+    },
+    async maintainTable(_db, _name, action) {
+      mayWrite();
+      // Storage flushes and compacts per shard, not per table.
+      await cluster.broadcast({ op: action });
+    },
     async insert(rows: TableInsert) {
       mayWrite();
       return ingest.write([rows], { autoCreateTable: false, autoAddColumns: false, createMergeMode: 'last_row' });

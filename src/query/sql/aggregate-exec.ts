@@ -37,7 +37,7 @@ export function updateStates(
     }
     return;
   }
-  aggregateFunction(call.name).update(states, groupOf, args, rowCount, argTypes(call));
+  aggregateFunction(call.name).update(states, groupOf, args, rowCount, argTypes(call), call.order);
 }
 
 /** Folds a partial state from another shard into `into`. */
@@ -46,7 +46,7 @@ export function mergeState(call: AggregateCall, into: unknown, from: unknown): v
     for (const v of (from as DistinctState).distinct) (into as DistinctState).distinct.add(v);
     return;
   }
-  aggregateFunction(call.name).merge(into, from);
+  aggregateFunction(call.name).merge(into, from, call.order);
 }
 
 /** The aggregate's result value from a (merged) state. */
@@ -55,7 +55,7 @@ export function finishState(call: AggregateCall, state: unknown): Value {
   if (call.distinct) {
     const values = [...(state as DistinctState).distinct];
     const inner = fn.create();
-    fn.update([inner], new Uint32Array(values.length), [values], values.length, argTypes(call));
+    fn.update([inner], new Uint32Array(values.length), [values], values.length, argTypes(call), call.order);
     return fn.finish(inner, call.type);
   }
   return fn.finish(state, call.type);

@@ -121,10 +121,15 @@ export type FrameBound =
 /** How a range query fills time slots without a value: `FILL NULL | PREV | LINEAR | <constant>`. */
 export type FillSpec = { kind: 'null' } | { kind: 'prev' } | { kind: 'linear' } | { kind: 'constant'; value: Expr };
 
-/** `RANGE <duration> [FILL ...]` after an aggregate call. */
+/**
+ * `RANGE <duration> [FILL ...]` after an aggregate call. `inherited` marks a range written after
+ * a parenthesised expression (`(avg(a) / 4) RANGE '5m'`), which applies to the aggregates inside
+ * and is ignored on scalar functions.
+ */
 export interface RangeSpec {
   duration: Expr;
   fill: FillSpec | null;
+  inherited?: boolean | undefined;
 }
 
 /** `ALIGN <duration> [TO <origin>] [BY (...)] [FILL ...]` of a range query. */
@@ -170,6 +175,8 @@ export interface Select {
   having: Expr | null;
   /** GreptimeDB's range query clause; the projection then holds `agg(...) RANGE ...` calls. */
   align?: AlignClause | null | undefined;
+  /** `SELECT DISTINCT ON (exprs)`: the first row (in ORDER BY order) of each distinct key. */
+  distinctOn?: Expr[] | undefined;
 }
 
 /** A set operation between two query bodies. */

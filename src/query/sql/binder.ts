@@ -10,12 +10,33 @@ import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js
 import type { Expr, FunctionCall, Ident } from './ast.js';
 import { arithmeticTypes, commonType, comparisonType, planError } from './coercion.js';
 import { lookupFunction } from './functions/registry.js';
+import { fixedIntervalNanos, type Interval, intervalOfText, isIntervalExpr, parseInterval } from './interval.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
-import type { ComparisonOperator, PlanExpr } from './plan.js';
+import type { ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
 import { noFieldError, normalizeIdent, type Scope } from './scope.js';
 import { parseTimestampNanos } from './timestamps.js';
-import { arrowNameOf, dataTypeOfSql, isInteger, isNumeric, isTimestamp } from './type-names.js';
+import { arrowNameOf, dataTypeOfArrowName, dataTypeOfSql, isInteger, isNumeric, isTimestamp } from './type-names.js';
 import { canCast, castValue, type Value } from './values.js';
+
+/** Subquery expressions as they appear in the syntax tree. */
+export type SubqueryExpr = Extract<Expr, { kind: 'subquery' | 'exists' | 'in_subquery' }>;
+
+/** Binds subquery expressions (executed beforehand by the router, see subquery.ts). */
+export interface SubqueryHook {
+  bind(expr: SubqueryExpr, binder: Binder): PlanExpr;
+}
+
+/**
+ * The scope of an enclosing query, for correlated subqueries. With `values`, a reference to an
+ * outer column binds to that value (one evaluation per outer row); without, it binds to NULL and
+ * is recorded in `used` (the probe that finds out whether a subquery is correlated).
+ */
+export interface OuterScope {
+  scope: Scope | null;
+  values: Value[] | null;
+  used: Set<number>;
+  parent: OuterScope | null;
+}
 
 /** What binding needs besides the expression. */
 export interface BindContext {
@@ -24,6 +45,12 @@ export interface BindContext {
   timezone: string;
   /** How to refuse an aggregate here; null when aggregates are allowed. */
   aggregateError: ((name: string) => DbError) | null;
+  subqueries?: SubqueryHook | undefined;
+  outer?: OuterScope | null | undefined;
+  /** Binds `OVER (...)` calls (window functions); absent where windows are not allowed. */
+  windows?: { bind(call: FunctionCall, binder: Binder): PlanExpr } | undefined;
+  /** Interprets `RANGE ... FILL ...` of an aggregate; present only in range queries. */
+  range?: ((call: FunctionCall, binder: Binder) => RangeAggregate) | undefined;
 }
 
 /** A literal plan expression. */
@@ -56,6 +83,11 @@ export class Binder {
     return new Binder({ ...this.ctx, aggregateError });
   }
 
+  /** A copy of this binder with some context replaced. */
+  derive(extra: Partial<BindContext>): Binder {
+    return new Binder({ ...this.ctx, ...extra });
+  }
+
   bind(expr: Expr): PlanExpr {
     switch (expr.kind) {
       case 'identifier':
@@ -79,9 +111,18 @@ export class Binder {
       case 'unary':
         return this.bindUnary(expr.op, expr.expr);
       case 'binary': {
+        if ((expr.op === '+' || expr.op === '-') && isIntervalExpr(expr.right)) {
+          return this.bindIntervalArithmetic(expr.left, expr.right, expr.op === '+' ? 1 : -1);
+        }
+        if (expr.op === '+' && isIntervalExpr(expr.left)) return this.bindIntervalArithmetic(expr.right, expr.left, 1);
         const left = this.bind(expr.left);
         const right = this.bind(expr.right);
         switch (expr.op) {
+          case '~':
+          case '~*':
+          case '!~':
+          case '!~*':
+            return this.bindRegexMatch(expr.op, left, right);
           case 'AND':
           case 'OR': {
             if (!isLogical(left.type) || !isLogical(right.type)) {
@@ -150,6 +191,12 @@ export class Binder {
         return { kind: 'is', arg, test: expr.test, negated: expr.negated, type: 'Boolean' };
       }
       case 'cast': {
+        if (expr.dataType.name === 'INTERVAL') {
+          throw new DbError(
+            ErrorCode.Unsupported,
+            'This feature is not implemented: INTERVAL values outside timestamp arithmetic and range queries',
+          );
+        }
         const arg = this.bind(expr.expr);
         const type = dataTypeOfSql(expr.dataType);
         if (expr.style === 'try_cast') {
@@ -168,6 +215,17 @@ export class Binder {
         return this.bindFunction(expr);
       case 'case':
         return this.bindCase(expr);
+      case 'interval':
+        throw new DbError(
+          ErrorCode.Unsupported,
+          'This feature is not implemented: INTERVAL values outside timestamp arithmetic and range queries',
+        );
+      case 'subquery':
+      case 'exists':
+      case 'in_subquery':
+        if (!this.ctx.subqueries)
+          throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: subqueries here');
+        return this.ctx.subqueries.bind(expr, this);
       default: {
         const never: never = expr;
         throw new Error(`unknown expression ${JSON.stringify(never)}`);
@@ -177,10 +235,94 @@ export class Binder {
 
   private bindColumn(parts: string[]): PlanExpr {
     const scope = this.ctx.scope;
-    if (!scope) throw noFieldError(parts, []);
-    const i = scope.resolve(parts);
+    const i = scope ? scope.lookup(parts) : -1;
+    if (i < 0 || !scope) {
+      for (let outer = this.ctx.outer ?? null; outer; outer = outer.parent) {
+        const j = outer.scope ? outer.scope.lookup(parts) : -1;
+        if (j < 0 || !outer.scope) continue;
+        outer.used.add(j);
+        const type = outer.scope.columns[j]?.type ?? 'Null';
+        return literal(outer.values ? (outer.values[j] ?? null) : null, type);
+      }
+      throw noFieldError(parts, scope?.columns ?? []);
+    }
     const column = scope.columns[i];
     return { kind: 'column', index: scope.slotOf(i), type: column?.type ?? 'Null' };
+  }
+
+  /** `ts ± INTERVAL '...'` (and `INTERVAL '...' + ts`): calendar arithmetic on the timestamp. */
+  private bindIntervalArithmetic(valueExpr: Expr, intervalExpr: Expr, sign: 1 | -1): PlanExpr {
+    const arg = this.bind(valueExpr);
+    const interval = this.intervalOf(intervalExpr);
+    let target = arg;
+    if (arg.type === 'Date' || arg.type === 'String') target = castTo(arg, 'TimestampNanosecond');
+    if (!isTimestamp(target.type)) {
+      throw planError(
+        `Cannot coerce arithmetic expression ${arrowNameOf(arg.type)} ${sign > 0 ? '+' : '-'} Interval(MonthDayNano) to valid types`,
+      );
+    }
+    const node: PlanExpr = {
+      kind: 'add_interval',
+      arg: target,
+      months: sign * interval.months,
+      days: sign * interval.days,
+      nanos: BigInt(sign) * interval.nanos,
+      type: target.type,
+    };
+    return node;
+  }
+
+  /** The constant interval an interval expression spells. */
+  intervalOf(expr: Expr): Interval {
+    let e = expr;
+    while (e.kind === 'nested') e = e.expr;
+    if (e.kind === 'cast') {
+      const inner = this.bind(e.expr);
+      if (inner.kind === 'literal' && typeof inner.value === 'string') return parseInterval(inner.value);
+      if (isIntervalExpr(e.expr)) return this.intervalOf(e.expr);
+    } else if (e.kind === 'interval') {
+      const value = this.bind(e.value);
+      if (value.kind === 'literal' && value.value !== null) return intervalOfText(String(value.value), e.unit);
+    }
+    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: non-constant INTERVAL values');
+  }
+
+  /** A fixed-length interval as an Int64 literal of nanoseconds (months are refused). */
+  private intervalNanosLiteral(expr: Expr): PlanExpr {
+    const nanos = fixedIntervalNanos(this.intervalOf(expr));
+    if (nanos === null) {
+      throw new DbError(
+        ErrorCode.Unsupported,
+        'This feature is not implemented: month intervals as function arguments',
+      );
+    }
+    return literal(nanos, 'Int64');
+  }
+
+  /** `arrow_cast(x, 'Int64')`: a cast to the Arrow type the (constant) name spells. */
+  private bindArrowCast(call: FunctionCall): PlanExpr {
+    if (call.args.length !== 2) throw planError(`arrow_cast needs 2 arguments, got ${call.args.length}`);
+    const arg = this.bind(call.args[0] as Expr);
+    const name = this.bind(call.args[1] as Expr);
+    if (name.kind !== 'literal' || typeof name.value !== 'string') {
+      throw planError('arrow_cast requires its second argument to be a constant string');
+    }
+    return castTo(arg, dataTypeOfArrowName(name.value));
+  }
+
+  /** `a ~ b`, `a ~* b`, `a !~ b`, `a !~* b`: regular expression matches. */
+  private bindRegexMatch(op: '~' | '~*' | '!~' | '!~*', left: PlanExpr, right: PlanExpr): PlanExpr {
+    for (const t of [left.type, right.type]) {
+      if (t !== 'String' && t !== 'Null') {
+        throw planError(
+          `Cannot infer common argument type for regex operation ${arrowNameOf(left.type)} ${op} ${arrowNameOf(right.type)}`,
+        );
+      }
+    }
+    const args = [castTo(left, 'String'), castTo(right, 'String')];
+    if (op.includes('*')) args.push(literal('i', 'String'));
+    const matched: PlanExpr = { kind: 'call', name: 'regexp_like', args, type: 'Boolean' };
+    return op.startsWith('!') ? { kind: 'not', arg: matched, type: 'Boolean' } : matched;
   }
 
   private bindUnary(op: '-' | '+' | 'NOT', inner: Expr): PlanExpr {
@@ -273,6 +415,20 @@ export class Binder {
 
   private bindFunction(call: FunctionCall): PlanExpr {
     const written = normalizeIdent(call.name[call.name.length - 1] as Ident);
+    if (call.over) {
+      if (!this.ctx.windows) {
+        throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: window functions here');
+      }
+      return this.ctx.windows.bind(call, this);
+    }
+    if (written === 'arrow_cast') return this.bindArrowCast(call);
+    if (
+      (written === 'date_add' || written === 'date_sub') &&
+      call.args.length === 2 &&
+      isIntervalExpr(call.args[1] as Expr)
+    ) {
+      return this.bindIntervalArithmetic(call.args[0] as Expr, call.args[1] as Expr, written === 'date_add' ? 1 : -1);
+    }
     const fn = lookupFunction(written);
     if (!fn) throw planError(`Invalid function '${written}'.`);
     if (fn.kind === 'aggregate') {
@@ -281,18 +437,42 @@ export class Binder {
         planError(`Aggregate function ${name} cannot be nested in another aggregate function`),
       );
       const args = call.star ? [] : call.args.map((a) => inner.bind(a));
-      const sig = fn.bind(args.map((a) => a.type));
-      return {
+      const sig = fn.bind(
+        args.map((a) => a.type),
+        args.map((a) => (a.kind === 'literal' ? a.value : undefined)),
+      );
+      const orderItems = call.orderBy ?? [];
+      const orderKeys = orderItems.map((o) => inner.bind(o.expr));
+      const node: PlanExpr = {
         kind: 'aggregate',
         name: fn.name,
-        args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
-        distinct: call.distinct,
+        args: [...args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)), ...orderKeys],
+        // `count(DISTINCT *)` counts rows, as in GreptimeDB.
+        distinct: call.distinct && !call.star,
         type: sig.returnType,
       };
+      if (orderItems.length > 0) {
+        node.order = orderItems.map((o) => ({
+          descending: o.asc === false,
+          nullsFirst: o.nullsFirst ?? o.asc === false,
+        }));
+      }
+      if (call.range) {
+        if (!this.ctx.range) throw planError(`RANGE of ${fn.name} needs an ALIGN clause`);
+        node.range = this.ctx.range(call, this);
+      }
+      return node;
+    }
+    if (call.range && !call.range.inherited) {
+      throw planError(`RANGE is only valid after an aggregate function, not ${fn.name}`);
     }
     if (call.star || call.distinct) throw planError(`${fn.name} does not support ${call.star ? '*' : 'DISTINCT'}`);
-    const args = call.args.map((a) => this.bind(a));
-    const sig = fn.bind(args.map((a) => a.type));
+    // Interval arguments (`date_bin(INTERVAL '1 hour', ts)`) arrive as nanosecond counts.
+    const args = call.args.map((a) => (isIntervalExpr(a) ? this.intervalNanosLiteral(a) : this.bind(a)));
+    const sig = fn.bind(
+      args.map((a) => a.type),
+      args.map((a) => (a.kind === 'literal' ? a.value : undefined)),
+    );
     return {
       kind: 'call',
       name: fn.name,

@@ -5,18 +5,20 @@
  * owns existence checks and persistence.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { ColumnSchema } from '../../shared/types.js';
+import type { ColumnSchema, DataType } from '../../shared/types.js';
 import type { ColumnDef, Expr, Ident, Statement } from './ast.js';
 import type { NewColumn, NewTable, SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
 import { defaultValueOf } from './insert-values.js';
+import { parseExpression } from './parser.js';
 import { resolveTableName, tableNotFound } from './planner.js';
-import { printExpr } from './printer.js';
+import { printExpr, printString } from './printer.js';
 import { normalizeIdent } from './scope.js';
+import { formatTimestamp, parseTimestampNanos } from './timestamps.js';
 import { dataTypeOfSql, isTimestamp } from './type-names.js';
 
 /** GreptimeDB's rule for table and database names. */
-const NAME_PATTERN = /^[a-zA-Z_:-][a-zA-Z0-9_:\-.@#]*$/;
+export const NAME_PATTERN = /^[a-zA-Z_:-][a-zA-Z0-9_:\-.@#]*$/;
 
 /** Functions a DEFAULT may call, by their canonical spelling. */
 const DEFAULT_FUNCTIONS: Record<string, string> = {
@@ -41,7 +43,7 @@ function illegalPrimaryKeys(reason: string): DbError {
 }
 
 /** The canonical SQL of an allowed DEFAULT expression, or GreptimeDB's refusal. */
-function defaultSqlOf(column: string, expr: Expr): string {
+export function defaultSqlOf(column: string, expr: Expr): string {
   let e = expr;
   while (e.kind === 'nested') e = e.expr;
   switch (e.kind) {
@@ -107,7 +109,7 @@ export function newTableOf(
 
   const seen = new Set<string>();
   const columns: NewColumn[] = stmt.columns.map((def) => {
-    const column = newColumnOf(def, timeIndex, primaryKey);
+    const column = newColumnOf(def, timeIndex, primaryKey, ctx.timezone);
     if (seen.has(column.name)) throw new DbError(ErrorCode.InvalidArguments, `Duplicate column name: ${column.name}`);
     seen.add(column.name);
     return column;
@@ -129,7 +131,30 @@ export function newTableOf(
   return { db, name, columns, timeIndex, primaryKey, options };
 }
 
-function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: string[]): NewColumn {
+/**
+ * GreptimeDB stores a text DEFAULT of a timestamp column as a timestamp, read in the session time
+ * zone when the table is created or altered: `'2024-01-30 00:00:00'` under UTC+8 becomes
+ * `'2024-01-29 16:00:00+0000'`. Later inserts then get the same instant whatever their zone.
+ */
+export function normalizeTimestampDefault(
+  type: DataType,
+  defaultSql: string | undefined,
+  timezone: string,
+): string | undefined {
+  if (defaultSql === undefined || !isTimestamp(type)) return defaultSql;
+  const e = parseExpression(defaultSql);
+  if (e.kind !== 'string') return defaultSql;
+  const nanos = parseTimestampNanos(e.value, timezone);
+  if (nanos === null) return defaultSql;
+  const text = formatTimestamp(nanos, 'ns').replace('T', ' ');
+  const [whole, fraction] = text.split('.');
+  const trimmed = fraction ? fraction.replace(/0+$/, '') : '';
+  const digits = trimmed.length === 0 ? '' : `.${trimmed.padEnd(Math.ceil(trimmed.length / 3) * 3, '0')}`;
+  return printString(`${whole}${digits}+0000`);
+}
+
+/** A column of CREATE TABLE or ALTER TABLE ADD COLUMN, checked. */
+export function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: string[], timezone = 'UTC'): NewColumn {
   const name = normalizeIdent(def.name);
   const type = dataTypeOfSql(def.dataType);
   const isTimeIndex = name === timeIndex;
@@ -147,7 +172,7 @@ function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: string[]): N
     nullable = false;
   }
   const semantic = isTimeIndex ? 'TIMESTAMP' : primaryKey.includes(name) ? 'TAG' : 'FIELD';
-  return { name, type, semantic, nullable, defaultSql };
+  return { name, type, semantic, nullable, defaultSql: normalizeTimestampDefault(type, defaultSql, timezone) };
 }
 
 /** CREATE TABLE ... LIKE: the source table's columns, keys and options under a new name. */

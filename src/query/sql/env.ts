@@ -26,6 +26,17 @@ export interface NewTable {
   options: Record<string, string>;
 }
 
+/**
+ * A table's new shape after ALTER TABLE, checked by the SQL layer. Existing columns keep their
+ * `id` (storage keys columns by id); added columns come without one and get fresh ids.
+ */
+export interface AlteredTable {
+  name: string;
+  columns: Array<NewColumn & { id?: number | undefined }>;
+  primaryKey: string[];
+  options: Record<string, string>;
+}
+
 /** A session's state across the statements of one request. */
 export interface SqlSession {
   /** Current database (`USE` changes it for the rest of the request). */
@@ -50,6 +61,18 @@ export interface SqlEnv {
   createTable(table: NewTable, ifNotExists: boolean): Promise<boolean>;
   /** Drops the table and its data; throws 4001 unless ifExists. */
   dropTable(db: string, name: string, ifExists: boolean): Promise<boolean>;
+  /**
+   * Replaces a table's schema (ALTER TABLE) atomically and returns the stored result. Throws 4001
+   * when the table is gone and 4000 when a rename targets an existing table.
+   */
+  alterTable(db: string, name: string, altered: AlteredTable): Promise<TableSchema>;
+  /**
+   * Empties a table (TRUNCATE): the table gets a fresh table id, so no stored row belongs to it
+   * any more, and every shard drops the old id's data. Throws 4001 when the table is missing.
+   */
+  truncateTable(db: string, name: string): Promise<void>;
+  /** `ADMIN flush_table` / `compact_table`: flushes (or compacts) the shards' storage. */
+  maintainTable(db: string, name: string, action: 'flush' | 'compact'): Promise<void>;
   /** Writes rows durably through the shards; the table must exist and the types must match. */
   insert(rows: TableInsert): Promise<number>;
   /** Runs a plan fragment on every shard and returns their results in shard order. */

@@ -7,12 +7,13 @@
  * wrapping); integer division truncates and division by zero is an error, as in DataFusion.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { DataType } from '../../shared/types.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import { scalarFunction } from './functions/registry.js';
 import type { EvalContext } from './functions/types.js';
+import { addInterval } from './interval.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
 import { isBigIntType, isInteger } from './type-names.js';
-import { castValue, compareValues, type Value, wrapBigInt, wrapInteger } from './values.js';
+import { castValue, compareValues, floorDiv, type Value, valueKey, wrapBigInt, wrapInteger } from './values.js';
 
 /** Rows held column by column; every column has `rowCount` values. */
 export interface Batch {
@@ -114,8 +115,14 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
     }
     case 'case':
       return caseWhen(expr, batch, ctx);
+    case 'add_interval':
+      return addIntervalColumn(expr, evaluate(expr.arg, batch, ctx), n);
+    case 'lookup':
+      return lookup(expr, batch, ctx);
     case 'aggregate':
       throw new Error('aggregate expressions are evaluated by the aggregation step');
+    case 'window':
+      throw new Error('window functions are evaluated by the window step');
   }
 }
 
@@ -395,6 +402,47 @@ function caseWhen(expr: Extract<PlanExpr, { kind: 'case' }>, batch: Batch, ctx: 
   if (expr.elseResult && remaining.length > 0) {
     const values = evaluate(expr.elseResult, takeRows(batch, remaining), ctx);
     for (let k = 0; k < remaining.length; k++) out[remaining[k] as number] = values[k] as Value;
+  }
+  return out;
+}
+
+function addIntervalColumn(expr: Extract<PlanExpr, { kind: 'add_interval' }>, a: Value[], n: number): Value[] {
+  const unit = timeUnitOf(expr.type) ?? 'ns';
+  const per = NANOS_PER_UNIT[unit];
+  const interval = { months: expr.months, days: expr.days, nanos: expr.nanos };
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const v = a[i] as bigint | null;
+    out[i] = v === null ? null : floorDiv(addInterval(v * per, interval, 1), per);
+  }
+  return out;
+}
+
+/** Answers of a correlated subquery for each row's key (see `lookup` in plan.ts). */
+function lookup(expr: Extract<PlanExpr, { kind: 'lookup' }>, batch: Batch, ctx: EvalContext): Value[] {
+  const n = batch.rowCount;
+  const keys = expr.keys.map((k) => evaluate(k, batch, ctx));
+  const arg = expr.arg ? evaluate(expr.arg, batch, ctx) : null;
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    let key = '';
+    for (const k of keys) key += `${valueKey(k[i] as Value)}\u0000`;
+    const answers = expr.answers.get(key) ?? [];
+    if (expr.mode === 'scalar') out[i] = answers[0] ?? null;
+    else if (expr.mode === 'exists') out[i] = answers.length > 0 !== expr.negated;
+    else {
+      const v = (arg as Value[])[i] as Value;
+      if (v === null) out[i] = answers.length === 0 ? expr.negated : null;
+      else {
+        let found = false;
+        let sawNull = false;
+        for (const w of answers) {
+          if (w === null) sawNull = true;
+          else if (compareValues(v, w) === 0) found = true;
+        }
+        out[i] = found ? !expr.negated : sawNull ? null : expr.negated;
+      }
+    }
   }
   return out;
 }

@@ -7,29 +7,35 @@
  *            | SELECT → planQuery → env.scatter (shards run runShardPlan) → mergeShardResults
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { executeAdmin } from './admin.js';
+import { executeAlter } from './alter.js';
 import type { Query, Statement } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
+import { explainStatement } from './explain.js';
 import type { EvalContext } from './functions/types.js';
 import { executeInsert } from './insert.js';
-import { mergeShardResults } from './merge.js';
-import { numbersSource } from './numbers-table.js';
 import { parseSql } from './parser.js';
-import { planQuery } from './planner.js';
+import { resolveTableName, tableNotFound } from './planner.js';
+import { queryContext, runQuery as runQueryIn } from './query-exec.js';
 import { affected, type ResultColumn, records, type StatementResult } from './result.js';
 import { normalizeIdent } from './scope.js';
-import { runShardPlan } from './shard-exec.js';
-import { describeTable, showColumns, showCreateTable, showDatabases, showTables } from './show.js';
+import {
+  describeTable,
+  showCharset,
+  showCollation,
+  showColumns,
+  showCreateTable,
+  showDatabases,
+  showTables,
+} from './show.js';
 import { isValidTimezone } from './timestamps.js';
 
 /** Re-exported for the router, which formats results. */
 export type { StatementResult } from './result.js';
-
-/** A source with no rows, for plans that never scan (they carry `scan: null`). */
-const NO_TABLE = { scan: () => [] };
 
 function checkAborted(session: SqlSession): void {
   if (session.signal?.aborted) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
@@ -57,22 +63,7 @@ export async function runQuery(
   env: SqlEnv,
   now: bigint,
 ): Promise<{ columns: ResultColumn[]; rows: unknown[][] }> {
-  const plan = planQuery(query, session, env, now);
-  let results: unknown[];
-  switch (plan.source.kind) {
-    case 'table':
-      results = await env.scatter(plan.shard, session.signal);
-      break;
-    case 'numbers':
-      results = [runShardPlan(plan.shard, numbersSource)];
-      break;
-    case 'none':
-      results = [runShardPlan(plan.shard, NO_TABLE)];
-      break;
-  }
-  checkAborted(session);
-  const rows = mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone });
-  return { columns: plan.columns, rows };
+  return runQueryIn(query, queryContext(session, env, now));
 }
 
 async function executeStatement(statement: Statement, session: SqlSession, env: SqlEnv): Promise<StatementResult> {
@@ -137,6 +128,23 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
     case 'set':
       applySet(statement, session, ctx);
       return affected(0);
+    case 'alter_table':
+      await executeAlter(statement, session, env, ctx);
+      return affected(0);
+    case 'truncate_table': {
+      const [db, name] = resolveTableName(statement.name, session);
+      if (!env.getDatabase(db) || !env.getTable(db, name)) throw tableNotFound(db, name, false);
+      await env.truncateTable(db, name);
+      return affected(0);
+    }
+    case 'explain':
+      return explainStatement(statement, session, env, now);
+    case 'show_collation':
+      return showCollation(statement, ctx);
+    case 'show_charset':
+      return showCharset(statement, ctx);
+    case 'admin':
+      return executeAdmin(statement, session, env);
     default: {
       const never: never = statement;
       throw new DbError(ErrorCode.Unsupported, `SQL statement is not supported: ${JSON.stringify(never)}`);

@@ -97,6 +97,10 @@ export function insertValueOf(expr: Expr, column: ColumnSchema, ctx: EvalContext
     }
     case 'string':
       return textInto(e.value, column, ctx.timezone);
+    case 'identifier':
+      // MySQL-style `"text"` in VALUES is a string, as GreptimeDB reads it.
+      if (e.parts.length === 1 && e.parts[0]?.quote === '"') return textInto(e.parts[0].value, column, ctx.timezone);
+      break;
     case 'boolean':
       if (column.type === 'Boolean') return e.value;
       if (column.type === 'String') throw parseValueError(`Failed to parse ${e.value} to String value`);

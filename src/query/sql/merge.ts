@@ -8,14 +8,16 @@ import { createState, finishState, mergeState } from './aggregate-exec.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { MergePlan, ShardResult } from './plan.js';
+import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrder, sortPermutation } from './sort.js';
 import type { Value } from './values.js';
+import { applyWindows } from './window.js';
 
 /** Merges shard results into the statement's rows (visible columns only, in column order). */
 export function mergeShardResults(plan: MergePlan, results: unknown[], ctx: EvalContext): Value[][] {
   const shardResults = results as ShardResult[];
-  return plan.kind === 'rows' ? mergeRows(plan, shardResults) : mergeGroups(plan, shardResults, ctx);
+  return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx) : mergeGroups(plan, shardResults, ctx);
 }
 
 function toRows(columns: Value[][], rowCount: number, visible: number): Value[][] {
@@ -28,7 +30,7 @@ function toRows(columns: Value[][], rowCount: number, visible: number): Value[][
   return rows;
 }
 
-function mergeRows(plan: Extract<MergePlan, { kind: 'rows' }>, results: ShardResult[]): Value[][] {
+function mergeRows(plan: Extract<MergePlan, { kind: 'rows' }>, results: ShardResult[], ctx: EvalContext): Value[][] {
   let columns: Value[][] | null = null;
   let rowCount = 0;
   for (const result of results) {
@@ -41,7 +43,22 @@ function mergeRows(plan: Extract<MergePlan, { kind: 'rows' }>, results: ShardRes
     rowCount += result.rowCount;
   }
   if (!columns) return [];
-  const order = sortPermutation(columns, rowCount, plan.sort);
+  if (plan.windowed) {
+    // The shards sent their scan columns: compute windows, then the outputs, here.
+    const batch = applyWindows(plan.windowed.windows, { rowCount, columns }, ctx);
+    columns = plan.windowed.outputs.map((e) => evaluate(e, batch, ctx));
+  }
+  let order = sortPermutation(columns, rowCount, plan.sort);
+  if (plan.distinctOn) {
+    const keyColumns = plan.distinctOn.map((c) => (columns as Value[][])[c] as Value[]);
+    const seen = new Set<string>();
+    order = order.filter((r) => {
+      const k = groupKeyOf(keyColumns.map((c) => c[r] as Value));
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  }
   const out = applyOrder(columns, order, plan.offset, plan.limit);
   return toRows(out.columns, out.rowCount, plan.visible);
 }
@@ -82,8 +99,9 @@ function mergeGroups(
   plan.aggregates.forEach((call, a) => {
     columns.push(states.map((s) => finishState(call, s[a])));
   });
-  let batch: Batch = { rowCount: n, columns };
+  let batch: Batch = plan.range ? fillRange(plan.range, plan.aggregates, columns, n) : { rowCount: n, columns };
   if (plan.having) batch = filterBatch(plan.having, batch, ctx);
+  if (plan.windows) batch = applyWindows(plan.windows, batch, ctx);
   let outputs: Value[][] = plan.outputs.map((e) => evaluate(e, batch, ctx));
   let rowCount = batch.rowCount;
   if (plan.distinct) {

@@ -6,7 +6,9 @@
  * A plain column reference is named by the bare column name; inside any larger expression it
  * is qualified (`t.a`).
  */
-import type { Expr, Ident, SqlType } from './ast.js';
+import type { Expr, FillSpec, Ident, OrderByItem, SqlType } from './ast.js';
+import { isAggregateName } from './functions/registry.js';
+import { intervalDisplay, intervalOfText } from './interval.js';
 import { normalizeIdent, type Scope } from './scope.js';
 import { arrowNameOf, dataTypeOfSql, isTimestamp } from './type-names.js';
 import { rustFloatDisplay } from './values.js';
@@ -61,6 +63,59 @@ function literalName(text: string): string {
 function unnest(expr: Expr): Expr {
   while (expr.kind === 'nested') expr = expr.expr;
   return expr;
+}
+
+/** Naming settings that depend on the enclosing query (set while naming a range query). */
+export const namingOptions: { alignFill: FillSpec | null } = { alignFill: null };
+
+/** Runs `fn` with the ALIGN clause's FILL applied to unfilled RANGE calls' names. */
+export function withAlignFill<T>(fill: FillSpec | null, fn: () => T): T {
+  const saved = namingOptions.alignFill;
+  namingOptions.alignFill = fill;
+  try {
+    return fn();
+  } finally {
+    namingOptions.alignFill = saved;
+  }
+}
+
+function orderByNames(items: OrderByItem[], scope: Scope | null): string {
+  return items
+    .map((o) => {
+      const descending = o.asc === false;
+      const nullsFirst = o.nullsFirst ?? descending;
+      return `${exprName(o.expr, scope)} ${descending ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+    })
+    .join(', ');
+}
+
+function windowFrameName(spec: NonNullable<Extract<Expr, { kind: 'function' }>['over']>): string {
+  const bound = (b: NonNullable<typeof spec.frame>['start']): string => {
+    if (b.kind === 'current_row') return 'CURRENT ROW';
+    const offset = b.offset ? exprName(b.offset, null).replace(/^Int64\((.*)\)$/, '$1') : 'UNBOUNDED';
+    return `${offset} ${b.kind === 'preceding' ? 'PRECEDING' : 'FOLLOWING'}`;
+  };
+  if (spec.frame) return `${spec.frame.units} BETWEEN ${bound(spec.frame.start)} AND ${bound(spec.frame.end)}`;
+  return spec.orderBy.length > 0
+    ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
+    : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
+}
+
+/** How a RANGE or ALIGN duration shows in names: a string's text, otherwise the expression. */
+export function durationName(expr: Expr, scope: Scope | null): string {
+  const e = unnest(expr);
+  if (e.kind === 'string') return e.value;
+  return exprName(e, scope);
+}
+
+function fillName(fill: FillSpec): string {
+  if (fill.kind !== 'constant') return fill.kind.toUpperCase();
+  const v = unnest(fill.value);
+  if (v.kind === 'number') return v.text;
+  if (v.kind === 'string') return v.value;
+  if (v.kind === 'unary' && v.op === '-' && unnest(v.expr).kind === 'number')
+    return `-${(unnest(v.expr) as { text: string }).text}`;
+  return exprName(v, null);
 }
 
 /** The name a SELECT item gets when it has no alias. */
@@ -123,9 +178,48 @@ export function exprName(expr: Expr, scope: Scope | null, display = false): stri
       const name = SYNTAX_FUNCTION_NAMES[written] ?? written;
       const separator = display ? ', ' : ',';
       const inner = display || DISPLAY_ARGUMENT_FUNCTIONS.has(name);
-      const args = expr.star ? '*' : expr.args.map((a) => exprName(a, scope, inner)).join(separator);
-      return `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
+      // Range queries plan `count(*)` as `count(1)`, and show it so.
+      const star = expr.range ? 'Int64(1)' : '*';
+      if (expr.range?.inherited && !isAggregateName(name)) {
+        const plain = { ...expr, range: undefined };
+        return exprName(plain, scope, display);
+      }
+      const args = expr.star ? star : expr.args.map((a) => exprName(a, scope, inner)).join(separator);
+      let out = `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
+      if (expr.orderBy && expr.orderBy.length > 0) out += ` ORDER BY [${orderByNames(expr.orderBy, scope)}]`;
+      if (expr.over) {
+        const parts: string[] = [];
+        if (expr.over.partitionBy.length > 0)
+          parts.push(`PARTITION BY [${expr.over.partitionBy.map((p) => exprName(p, scope)).join(', ')}]`);
+        if (expr.over.orderBy.length > 0) parts.push(`ORDER BY [${orderByNames(expr.over.orderBy, scope)}]`);
+        parts.push(windowFrameName(expr.over));
+        out += ` ${parts.join(' ')}`;
+      }
+      if (expr.range && (!expr.range.inherited || isAggregateName(name))) {
+        out += ` RANGE ${durationName(expr.range.duration, scope)}`;
+        const fill = expr.range.fill ?? namingOptions.alignFill;
+        if (fill) out += ` FILL ${fillName(fill)}`;
+      }
+      return out;
     }
+    case 'interval': {
+      try {
+        const value = unnest(expr.value);
+        if (value.kind === 'string' || value.kind === 'number') {
+          const text = value.kind === 'string' ? value.value : value.text;
+          return intervalDisplay(intervalOfText(text, expr.unit));
+        }
+      } catch {
+        // An invalid interval fails when bound; its name does not matter.
+      }
+      return `INTERVAL ${exprName(expr.value, scope, display)}`;
+    }
+    case 'subquery':
+      return '(<subquery>)';
+    case 'exists':
+      return `${expr.negated ? 'NOT ' : ''}EXISTS (<subquery>)`;
+    case 'in_subquery':
+      return `${exprName(expr.expr, scope, display)} ${expr.negated ? 'NOT ' : ''}IN (<subquery>)`;
     case 'case': {
       let out = 'CASE ';
       if (expr.operand) out += `${exprName(expr.operand, scope, display)} `;

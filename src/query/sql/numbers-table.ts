@@ -34,3 +34,8 @@ export const numbersSource: ScanSource = {
     yield { rowCount: NUMBERS_ROWS, vectors: request.columns.map(() => ({ kind: 'f64' as const, values })) };
   },
 };
+
+/** True when `db` lists the built-in table (SHOW TABLES, information_schema). */
+export function numbersTableListed(db: string): boolean {
+  return db === 'public';
+}

@@ -1,12 +1,12 @@
 /**
  * DDL parsing: `CREATE DATABASE`, `CREATE TABLE` (GreptimeDB's `TIME INDEX` and `PRIMARY KEY`
- * forms, `ENGINE=`, `WITH (...)`, `PARTITION ON COLUMNS`), `DROP TABLE`, `DROP DATABASE`.
+ * forms, `ENGINE=`, `WITH (...)`, `PARTITION ON COLUMNS`), `DROP TABLE`, `DROP DATABASE`, `ALTER TABLE`.
  * Semantic checks (one time index, where primary keys may be declared) happen at execution time,
  * where GreptimeDB makes them, so the error codes match.
  */
-import type { ColumnDef, ColumnOption, OptionEntry, Statement, TableConstraint } from './ast.js';
+import type { AlterOperation, ColumnDef, ColumnOption, OptionEntry, Statement, TableConstraint } from './ast.js';
 import { describeToken } from './lexer.js';
-import { parseDataType, parseSubexpr } from './parse-expr.js';
+import { parseDataType, parseExpr, parseSubexpr } from './parse-expr.js';
 import type { TokenStream } from './parser-base.js';
 
 /** Precedence that stops a DEFAULT expression before `NOT NULL`, `TIME INDEX`, ... */
@@ -61,7 +61,8 @@ function parseCreateTable(ts: TokenStream): Statement {
   return { kind: 'create_table', name, ifNotExists, columns, constraints, engine, options, partition };
 }
 
-function parseColumnDef(ts: TokenStream): ColumnDef {
+/** `name type [options]` of CREATE TABLE and ALTER TABLE ADD COLUMN. */
+export function parseColumnDef(ts: TokenStream): ColumnDef {
   const name = ts.parseIdent('column name');
   const dataType = parseDataType(ts);
   const options: ColumnOption[] = [];
@@ -142,4 +143,81 @@ export function parseDrop(ts: TokenStream): Statement {
   }
   const t = ts.peek();
   return ts.unsupported(t.kind === 'eof' ? 'EOF' : t.value.toUpperCase());
+}
+
+/** An option key: a string, or a dotted word (`compaction.twcs.time_window`). */
+function parseOptionKey(ts: TokenStream): string {
+  const k = ts.next();
+  if (k.kind === 'string') return k.value;
+  if (k.kind !== 'word') return ts.expected('option name', k);
+  let key = k.value;
+  while (ts.consumeOp('.')) key += `.${ts.parseIdent().value}`;
+  return key;
+}
+
+function parseAlterOperation(ts: TokenStream): AlterOperation {
+  if (ts.consumeKeyword('ADD')) {
+    ts.consumeKeyword('COLUMN');
+    const ifNotExists = ts.consumeKeywords('IF', 'NOT', 'EXISTS');
+    const column = parseColumnDef(ts);
+    let location: Extract<AlterOperation, { kind: 'add_column' }>['location'] = null;
+    if (ts.consumeKeyword('FIRST')) location = { kind: 'first' };
+    else if (ts.consumeKeyword('AFTER')) location = { kind: 'after', column: ts.parseIdent('column name') };
+    return { kind: 'add_column', column, ifNotExists, location };
+  }
+  if (ts.consumeKeyword('DROP')) {
+    ts.consumeKeyword('COLUMN');
+    return { kind: 'drop_column', name: ts.parseIdent('column name') };
+  }
+  if (ts.consumeKeyword('RENAME')) {
+    ts.consumeKeyword('TO');
+    const t = ts.peek();
+    if (t.kind === 'string') {
+      ts.next();
+      return { kind: 'rename_table', newName: { value: t.value, quote: "'" } };
+    }
+    return { kind: 'rename_table', newName: ts.parseIdent('table name') };
+  }
+  if (ts.consumeKeyword('MODIFY')) {
+    ts.consumeKeyword('COLUMN');
+    const name = ts.parseIdent('column name');
+    if (ts.consumeKeywords('SET', 'DEFAULT')) return { kind: 'set_default', name, expr: parseExpr(ts) };
+    if (ts.consumeKeywords('DROP', 'DEFAULT')) return { kind: 'drop_default', name };
+    return { kind: 'modify_column_type', name, dataType: parseDataType(ts) };
+  }
+  if (ts.consumeKeyword('SET')) {
+    const options: OptionEntry[] = [];
+    do {
+      const key = parseOptionKey(ts);
+      ts.expectOp('=');
+      const v = ts.next();
+      if (v.kind === 'string') options.push({ key, value: v.value, quoted: true });
+      else if (v.kind === 'number' || v.kind === 'word') options.push({ key, value: v.value, quoted: false });
+      else return ts.expected('option value', v);
+    } while (ts.consumeOp(','));
+    return { kind: 'set_options', options };
+  }
+  if (ts.consumeKeyword('UNSET')) {
+    const keys: string[] = [];
+    do keys.push(parseOptionKey(ts));
+    while (ts.consumeOp(','));
+    return { kind: 'unset_options', keys };
+  }
+  return ts.expected('ADD or DROP or MODIFY or RENAME or SET or UNSET after ALTER TABLE', ts.peek());
+}
+
+/**
+ * `ALTER TABLE t <operation> [, <operation> ...]`. GreptimeDB combines several ADD COLUMN or
+ * MODIFY COLUMN ... DEFAULT operations in one statement; the other forms stand alone.
+ */
+export function parseAlter(ts: TokenStream): Statement {
+  ts.expectKeyword('ALTER');
+  if (!ts.consumeKeyword('TABLE')) {
+    const t = ts.peek();
+    return ts.unsupported(`ALTER ${t.kind === 'eof' ? 'EOF' : t.value.toUpperCase()}`);
+  }
+  const name = ts.parseObjectName();
+  const operations: AlterOperation[] = [parseAlterOperation(ts)];
+  while (ts.consumeOp(',')) operations.push(parseAlterOperation(ts));
+  return { kind: 'alter_table', name, operations };
 }

@@ -214,6 +214,13 @@ function parsePrefix(ts: TokenStream): Expr {
         if (ts.isOp(','))
           throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: tuple expressions');
         ts.expectOp(')');
+        if (ts.isKeyword('RANGE') && !ts.isKeyword('BETWEEN', 1) && !ts.isKeyword('UNBOUNDED', 1)) {
+          // `(avg(a) + sum(b)) RANGE '5m'`: the range applies to every aggregate inside.
+          ts.next();
+          const duration = parseRangeDuration(ts);
+          const fill = ts.consumeKeyword('FILL') ? parseFill(ts) : null;
+          distributeRange(inner, { duration, fill, inherited: true });
+        }
         return { kind: 'nested', expr: inner };
       }
       return ts.expected('an expression', t);
@@ -314,6 +321,32 @@ function parseWordPrefix(ts: TokenStream): Expr {
   }
   if (ts.isOp('(')) return parseFunctionArgs(ts, parts);
   return { kind: 'identifier', parts };
+}
+
+/** Gives every function call in `expr` without its own RANGE the range `spec` (see RangeSpec). */
+function distributeRange(expr: Expr, spec: NonNullable<FunctionCall['range']>): void {
+  switch (expr.kind) {
+    case 'function':
+      if (!expr.range) expr.range = spec;
+      for (const a of expr.args) distributeRange(a, spec);
+      return;
+    case 'unary':
+    case 'nested':
+    case 'cast':
+      distributeRange(expr.expr, spec);
+      return;
+    case 'binary':
+      distributeRange(expr.left, spec);
+      distributeRange(expr.right, spec);
+      return;
+    case 'case':
+      for (const e of [expr.operand, expr.elseResult, ...expr.whens.flatMap((w) => [w.when, w.result])]) {
+        if (e) distributeRange(e, spec);
+      }
+      return;
+    default:
+      return;
+  }
 }
 
 /** `INTERVAL '1 day'`, `INTERVAL '1' DAY`, `INTERVAL (expr) HOUR`. */

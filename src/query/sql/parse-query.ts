@@ -124,9 +124,15 @@ export function parseOrderByItem(ts: TokenStream): OrderByItem {
 function parseSelect(ts: TokenStream): Select {
   ts.expectKeyword('SELECT');
   let distinct = false;
+  let distinctOn: Expr[] | undefined;
   if (ts.consumeKeyword('DISTINCT')) {
-    if (ts.isKeyword('ON')) throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: DISTINCT ON');
-    distinct = true;
+    if (ts.consumeKeyword('ON')) {
+      ts.expectOp('(');
+      distinctOn = [];
+      do distinctOn.push(parseExpr(ts));
+      while (ts.consumeOp(','));
+      ts.expectOp(')');
+    } else distinct = true;
   } else {
     ts.consumeKeyword('ALL');
   }
@@ -152,6 +158,7 @@ function parseSelect(ts: TokenStream): Select {
   }
   const having = ts.consumeKeyword('HAVING') ? parseExpr(ts) : null;
   const select: Select = { kind: 'select', distinct, projection, from, where, groupBy, having };
+  if (distinctOn) select.distinctOn = distinctOn;
   if (ts.consumeKeyword('ALIGN')) select.align = parseAlign(ts);
   return select;
 }

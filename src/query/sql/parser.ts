@@ -5,23 +5,19 @@
  * `SQL statement is not supported, keyword: <token>` (code 1001).
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { Expr, Ident, Query, ShowFilter, Statement } from './ast.js';
+import type { Expr, FunctionCall, Ident, ShowFilter, Statement } from './ast.js';
 import { describeToken } from './lexer.js';
-import { parseCreate, parseDrop } from './parse-ddl.js';
+import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js';
 import { parseExpr } from './parse-expr.js';
-import { parseQuery } from './parse-query.js';
+import { atQueryStart, parseQuery } from './parse-query.js';
 import { TokenStream } from './parser-base.js';
 
 /** Statements GreptimeDB has that this engine does not implement yet (answered with code 1001). */
 const NOT_YET_SUPPORTED = new Set([
-  'ALTER',
   'DELETE',
-  'TRUNCATE',
-  'EXPLAIN',
   'ANALYZE',
   'TQL',
   'COPY',
-  'ADMIN',
   'UPDATE',
   'KILL',
   'PREPARE',
@@ -60,7 +56,7 @@ export function parseExpression(sql: string): Expr {
 
 function parseStatement(ts: TokenStream): Statement {
   const t = ts.peek();
-  if (t.kind === 'op' && t.value === '(') return { kind: 'query', query: parseParenthesizedQuery(ts) };
+  if (t.kind === 'op' && t.value === '(') return { kind: 'query', query: parseQuery(ts) };
   if (t.kind !== 'word' || t.quote !== null) return ts.expected('an SQL statement', t);
   const keyword = t.value.toUpperCase();
   switch (keyword) {
@@ -86,17 +82,28 @@ function parseStatement(ts: TokenStream): Statement {
       return { kind: 'use', db: parseDatabaseIdent(ts) };
     case 'SET':
       return parseSet(ts);
+    case 'ALTER':
+      return parseAlter(ts);
+    case 'TRUNCATE':
+      ts.next();
+      ts.consumeKeyword('TABLE');
+      return { kind: 'truncate_table', name: ts.parseObjectName() };
+    case 'EXPLAIN': {
+      ts.next();
+      const analyze = ts.consumeKeyword('ANALYZE');
+      const verbose = ts.consumeKeyword('VERBOSE');
+      return { kind: 'explain', analyze, verbose, statement: parseStatement(ts) };
+    }
+    case 'ADMIN': {
+      ts.next();
+      const call = parseExpr(ts);
+      if (call.kind !== 'function') return ts.expected('a function call after ADMIN', ts.peek());
+      return { kind: 'admin', call: call as FunctionCall };
+    }
     default:
       if (NOT_YET_SUPPORTED.has(keyword)) return ts.unsupported(keyword);
       return ts.expected('an SQL statement', t);
   }
-}
-
-function parseParenthesizedQuery(ts: TokenStream): Query {
-  ts.expectOp('(');
-  const query = parseQuery(ts);
-  ts.expectOp(')');
-  return query;
 }
 
 function parseDatabaseIdent(ts: TokenStream): Ident {
@@ -114,7 +121,7 @@ function parseInsert(ts: TokenStream): Statement {
   ts.consumeKeyword('TABLE');
   const table = ts.parseObjectName();
   let columns: Ident[] = [];
-  if (ts.isOp('(') && !(ts.isKeyword('SELECT', 1) || ts.isKeyword('WITH', 1))) columns = ts.parseParenthesizedIdents();
+  if (ts.isOp('(') && !atQueryStart(ts)) columns = ts.parseParenthesizedIdents();
   if (ts.consumeKeyword('VALUES')) {
     const rows: Expr[][] = [];
     do {
@@ -133,7 +140,7 @@ function parseInsert(ts: TokenStream): Statement {
     return { kind: 'insert', table, columns, source: { kind: 'query', query: parseQuery(ts) }, replace };
   }
   if (ts.isOp('('))
-    return { kind: 'insert', table, columns, source: { kind: 'query', query: parseParenthesizedQuery(ts) }, replace };
+    return { kind: 'insert', table, columns, source: { kind: 'query', query: parseQuery(ts) }, replace };
   return ts.expected('SELECT, VALUES, or a subquery in the query body', ts.peek());
 }
 
@@ -159,6 +166,10 @@ function parseShow(ts: TokenStream): Statement {
     return { kind: 'show_tables', full, db, filter: parseShowFilter(ts) };
   }
   if (!full && ts.consumeKeywords('CREATE', 'TABLE')) return { kind: 'show_create_table', name: ts.parseObjectName() };
+  if (!full && ts.consumeKeyword('COLLATION')) return { kind: 'show_collation', filter: parseShowFilter(ts) };
+  if (!full && (ts.consumeKeyword('CHARSET') || ts.consumeKeywords('CHARACTER', 'SET'))) {
+    return { kind: 'show_charset', filter: parseShowFilter(ts) };
+  }
   if (ts.consumeKeyword('COLUMNS') || ts.consumeKeyword('FIELDS')) {
     if (!ts.consumeKeyword('FROM') && !ts.consumeKeyword('IN')) {
       throw new DbError(

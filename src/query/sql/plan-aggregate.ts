@@ -3,13 +3,41 @@
  * rows into partial states per group, the router merges groups and evaluates everything above
  * them over the row `[group keys..., aggregate results...]`.
  */
-import type { Ident, OrderByItem, Query } from './ast.js';
+import type { Ident, OrderByItem, Query, Select } from './ast.js';
 import type { Binder } from './binder.js';
 import { planError } from './coercion.js';
 import { exprName } from './naming.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
 import { type Item, resolveOrderBy, unnest } from './plan-order.js';
 import { normalizeIdent, type Scope } from './scope.js';
+
+/** Planner inputs beyond the query. */
+export interface AggregatePlanOptions {
+  /**
+   * Scan-order keys (primary key, time index): `first_value`/`last_value` order by them when the
+   * call has no ORDER BY, and break ties with them when it has one, so results do not depend on
+   * how rows spread over shards.
+   */
+  implicitOrder: PlanExpr[];
+}
+
+/** Functions whose result depends on row order. */
+const ORDER_SENSITIVE = new Set(['first_value', 'last_value']);
+
+/** The aggregate call a bound aggregate node becomes (with implicit ordering keys added). */
+export function aggregateCallOf(
+  expr: Extract<PlanExpr, { kind: 'aggregate' }>,
+  implicitOrder: PlanExpr[],
+): AggregateCall {
+  const call: AggregateCall = { name: expr.name, args: expr.args, distinct: expr.distinct, type: expr.type };
+  if (expr.order) call.order = expr.order;
+  if (ORDER_SENSITIVE.has(expr.name) && implicitOrder.length > 0) {
+    call.args = [...expr.args, ...implicitOrder];
+    call.order = [...(expr.order ?? []), ...implicitOrder.map(() => ({ descending: false, nullsFirst: true }))];
+  }
+  if (expr.range) call.rangeNanos = expr.range.rangeNanos;
+  return call;
+}
 
 /** Plans the aggregate part of a query: group keys, partial aggregates, and the router-side merge. */
 export function planAggregate(
@@ -21,8 +49,9 @@ export function planAggregate(
   limit: number | null,
   offset: number,
   hasAggregate: boolean,
+  options: AggregatePlanOptions,
 ): { outputs: PlanExpr[]; shardOutput: ShardPlan['output']; merge: MergePlan } {
-  const select = query.body;
+  const select = query.body as Select;
   const distinctAsGroups = select.distinct && select.groupBy.length === 0 && !hasAggregate;
   let groupExprs: PlanExpr[];
   if (distinctAsGroups) {
@@ -62,7 +91,7 @@ export function planAggregate(
         if (ai < 0) {
           ai = aggregates.length;
           aggregateKeys.push(key);
-          aggregates.push({ name: expr.name, args: expr.args, distinct: expr.distinct, type: expr.type });
+          aggregates.push(aggregateCallOf(expr, options.implicitOrder));
         }
         return { kind: 'column', index: groupCount + ai, type: expr.type };
       }

@@ -13,6 +13,7 @@
 
 import type { ScanColumn } from '../../shared/scan.js';
 import type { DataType } from '../../shared/types.js';
+import type { AggregateOrder } from './functions/types.js';
 import type { Value } from './values.js';
 
 /** Operators of `arithmetic` nodes (`||` concatenates strings). */
@@ -53,16 +54,91 @@ export type PlanExpr =
       elseResult: PlanExpr | null;
       type: DataType;
     }
+  /** `timestamp ± INTERVAL`: calendar months first, then days and nanoseconds (Arrow's order). */
+  | { kind: 'add_interval'; arg: PlanExpr; months: number; days: number; nanos: bigint; type: DataType }
+  /**
+   * A correlated subquery's answers, computed in the router per distinct value of the outer
+   * columns it reads (`keys`): scalar value, EXISTS flag, or IN membership of `arg`. Router only.
+   */
+  | {
+      kind: 'lookup';
+      /** Distinguishes subqueries in `planExprKey` (answers do not serialise). */
+      id: number;
+      mode: 'scalar' | 'exists' | 'in';
+      keys: PlanExpr[];
+      arg: PlanExpr | null;
+      negated: boolean;
+      /** Key text (`groupKeyOf` of the key values) → answer rows (first column). */
+      answers: Map<string, Value[]>;
+      type: DataType;
+    }
+  /**
+   * A window function call. Router only: window.ts computes it over the merged rows and the
+   * planner replaces it with a column reference before anything is evaluated.
+   */
+  | { kind: 'window'; call: WindowCall; type: DataType }
   /** Only between binding and the planner's aggregate rewrite; never evaluated or shipped. */
-  | { kind: 'aggregate'; name: string; args: PlanExpr[]; distinct: boolean; type: DataType };
+  | {
+      kind: 'aggregate';
+      name: string;
+      args: PlanExpr[];
+      distinct: boolean;
+      type: DataType;
+      /** Ordering inside the call (`first_value(x ORDER BY y)`): sort keys over `args[1..]`. */
+      order?: AggregateOrder[] | undefined;
+      /** Range query: the call's RANGE duration and FILL. */
+      range?: RangeAggregate | undefined;
+      /** Display name of the call (DataFusion's), for plan errors and output naming. */
+      display?: string | undefined;
+    };
+
+/** A window frame bound in rows (ROWS) or in order-key units (RANGE); null offset: unbounded. */
+export type WindowBound =
+  | { kind: 'current_row' }
+  | { kind: 'preceding'; offset: Value | null }
+  | { kind: 'following'; offset: Value | null };
+
+/** One window function call, bound. */
+export interface WindowCall {
+  /** A window function (`row_number`, `lag`, ...) or an aggregate's registry name. */
+  name: string;
+  aggregate: boolean;
+  args: PlanExpr[];
+  distinct: boolean;
+  partitionBy: PlanExpr[];
+  orderBy: Array<{ expr: PlanExpr; descending: boolean; nullsFirst: boolean }>;
+  frame: { units: 'ROWS' | 'RANGE'; start: WindowBound; end: WindowBound };
+}
+
+/** Direction of one ORDER BY key inside an aggregate call. */
+export type { AggregateOrder } from './functions/types.js';
+
+/** How a range query fills a slot: nothing, NULL, the previous value, interpolation, or a constant. */
+export type RangeFill =
+  | { kind: 'none' }
+  | { kind: 'null' }
+  | { kind: 'prev' }
+  | { kind: 'linear' }
+  | { kind: 'constant'; value: Value; type: DataType };
+
+/** The RANGE of one aggregate in a range query. */
+export interface RangeAggregate {
+  rangeNanos: bigint;
+  fill: RangeFill;
+}
 
 /** One aggregate computed per group: partial states in shards, merged and finished in the router. */
 export interface AggregateCall {
   name: string;
+  /** The aggregated value(s), then the ORDER BY keys of `order` (first_value, last_value). */
   args: PlanExpr[];
   distinct: boolean;
   /** Result type (count → Int64, avg → Float64, ...). */
   type: DataType;
+  /** Ordering keys inside the call; their values are the trailing `args`. */
+  order?: AggregateOrder[] | undefined;
+  /** Range queries: only rows inside this many nanoseconds from the slot start count. */
+  rangeNanos?: bigint | undefined;
 }
 
 /** One ORDER BY key over a batch column. */
@@ -89,6 +165,11 @@ export interface ShardScan {
   timeMin?: bigint | undefined;
   timeMax?: bigint | undefined;
   seriesFilter: SeriesFilterSpec[];
+  /**
+   * Per slot, a value that replaces NULL: NOT NULL columns added by ALTER TABLE read their default
+   * for rows written before the column existed (storage returns NULL for those).
+   */
+  fills?: Array<Value | undefined> | undefined;
 }
 
 /** What a shard returns: projected rows, or partial aggregates per group. */
@@ -101,7 +182,21 @@ export type ShardOutput =
       /** Keep at most this many rows after sorting (OFFSET + LIMIT of the query), or null. */
       limit: number | null;
     }
-  | { kind: 'aggregate'; groupBy: PlanExpr[]; aggregates: AggregateCall[] };
+  | { kind: 'aggregate'; groupBy: PlanExpr[]; aggregates: AggregateCall[] }
+  /**
+   * Range query: rows grouped by `by` and by time slot. A row at time t (nanoseconds, from `time`
+   * times `timeUnitNanos`) counts toward every slot s = origin + k·align with s ≤ t < s + range of
+   * each aggregate. Group keys are `[...by, slot start in nanoseconds]`.
+   */
+  | {
+      kind: 'range';
+      by: PlanExpr[];
+      time: PlanExpr;
+      timeUnitNanos: bigint;
+      alignNanos: bigint;
+      originNanos: bigint;
+      aggregates: AggregateCall[];
+    };
 
 /** The fragment `runShardPlan` executes. `scan: null` evaluates over one empty row (`SELECT 1`). */
 export interface ShardPlan {
@@ -129,6 +224,14 @@ export type MergePlan =
       limit: number | null;
       /** The first `visible` columns are the result; the rest were sort keys. */
       visible: number;
+      /**
+       * With window functions, shards return their scan columns unchanged: the router computes
+       * the windows over them, then these outputs (result columns, then sort keys) over
+       * `[scan columns..., window results...]`.
+       */
+      windowed?: { windows: WindowCall[]; outputs: PlanExpr[] } | undefined;
+      /** DISTINCT ON: after sorting, only the first row of each value of these columns is kept. */
+      distinctOn?: number[] | undefined;
     }
   | {
       kind: 'aggregate';
@@ -140,12 +243,29 @@ export type MergePlan =
       having: PlanExpr | null;
       /** Over the same row; result columns followed by hidden sort keys. */
       outputs: PlanExpr[];
+      /** Range query: slot filling between finishing the groups and HAVING/outputs. */
+      range?: RangeMerge | undefined;
+      /** Window functions over the groups (after HAVING); results follow the aggregates. */
+      windows?: WindowCall[] | undefined;
       distinct: boolean;
       sort: SortKey[];
       offset: number;
       limit: number | null;
       visible: number;
     };
+
+/**
+ * How the router completes a range query's groups: keys are `[...by, slot nanos]`. When any
+ * aggregate fills, every by-group gets all slots between its first and last; then each
+ * aggregate's own fill applies. The slot column is converted to `slotType` at the end.
+ */
+export interface RangeMerge {
+  byCount: number;
+  alignNanos: bigint;
+  slotType: DataType;
+  timeUnitNanos: bigint;
+  fills: RangeFill[];
+}
 
 /** A stable text key of a bound expression, for matching GROUP BY and ORDER BY to SELECT items. */
 export function planExprKey(expr: PlanExpr): string {
@@ -167,7 +287,20 @@ export function mapChildren(expr: PlanExpr, fn: (e: PlanExpr) => PlanExpr): Plan
     case 'negate':
     case 'is':
     case 'cast':
+    case 'add_interval':
       return { ...expr, arg: fn(expr.arg) } as PlanExpr;
+    case 'lookup':
+      return { ...expr, keys: expr.keys.map(fn), arg: expr.arg ? fn(expr.arg) : null };
+    case 'window':
+      return {
+        ...expr,
+        call: {
+          ...expr.call,
+          args: expr.call.args.map(fn),
+          partitionBy: expr.call.partitionBy.map(fn),
+          orderBy: expr.call.orderBy.map((o) => ({ ...o, expr: fn(o.expr) })),
+        },
+      };
     case 'in':
       return { ...expr, arg: fn(expr.arg), list: expr.list.map(fn) };
     case 'like':

@@ -9,26 +9,37 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ScanColumn } from '../../shared/scan.js';
 import { type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
-import type { Expr, Ident, ObjectName, Query, SelectItem } from './ast.js';
-import { Binder } from './binder.js';
+import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from './ast.js';
+import { Binder, type OuterScope, type SubqueryHook } from './binder.js';
 import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
 import { isAggregateName } from './functions/registry.js';
-import { exprName, selectItemName } from './naming.js';
+import type { EvalContext } from './functions/types.js';
+import { defaultValueOf } from './insert-values.js';
+import { exprName, selectItemName, withAlignFill } from './naming.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
 import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
 import { planAggregate } from './plan-aggregate.js';
 import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
+import { planRange } from './plan-range.js';
+import { type Relation, scopeColumnsOf } from './relation.js';
 import { normalizeIdent, Scope, type ScopeColumn } from './scope.js';
 import { extractPruning } from './time-range.js';
 import { arrowNameOf, isInteger } from './type-names.js';
+import type { Value } from './values.js';
+import { WindowCollector } from './window.js';
 
 /** The only catalog, as it appears in three-part names and messages. */
 export const CATALOG_NAME = 'greptime';
 
 /** Where a query's rows come from. */
-export type QuerySource = { kind: 'table'; table: TableSchema } | { kind: 'numbers' } | { kind: 'none' };
+export type QuerySource =
+  | { kind: 'table'; table: TableSchema }
+  | { kind: 'numbers' }
+  | { kind: 'none' }
+  /** Rows already in the router (joins, derived tables, CTEs): planned like a table, run locally. */
+  | { kind: 'relation'; relation: Relation };
 
 /** Everything needed to run a SELECT: result schema, source, shard fragment and merge. */
 export interface SelectPlan {
@@ -36,6 +47,19 @@ export interface SelectPlan {
   source: QuerySource;
   shard: ShardPlan;
   merge: MergePlan;
+}
+
+/** The FROM clause, resolved: the source and a factory of fresh scopes over its columns. */
+export interface FromInput {
+  source: QuerySource;
+  /** A fresh scope (scopes assign scan slots as expressions bind, so each plan needs its own). */
+  scope(): Scope | null;
+}
+
+/** Hooks for what only the router can do, passed down from query-exec.ts. */
+export interface PlanHooks {
+  subqueries?: SubqueryHook | undefined;
+  outer?: OuterScope | null | undefined;
 }
 
 /** `[db, table]` of a (possibly qualified) table name in the session's database. */
@@ -55,11 +79,13 @@ export function tableNotFound(db: string, table: string, planning: boolean): DbE
   );
 }
 
-function containsAggregate(expr: Expr): boolean {
+/** True when an expression contains an aggregate call (not counting window functions). */
+export function containsAggregate(expr: Expr): boolean {
   switch (expr.kind) {
     case 'function':
       return (
-        isAggregateName(normalizeIdent(expr.name[expr.name.length - 1] as Ident)) || expr.args.some(containsAggregate)
+        (!expr.over && isAggregateName(normalizeIdent(expr.name[expr.name.length - 1] as Ident))) ||
+        expr.args.some(containsAggregate)
       );
     case 'unary':
     case 'nested':
@@ -71,6 +97,8 @@ function containsAggregate(expr: Expr): boolean {
       return [expr.expr, expr.low, expr.high].some(containsAggregate);
     case 'in_list':
       return [expr.expr, ...expr.list].some(containsAggregate);
+    case 'in_subquery':
+      return containsAggregate(expr.expr);
     case 'like':
       return containsAggregate(expr.expr) || containsAggregate(expr.pattern);
     case 'is':
@@ -84,29 +112,81 @@ function containsAggregate(expr: Expr): boolean {
   }
 }
 
-function resolveSource(query: Query, session: SqlSession, env: SqlEnv): { source: QuerySource; scope: Scope | null } {
-  const from = query.body.from;
-  if (!from) return { source: { kind: 'none' }, scope: null };
-  const [db, tableName] = resolveTableName(from.name, session);
-  let table = env.getDatabase(db) ? env.getTable(db, tableName) : undefined;
-  let source: QuerySource;
-  if (table) source = { kind: 'table', table };
-  else if (isNumbersTable(db, tableName)) {
-    table = NUMBERS_TABLE;
-    source = { kind: 'numbers' };
-  } else throw tableNotFound(db, tableName, true);
-  const alias = from.alias ? normalizeIdent(from.alias) : null;
-  const qualifier = alias ? [alias] : from.name.map(normalizeIdent).slice(-2);
-  const path = alias ? [alias] : [CATALOG_NAME, db, tableName];
-  const columns: ScopeColumn[] = table.columns.map((c) => ({ name: c.name, type: c.type, qualifier, path, schema: c }));
-  return { source, scope: new Scope(columns) };
+/** True when an expression contains a window function call. */
+export function containsWindow(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'function':
+      return expr.over !== undefined || expr.args.some(containsWindow);
+    case 'unary':
+    case 'nested':
+    case 'cast':
+      return containsWindow(expr.expr);
+    case 'binary':
+      return containsWindow(expr.left) || containsWindow(expr.right);
+    case 'case':
+      return [expr.operand, expr.elseResult, ...expr.whens.flatMap((w) => [w.when, w.result])].some(
+        (e) => e !== null && containsWindow(e),
+      );
+    default:
+      return false;
+  }
 }
+
+/** Scope columns of a stored table (or `numbers`) as FROM names it. */
+export function tableScopeColumns(
+  table: TableSchema,
+  db: string,
+  written: ObjectName,
+  alias: Ident | null,
+): ScopeColumn[] {
+  const aliasName = alias ? normalizeIdent(alias) : null;
+  const qualifier = aliasName ? [aliasName] : written.map(normalizeIdent).slice(-2);
+  const path = aliasName ? [aliasName] : [CATALOG_NAME, db, table.name];
+  return table.columns.map((c) => ({ name: c.name, type: c.type, qualifier, path, schema: c }));
+}
+
+/** The stored table (or `numbers`) a FROM name refers to, or GreptimeDB's not-found error. */
+export function lookupStoredTable(
+  name: ObjectName,
+  session: SqlSession,
+  env: SqlEnv,
+): { db: string; table: TableSchema; source: QuerySource } {
+  const [db, tableName] = resolveTableName(name, session);
+  const table = env.getDatabase(db) ? env.getTable(db, tableName) : undefined;
+  if (table) return { db, table, source: { kind: 'table', table } };
+  if (isNumbersTable(db, tableName)) return { db, table: NUMBERS_TABLE, source: { kind: 'numbers' } };
+  throw tableNotFound(db, tableName, true);
+}
+
+/** FROM of one stored table: the shard pushdown path. */
+export function tableInput(
+  factor: Extract<TableFactor, { kind: 'table' }>,
+  session: SqlSession,
+  env: SqlEnv,
+): FromInput {
+  const { db, table, source } = lookupStoredTable(factor.name, session, env);
+  if (factor.columnAliases && factor.columnAliases.length > 0) {
+    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: column aliases of stored tables');
+  }
+  const columns = tableScopeColumns(table, db, factor.name, factor.alias);
+  return { source, scope: () => new Scope(columns) };
+}
+
+/** FROM of rows held in the router. */
+export function relationInput(relation: Relation): FromInput {
+  const columns = scopeColumnsOf(relation);
+  return { source: { kind: 'relation', relation }, scope: () => new Scope(columns) };
+}
+
+/** No FROM: one empty row. */
+export const NO_FROM: FromInput = { source: { kind: 'none' }, scope: () => null };
 
 function quoted(value: string): Ident {
   return { value, quote: '"' };
 }
 
-function expandProjection(projection: SelectItem[], scope: Scope | null): Item[] {
+/** The SELECT list with `*` and `t.*` expanded to column references. */
+export function expandProjection(projection: SelectItem[], scope: Scope | null): Item[] {
   const items: Item[] = [];
   for (const p of projection) {
     if (p.kind === 'expr') {
@@ -136,11 +216,12 @@ function expandProjection(projection: SelectItem[], scope: Scope | null): Item[]
 }
 
 /** Evaluates a LIMIT or OFFSET expression: a constant non-negative integer, or NULL. */
-function constantCount(
+export function constantCount(
   expr: Expr | null,
   what: 'LIMIT' | 'OFFSET',
   session: SqlSession,
   nowNanos: bigint,
+  hooks: PlanHooks = {},
 ): number | null {
   if (!expr) return null;
   const binder = new Binder({
@@ -148,8 +229,18 @@ function constantCount(
     timezone: session.timezone,
     aggregateError: (name) =>
       new DbError(ErrorCode.Unsupported, `This feature is not implemented: Unsupported ${what} expression: ${name}`),
+    subqueries: hooks.subqueries,
   });
   const bound = binder.bind(expr);
+  let inner = expr;
+  while (inner.kind === 'nested') inner = inner.expr;
+  if (inner.kind === 'subquery' && (bound.type === 'Null' || isInteger(bound.type))) {
+    // DataFusion takes only literal counts; a subquery of the right type is still refused.
+    throw new DbError(
+      ErrorCode.Unsupported,
+      `This feature is not implemented: Unsupported ${what} expression: Some(ScalarSubquery(<subquery>))`,
+    );
+  }
   if (bound.type !== 'Null' && !isInteger(bound.type)) {
     throw new DbError(
       ErrorCode.EngineExecuteQuery,
@@ -167,11 +258,25 @@ function constantCount(
   return n;
 }
 
-/** Plans a SELECT. `nowNanos` is the statement's start time. */
-export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNanos: bigint): SelectPlan {
-  const select = query.body;
-  const { source, scope } = resolveSource(query, session, env);
-  const base = new Binder({ scope, timezone: session.timezone, aggregateError: null });
+/** Plans a SELECT whose FROM is already resolved. `nowNanos` is the statement's start time. */
+export function planSelect(
+  query: Query,
+  select: Select,
+  input: FromInput,
+  session: SqlSession,
+  nowNanos: bigint,
+  hooks: PlanHooks = {},
+): SelectPlan {
+  const { source } = input;
+  const scope = input.scope();
+  const windows = new WindowCollector();
+  const base = new Binder({
+    scope,
+    timezone: session.timezone,
+    aggregateError: null,
+    subqueries: hooks.subqueries,
+    outer: hooks.outer,
+  });
   const filter = select.where
     ? base
         .with((name) => planError(`Aggregate functions are not allowed in the WHERE clause (${name})`))
@@ -183,43 +288,81 @@ export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNan
     );
   }
   // WHERE is bound before the projection is expanded, so its errors come first (as in DataFusion).
-  const items = expandProjection(select.projection, scope);
-  const limit = constantCount(query.limit, 'LIMIT', session, nowNanos);
-  const offset = constantCount(query.offset, 'OFFSET', session, nowNanos) ?? 0;
+  const items = withAlignFill(select.align?.fill ?? null, () => expandProjection(select.projection, scope));
+  const limit = constantCount(query.limit, 'LIMIT', session, nowNanos, hooks);
+  const offset = constantCount(query.offset, 'OFFSET', session, nowNanos, hooks) ?? 0;
 
+  if (select.align) {
+    return planRange(query, select, items, { source, scope, filter, base, limit, offset, session, nowNanos });
+  }
+
+  const hasWindow = items.some((i) => containsWindow(i.expr)) || query.orderBy.some((o) => containsWindow(o.expr));
   const hasAggregate =
     items.some((i) => containsAggregate(i.expr)) ||
     (select.having !== null && containsAggregate(select.having)) ||
     query.orderBy.some((o) => containsAggregate(o.expr));
   const aggregateMode = hasAggregate || select.groupBy.length > 0 || select.having !== null || select.distinct;
+  const windowBinder = hasWindow ? windows.binder(base) : base;
 
-  const noAggregates = base.with((name) => planError(`Aggregate function ${name} is not allowed here`));
+  const noAggregates = windowBinder.with((name) => planError(`Aggregate function ${name} is not allowed here`));
   let shardOutput: ShardPlan['output'];
   let merge: MergePlan;
   let outputs: PlanExpr[];
 
+  if (select.distinctOn && (aggregateMode || hasWindow)) {
+    throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: DISTINCT ON with aggregates or windows');
+  }
   if (!aggregateMode) {
     outputs = items.map((i) => noAggregates.bind(i.expr));
     const order = resolveOrderBy(query.orderBy, items, outputs, (e) => noAggregates.bind(e), null);
-    if (query.orderBy.length === 0 && source.kind !== 'none' && scope)
+    const distinctOn = select.distinctOn
+      ? distinctOnColumns(select.distinctOn, order, items, outputs, (e) => noAggregates.bind(e))
+      : undefined;
+    if (source.kind !== 'none' && source.kind !== 'relation' && scope) {
+      // Without ORDER BY rows come in scan order; with it, scan order breaks ties.
       addScanOrder(source, scope, outputs.length, order);
+    }
+    const shardLimit = hasWindow || distinctOn ? null : limit === null ? null : offset + limit;
     shardOutput = {
       kind: 'rows',
       exprs: [...outputs, ...order.hidden],
-      sort: order.sort,
-      limit: limit === null ? null : offset + limit,
+      sort: hasWindow ? [] : order.sort,
+      limit: shardLimit,
     };
     merge = { kind: 'rows', sort: order.sort, offset, limit, visible: outputs.length };
+    if (distinctOn) merge.distinctOn = distinctOn;
   } else {
-    const planned = planAggregate(query, items, scope, base, noAggregates, limit, offset, hasAggregate);
+    const planned = planAggregate(query, items, scope, windowBinder, noAggregates, limit, offset, hasAggregate, {
+      implicitOrder: implicitAggregateOrder(source, scope),
+    });
     outputs = planned.outputs;
     shardOutput = planned.shardOutput;
     merge = planned.merge;
   }
 
+  const scan =
+    scope && source.kind !== 'none' ? scanOf(source, scope, filter, { nowNanos, timezone: session.timezone }) : null;
+  if (hasWindow) {
+    if (merge.kind === 'rows' && shardOutput.kind === 'rows') {
+      // Shards return their scan columns; windows and outputs are computed in the router.
+      const slots = scan ? scan.types.length : 0;
+      const extracted = windows.finish(shardOutput.exprs, slots);
+      merge.windowed = extracted;
+      shardOutput = {
+        kind: 'rows',
+        exprs: (scan?.types ?? []).map((type, index) => ({ kind: 'column', index, type })),
+        sort: [],
+        limit: null,
+      };
+    } else if (merge.kind === 'aggregate') {
+      const extracted = windows.finish(merge.outputs, merge.groupCount + merge.aggregates.length);
+      merge.outputs = extracted.outputs;
+      merge.windows = extracted.windows;
+    }
+  }
   const shard: ShardPlan = {
     version: 1,
-    scan: scope && source.kind !== 'none' ? scanOf(source, scope, filter) : null,
+    scan,
     filter,
     nowNanos,
     timezone: session.timezone,
@@ -233,8 +376,67 @@ export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNan
   };
 }
 
+/**
+ * The columns of DISTINCT ON, which must match the leading ORDER BY keys (DataFusion's rule);
+ * expressions that are not result columns become hidden columns.
+ */
+function distinctOnColumns(
+  exprs: Expr[],
+  order: OrderResolution,
+  items: Item[],
+  outputs: PlanExpr[],
+  bind: (e: Expr) => PlanExpr,
+): number[] {
+  const resolved = resolveOrderBy(
+    exprs.map((expr) => ({ expr, asc: null, nullsFirst: null })),
+    items,
+    [...outputs, ...order.hidden],
+    bind,
+    null,
+  );
+  for (const h of resolved.hidden) order.hidden.push(h);
+  const columns = resolved.sort.map((k) => k.index);
+  const userKeys = order.sort.slice(0, columns.length).map((k) => k.index);
+  if (order.sort.length > 0 && columns.some((c, i) => userKeys[i] !== c)) {
+    throw planError('SELECT DISTINCT ON expressions must match initial ORDER BY expressions');
+  }
+  return columns;
+}
+
+/**
+ * Plans a SELECT over one stored table, `numbers` or nothing: the shard pushdown path. Used for
+ * simple queries; query-exec.ts resolves anything else.
+ */
+export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNanos: bigint): SelectPlan {
+  if (query.body.kind !== 'select') throw new Error('planQuery takes a plain SELECT');
+  const from = query.body.from;
+  let input: FromInput = NO_FROM;
+  if (from) {
+    if (from.kind !== 'table') throw new Error('planQuery takes a single stored table');
+    input = tableInput(from, session, env);
+  }
+  return planSelect(query, query.body, input, session, nowNanos);
+}
+
+/**
+ * Ordering that makes `first_value`/`last_value` without ORDER BY deterministic over shards: scan
+ * order (primary key, then time index). Rows of a relation come in one stream and need none.
+ */
+function implicitAggregateOrder(source: QuerySource, scope: Scope | null): PlanExpr[] {
+  if (!scope || (source.kind !== 'table' && source.kind !== 'numbers')) return [];
+  const table = source.kind === 'table' ? source.table : NUMBERS_TABLE;
+  const names = [...table.primaryKey, ...(table.timeIndex ? [table.timeIndex] : [])];
+  const out: PlanExpr[] = [];
+  for (const name of names) {
+    const i = scope.columns.findIndex((c) => c.name === name && c.schema !== null);
+    if (i >= 0) out.push({ kind: 'column', index: scope.slotOf(i), type: (scope.columns[i] as ScopeColumn).type });
+  }
+  return out;
+}
+
 /** Implicit ORDER BY of a table scan: primary key columns, then the time index (nulls first). */
 function addScanOrder(source: QuerySource, scope: Scope, outputCount: number, order: OrderResolution): void {
+  if (source.kind !== 'table' && source.kind !== 'numbers') return;
   const table = source.kind === 'table' ? source.table : NUMBERS_TABLE;
   const names = [...table.primaryKey, ...(table.timeIndex ? [table.timeIndex] : [])];
   for (const name of names) {
@@ -247,7 +449,25 @@ function addScanOrder(source: QuerySource, scope: Scope, outputCount: number, or
 }
 
 /** The scan request part of the shard plan, with pruning derived from the filter. */
-function scanOf(source: QuerySource, scope: Scope, filter: PlanExpr | null): ShardPlan['scan'] {
+export function scanOf(
+  source: QuerySource,
+  scope: Scope,
+  filter: PlanExpr | null,
+  ctx: EvalContext,
+): ShardPlan['scan'] {
+  if (source.kind === 'relation') {
+    const scanned = scope.scannedColumns();
+    return {
+      tableId: -2,
+      columns: scanned.map((ci) => ({
+        id: ci,
+        kind: physicalKindOf((scope.columns[ci] as ScopeColumn).type),
+        role: 'field',
+      })),
+      types: scanned.map((ci) => (scope.columns[ci] as ScopeColumn).type),
+      seriesFilter: [],
+    };
+  }
   const table = source.kind === 'table' ? source.table : NUMBERS_TABLE;
   if (scope.scannedColumns().length === 0) {
     // Something must be read for rows to exist at all (`SELECT count(*)`): the time index is cheapest.
@@ -258,6 +478,7 @@ function scanOf(source: QuerySource, scope: Scope, filter: PlanExpr | null): Sha
   const columns: ScanColumn[] = [];
   const types: DataType[] = [];
   const stringTags = new Map<number, number>();
+  const fills: Array<Value | undefined> = [];
   let time: { slot: number; type: DataType } | null = null;
   scanned.forEach((ci, slot) => {
     const c = scope.columns[ci] as ScopeColumn;
@@ -265,11 +486,17 @@ function scanOf(source: QuerySource, scope: Scope, filter: PlanExpr | null): Sha
     const role = schema?.semantic === 'TIMESTAMP' ? 'time' : schema?.semantic === 'TAG' ? 'tag' : 'field';
     columns.push({ id: schema?.id ?? 0, kind: role === 'tag' ? 'str' : physicalKindOf(c.type), role });
     types.push(c.type);
+    // A NOT NULL column with a default reads NULL only for rows written before ALTER TABLE added it.
+    const fill =
+      schema && role !== 'time' && !schema.nullable && schema.defaultSql !== undefined
+        ? defaultValueOf(schema, ctx)
+        : undefined;
+    fills.push(fill);
     if (role === 'time') time = { slot, type: c.type };
-    if (role === 'tag' && c.type === 'String' && schema) stringTags.set(slot, schema.id);
+    if (role === 'tag' && c.type === 'String' && schema && fill === undefined) stringTags.set(slot, schema.id);
   });
   const pruning = extractPruning(filter, { time, stringTags });
-  return {
+  const scan: NonNullable<ShardPlan['scan']> = {
     tableId: table.id,
     columns,
     types,
@@ -277,4 +504,6 @@ function scanOf(source: QuerySource, scope: Scope, filter: PlanExpr | null): Sha
     timeMax: pruning.timeMax,
     seriesFilter: pruning.seriesFilter,
   };
+  if (fills.some((f) => f !== undefined)) scan.fills = fills;
+  return scan;
 }

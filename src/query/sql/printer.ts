@@ -4,16 +4,24 @@
  * Invariant (tested): `parse(print(parse(s)))` deep-equals `parse(s)`.
  */
 import type {
+  AlterOperation,
   ColumnDef,
   ColumnOption,
   Expr,
+  FillSpec,
+  FrameBound,
+  FunctionCall,
   Ident,
   ObjectName,
   OptionEntry,
+  OrderByItem,
   Query,
+  QueryBody,
   SelectItem,
   SqlType,
   Statement,
+  TableFactor,
+  WindowSpec,
 } from './ast.js';
 import { parseSql } from './parser.js';
 
@@ -86,12 +94,16 @@ export function printExpr(expr: Expr): string {
     case 'cast':
       if (expr.style === 'double_colon') return `${printExpr(expr.expr)}::${printDataType(expr.dataType)}`;
       return `${expr.style === 'cast' ? 'CAST' : 'TRY_CAST'}(${printExpr(expr.expr)} AS ${printDataType(expr.dataType)})`;
-    case 'function': {
-      const name = printObjectName(expr.name);
-      if (!expr.parens) return name;
-      const args = expr.star ? '*' : expr.args.map(printExpr).join(', ');
-      return `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
-    }
+    case 'function':
+      return printFunction(expr);
+    case 'interval':
+      return `INTERVAL ${printExpr(expr.value)}${expr.unit ? ` ${expr.unit}` : ''}`;
+    case 'subquery':
+      return `(${printQuery(expr.query)})`;
+    case 'exists':
+      return `${expr.negated ? 'NOT ' : ''}EXISTS (${printQuery(expr.query)})`;
+    case 'in_subquery':
+      return `${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${printQuery(expr.query)})`;
     case 'case': {
       const parts = ['CASE'];
       if (expr.operand) parts.push(printExpr(expr.operand));
@@ -109,6 +121,101 @@ export function printExpr(expr: Expr): string {
   }
 }
 
+function printOrderBy(items: OrderByItem[]): string {
+  return items
+    .map((o) => {
+      let item = printExpr(o.expr);
+      if (o.asc !== null) item += o.asc ? ' ASC' : ' DESC';
+      if (o.nullsFirst !== null) item += o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST';
+      return item;
+    })
+    .join(', ');
+}
+
+function printFill(fill: FillSpec): string {
+  return fill.kind === 'constant' ? printExpr(fill.value) : fill.kind.toUpperCase();
+}
+
+function printBound(bound: FrameBound): string {
+  if (bound.kind === 'current_row') return 'CURRENT ROW';
+  return `${bound.offset ? printExpr(bound.offset) : 'UNBOUNDED'} ${bound.kind === 'preceding' ? 'PRECEDING' : 'FOLLOWING'}`;
+}
+
+function printWindow(spec: WindowSpec): string {
+  const parts: string[] = [];
+  if (spec.partitionBy.length > 0) parts.push(`PARTITION BY ${spec.partitionBy.map(printExpr).join(', ')}`);
+  if (spec.orderBy.length > 0) parts.push(`ORDER BY ${printOrderBy(spec.orderBy)}`);
+  if (spec.frame)
+    parts.push(`${spec.frame.units} BETWEEN ${printBound(spec.frame.start)} AND ${printBound(spec.frame.end)}`);
+  return `(${parts.join(' ')})`;
+}
+
+function printFunction(expr: FunctionCall): string {
+  const name = printObjectName(expr.name);
+  if (!expr.parens) return name;
+  let args = expr.star ? '*' : expr.args.map(printExpr).join(', ');
+  if (expr.orderBy && expr.orderBy.length > 0) args += ` ORDER BY ${printOrderBy(expr.orderBy)}`;
+  let out = `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
+  if (expr.over) out += ` OVER ${printWindow(expr.over)}`;
+  if (expr.range) {
+    out += ` RANGE ${printExpr(expr.range.duration)}`;
+    if (expr.range.fill) out += ` FILL ${printFill(expr.range.fill)}`;
+  }
+  return out;
+}
+
+function printFactor(factor: TableFactor): string {
+  switch (factor.kind) {
+    case 'table':
+    case 'derived': {
+      let out = factor.kind === 'table' ? printObjectName(factor.name) : `(${printQuery(factor.query)})`;
+      if (factor.alias) out += ` AS ${printIdent(factor.alias)}`;
+      if (factor.columnAliases && factor.columnAliases.length > 0)
+        out += ` (${factor.columnAliases.map(printIdent).join(', ')})`;
+      return out;
+    }
+    case 'join': {
+      const right = factor.right.kind === 'join' ? `(${printFactor(factor.right)})` : printFactor(factor.right);
+      let out = `${printFactor(factor.left)} ${factor.joinType.toUpperCase()} JOIN ${right}`;
+      if (factor.on) out += ` ON ${printExpr(factor.on)}`;
+      if (factor.using) out += ` USING (${factor.using.map(printIdent).join(', ')})`;
+      return out;
+    }
+  }
+}
+
+function printBody(body: QueryBody): string {
+  switch (body.kind) {
+    case 'nested_query':
+      return `(${printQuery(body.query)})`;
+    case 'set_operation': {
+      // The parser is left-associative with INTERSECT binding tighter, so a right operand needs
+      // parentheses only when it does not bind tighter than this operator.
+      const precedence = (op: string): number => (op === 'INTERSECT' ? 20 : 10);
+      const tighter = body.right.kind === 'set_operation' && precedence(body.right.op) > precedence(body.op);
+      const right =
+        body.right.kind === 'set_operation' && !tighter ? `(${printBody(body.right)})` : printBody(body.right);
+      return `${printBody(body.left)} ${body.op}${body.all ? ' ALL' : ''} ${right}`;
+    }
+    case 'select': {
+      const s = body;
+      const distinctOn = s.distinctOn ? `DISTINCT ON (${s.distinctOn.map(printExpr).join(', ')}) ` : '';
+      let out = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${distinctOn}${s.projection.map(printSelectItem).join(', ')}`;
+      if (s.from) out += ` FROM ${printFactor(s.from)}`;
+      if (s.where) out += ` WHERE ${printExpr(s.where)}`;
+      if (s.groupBy.length > 0) out += ` GROUP BY ${s.groupBy.map(printExpr).join(', ')}`;
+      if (s.having) out += ` HAVING ${printExpr(s.having)}`;
+      if (s.align) {
+        out += ` ALIGN ${printExpr(s.align.duration)}`;
+        if (s.align.to) out += ` TO ${printExpr(s.align.to)}`;
+        if (s.align.by) out += ` BY (${s.align.by.map(printExpr).join(', ')})`;
+        if (s.align.fill) out += ` FILL ${printFill(s.align.fill)}`;
+      }
+      return out;
+    }
+  }
+}
+
 function printSelectItem(item: SelectItem): string {
   if (item.kind === 'wildcard')
     return item.qualifier.length > 0 ? `${item.qualifier.map(printIdent).join('.')}.*` : '*';
@@ -117,21 +224,16 @@ function printSelectItem(item: SelectItem): string {
 
 /** Canonical text of a query. */
 export function printQuery(query: Query): string {
-  const s = query.body;
-  let out = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${s.projection.map(printSelectItem).join(', ')}`;
-  if (s.from) out += ` FROM ${printObjectName(s.from.name)}${s.from.alias ? ` AS ${printIdent(s.from.alias)}` : ''}`;
-  if (s.where) out += ` WHERE ${printExpr(s.where)}`;
-  if (s.groupBy.length > 0) out += ` GROUP BY ${s.groupBy.map(printExpr).join(', ')}`;
-  if (s.having) out += ` HAVING ${printExpr(s.having)}`;
-  if (query.orderBy.length > 0) {
-    const items = query.orderBy.map((o) => {
-      let item = printExpr(o.expr);
-      if (o.asc !== null) item += o.asc ? ' ASC' : ' DESC';
-      if (o.nullsFirst !== null) item += o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST';
-      return item;
+  let out = '';
+  if (query.with) {
+    const ctes = query.with.ctes.map((c) => {
+      const columns = c.columns.length > 0 ? ` (${c.columns.map(printIdent).join(', ')})` : '';
+      return `${printIdent(c.name)}${columns} AS (${printQuery(c.query)})`;
     });
-    out += ` ORDER BY ${items.join(', ')}`;
+    out += `WITH ${query.with.recursive ? 'RECURSIVE ' : ''}${ctes.join(', ')} `;
   }
+  out += printBody(query.body);
+  if (query.orderBy.length > 0) out += ` ORDER BY ${printOrderBy(query.orderBy)}`;
   if (query.limit) out += ` LIMIT ${printExpr(query.limit)}`;
   if (query.offset) out += ` OFFSET ${printExpr(query.offset)}`;
   return out;
@@ -160,6 +262,35 @@ function printColumnOption(option: ColumnOption): string {
 
 function printColumnDef(column: ColumnDef): string {
   return [printIdent(column.name), printDataType(column.dataType), ...column.options.map(printColumnOption)].join(' ');
+}
+
+function printOptionKey(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(key) ? key : printString(key);
+}
+
+function printAlterOperation(op: AlterOperation): string {
+  switch (op.kind) {
+    case 'add_column': {
+      let out = `ADD COLUMN ${op.ifNotExists ? 'IF NOT EXISTS ' : ''}${printColumnDef(op.column)}`;
+      if (op.location?.kind === 'first') out += ' FIRST';
+      if (op.location?.kind === 'after') out += ` AFTER ${printIdent(op.location.column)}`;
+      return out;
+    }
+    case 'drop_column':
+      return `DROP COLUMN ${printIdent(op.name)}`;
+    case 'rename_table':
+      return `RENAME ${printIdent(op.newName)}`;
+    case 'modify_column_type':
+      return `MODIFY COLUMN ${printIdent(op.name)} ${printDataType(op.dataType)}`;
+    case 'set_default':
+      return `MODIFY COLUMN ${printIdent(op.name)} SET DEFAULT ${printExpr(op.expr)}`;
+    case 'drop_default':
+      return `MODIFY COLUMN ${printIdent(op.name)} DROP DEFAULT`;
+    case 'set_options':
+      return `SET ${op.options.map((o) => `${printOptionKey(o.key)} = ${o.quoted ? printString(o.value) : o.value}`).join(', ')}`;
+    case 'unset_options':
+      return `UNSET ${op.keys.map(printOptionKey).join(', ')}`;
+  }
 }
 
 /** Canonical text of a statement (without the trailing `;`). */
@@ -224,6 +355,21 @@ export function printStatement(statement: Statement): string {
       return `USE ${printIdent(statement.db)}`;
     case 'set':
       return `SET ${statement.variable} = ${printExpr(statement.value)}`;
+    case 'alter_table':
+      return `ALTER TABLE ${printObjectName(statement.name)} ${statement.operations.map(printAlterOperation).join(', ')}`;
+    case 'truncate_table':
+      return `TRUNCATE TABLE ${printObjectName(statement.name)}`;
+    case 'explain':
+      return `EXPLAIN ${statement.analyze ? 'ANALYZE ' : ''}${statement.verbose ? 'VERBOSE ' : ''}${printStatement(statement.statement)}`;
+    case 'show_collation':
+    case 'show_charset': {
+      let out = statement.kind === 'show_collation' ? 'SHOW COLLATION' : 'SHOW CHARSET';
+      if (statement.filter?.kind === 'like') out += ` LIKE ${printString(statement.filter.pattern)}`;
+      if (statement.filter?.kind === 'where') out += ` WHERE ${printExpr(statement.filter.expr)}`;
+      return out;
+    }
+    case 'admin':
+      return `ADMIN ${printExpr(statement.call)}`;
     default: {
       const never: never = statement;
       throw new Error(`unknown statement ${JSON.stringify(never)}`);

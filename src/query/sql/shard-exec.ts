@@ -15,6 +15,7 @@ import { createState, updateStates } from './aggregate-exec.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
+import { RangeSink } from './range-exec.js';
 import { applyOrder, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
 import { type Value, valueKey } from './values.js';
@@ -23,13 +24,38 @@ import { type Value, valueKey } from './values.js';
 export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
   const p = plan as ShardPlan;
   if (p?.version !== 1) throw new Internal('unsupported SQL shard plan');
+  return runPlanOnBatches(p, batchesOf(p, source));
+}
+
+/**
+ * Runs a plan's filter and output over batches of its scan columns (by slot). The router uses it
+ * directly for plans over materialised relations.
+ */
+export function runPlanOnBatches(p: ShardPlan, batches: Iterable<Batch>): ShardResult {
   const ctx: EvalContext = { nowNanos: p.nowNanos, timezone: p.timezone };
-  const sink = p.output.kind === 'rows' ? new RowSink(p.output, ctx) : new AggregateSink(p.output, ctx);
-  for (const batch of batchesOf(p, source)) {
-    const rows = p.filter ? filterBatch(p.filter, batch, ctx) : batch;
+  const sink: Sink =
+    p.output.kind === 'rows'
+      ? new RowSink(p.output, ctx)
+      : p.output.kind === 'range'
+        ? new RangeSink(p.output, ctx)
+        : new AggregateSink(p.output, ctx);
+  for (const batch of batches) {
+    const withFills = p.scan?.fills ? fillColumns(batch, p.scan.fills) : batch;
+    const rows = p.filter ? filterBatch(p.filter, withFills, ctx) : withFills;
     if (rows.rowCount > 0 && !sink.add(rows)) break;
   }
   return sink.finish();
+}
+
+/** Replaces NULLs of columns with a fill value (NOT NULL columns added after rows were written). */
+function fillColumns(batch: Batch, fills: Array<Value | undefined>): Batch {
+  const columns = batch.columns.slice();
+  fills.forEach((fill, slot) => {
+    if (fill === undefined || fill === null) return;
+    const col = batch.columns[slot] as Value[];
+    columns[slot] = col.map((v) => (v === null ? fill : v));
+  });
+  return { rowCount: batch.rowCount, columns };
 }
 
 function* batchesOf(plan: ShardPlan, source: ScanSource): Iterable<Batch> {
@@ -109,7 +135,8 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
 /** Rows a sorted top-k may collect beyond twice its limit before cutting back to the limit. */
 const TOP_K_SLACK_ROWS = 4096;
 
-interface Sink {
+/** What every output sink does. */
+export interface Sink {
   /** Takes a filtered batch; false once no more rows are wanted. */
   add(batch: Batch): boolean;
   finish(): ShardResult;

@@ -10,11 +10,12 @@ import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { likeToRegExp, selectRows } from './eval.js';
 import type { EvalContext } from './functions/types.js';
+import { INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES } from './information-schema.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
 import { parseExpression } from './parser.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { printString } from './printer.js';
-import { type StatementResult, stringRecords } from './result.js';
+import { records, type StatementResult, stringRecords } from './result.js';
 import { normalizeIdent, Scope } from './scope.js';
 import { sqlNameOf } from './type-names.js';
 import type { Value } from './values.js';
@@ -85,6 +86,7 @@ export function showTables(
     throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${db}`);
   const tables = new Map<string, string>();
   for (const t of env.listTables(db)) tables.set(t.name, 'BASE TABLE');
+  if (db === INFORMATION_SCHEMA) for (const name of INFORMATION_SCHEMA_TABLES) tables.set(name, 'LOCAL TEMPORARY');
   if (isNumbersTable(db, 'numbers') && !tables.has('numbers')) tables.set('numbers', 'TEMPORARY');
   const columns = stmt.full ? ['Tables', 'Table_type'] : ['Tables'];
   const rows = [...tables.keys()].sort().map((name) => (stmt.full ? [name, tables.get(name) ?? 'BASE TABLE'] : [name]));
@@ -95,11 +97,14 @@ function lookupTable(
   name: Extract<Statement, { kind: 'describe' }>['name'],
   session: SqlSession,
   env: SqlEnv,
+  asWritten = false,
 ): TableSchema {
   const [db, table] = resolveTableName(name, session);
   const found = env.getDatabase(db) ? env.getTable(db, table) : undefined;
   if (found) return found;
   if (isNumbersTable(db, table)) return NUMBERS_TABLE;
+  // DESCRIBE names the table as written; the other statements give the full name.
+  if (asWritten) throw new DbError(ErrorCode.TableNotFound, `Table not found: ${name.map(normalizeIdent).join('.')}`);
   throw tableNotFound(db, table, false);
 }
 
@@ -121,7 +126,7 @@ export function describeTable(
   session: SqlSession,
   env: SqlEnv,
 ): StatementResult {
-  const table = lookupTable(stmt.name, session, env);
+  const table = lookupTable(stmt.name, session, env, true);
   const rows = table.columns.map((c) => [
     c.name,
     c.type,
@@ -188,4 +193,27 @@ export function showColumns(
         : [c.name, type, nullable, key, dflt, '', c.type];
     });
   return stringRecords(columns, applyFilter(stmt.filter, columns, rows, ctx));
+}
+
+/** SHOW COLLATION [LIKE | WHERE]: the one collation GreptimeDB has. */
+export function showCollation(stmt: Extract<Statement, { kind: 'show_collation' }>, ctx: EvalContext): StatementResult {
+  const names = ['Collation', 'Charset', 'Id', 'Default', 'Compiled', 'Sortlen'];
+  const rows = applyFilter(stmt.filter, names, [['utf8_bin', 'utf8', '1', 'Yes', 'Yes', '1']], ctx);
+  return records(
+    names.map((name) => ({
+      name,
+      type: name === 'Id' || name === 'Sortlen' ? ('UInt64' as const) : ('String' as const),
+    })),
+    rows.map((r) => r.map((v, i) => (i === 2 || i === 5 ? BigInt(v as string) : v))),
+  );
+}
+
+/** SHOW CHARSET [LIKE | WHERE]: the one character set GreptimeDB has. */
+export function showCharset(stmt: Extract<Statement, { kind: 'show_charset' }>, ctx: EvalContext): StatementResult {
+  const names = ['Charset', 'Description', 'Default collation', 'Maxlen'];
+  const rows = applyFilter(stmt.filter, names, [['utf8', 'UTF-8 Unicode', 'utf8_bin', '4']], ctx);
+  return records(
+    names.map((name) => ({ name, type: name === 'Maxlen' ? ('UInt64' as const) : ('String' as const) })),
+    rows.map((r) => r.map((v, i) => (i === 3 ? BigInt(v as string) : v))),
+  );
 }

@@ -4,7 +4,7 @@
  * uses in error messages. Also the type predicates the rest of the engine uses.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, type TimeUnit, timeUnitOf } from '../../shared/types.js';
+import { type DataType, type TimeUnit, timestampTypeOf, timeUnitOf } from '../../shared/types.js';
 import type { SqlType } from './ast.js';
 
 const TIMESTAMP_BY_PRECISION: Record<number, DataType> = {
@@ -137,6 +137,50 @@ export function arrowNameOf(type: DataType): string {
     default:
       return type;
   }
+}
+
+const ARROW_UNIT_NAMES: Record<string, TimeUnit> = {
+  s: 's',
+  second: 's',
+  ms: 'ms',
+  millisecond: 'ms',
+  µs: 'us',
+  us: 'us',
+  microsecond: 'us',
+  ns: 'ns',
+  nanosecond: 'ns',
+};
+
+const ARROW_SIMPLE: Record<string, DataType> = {
+  null: 'Null',
+  boolean: 'Boolean',
+  int8: 'Int8',
+  int16: 'Int16',
+  int32: 'Int32',
+  int64: 'Int64',
+  uint8: 'UInt8',
+  uint16: 'UInt16',
+  uint32: 'UInt32',
+  uint64: 'UInt64',
+  float32: 'Float32',
+  float64: 'Float64',
+  utf8: 'String',
+  largeutf8: 'String',
+  utf8view: 'String',
+  binary: 'Binary',
+  largebinary: 'Binary',
+  date32: 'Date',
+};
+
+/** The type an Arrow type name spells (`Int64`, `Utf8`, `Timestamp(Millisecond, None)`, `Timestamp(ms)`). */
+export function dataTypeOfArrowName(name: string): DataType {
+  const text = name.trim();
+  const simple = ARROW_SIMPLE[text.toLowerCase()];
+  if (simple) return simple;
+  const m = /^Timestamp\(\s*([A-Za-zµ]+)\s*(?:,\s*None\s*)?\)$/.exec(text);
+  const unit = m ? ARROW_UNIT_NAMES[(m[1] as string).toLowerCase()] : undefined;
+  if (unit) return timestampTypeOf(unit);
+  throw new DbError(ErrorCode.EngineExecuteQuery, `Error during planning: Unsupported type '${name}'`);
 }
 
 /** Int8..Int64. */

@@ -254,6 +254,12 @@ function watchFileProvider(path: string, warn: (msg: string) => void, intervalMs
   };
   // persistent: false, so that an open provider never keeps the process alive on its own.
   fs.watchFile(path, { interval: intervalMs, persistent: false }, onChange);
+  // fs.watchFile takes its baseline stat asynchronously: an edit made between the load above and
+  // that first stat would never count as a change. One reload after the first poll closes that gap.
+  const settle = setTimeout(() => {
+    if (!closed) onChange();
+  }, intervalMs * 2);
+  settle.unref();
   let closed = false;
   return {
     name: 'watch_file_user_provider',
@@ -261,6 +267,7 @@ function watchFileProvider(path: string, warn: (msg: string) => void, intervalMs
     close: () => {
       if (closed) return;
       closed = true;
+      clearTimeout(settle);
       fs.unwatchFile(path, onChange);
     },
   };

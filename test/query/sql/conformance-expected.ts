@@ -7,11 +7,51 @@
 
 /** Why a statement does not match, one line each (docs/conformance.md groups by these). */
 export const REASONS = {
-  todo: 'not analysed yet',
+  delete:
+    'DELETE needs storage tombstones, which do not exist yet: it is refused with 1001, and later reads still see the rows it should have removed',
+  defaultBackfill:
+    'rows written before ALTER TABLE ADD COLUMN ... DEFAULT read NULL in a nullable column: storage returns NULL for a column a row predates and cannot tell it from an explicit NULL (NOT NULL columns are filled with their default)',
+  debugDump: "the error text embeds DataFusion's Rust debug dump of the offending expression",
+  signatureList:
+    "the error text lists DataFusion's candidate function signatures, which this engine does not reproduce",
+  explainText: "EXPLAIN prints this engine's plan (router merge and shard fragment), not DataFusion's",
+  answersInstead:
+    'GreptimeDB (DataFusion) cannot plan this subquery and fails; this engine runs it and returns the correct rows',
+  durationType: 'timestamp - timestamp gives an Interval/Duration value; there is no interval or duration column type',
+  timeType: 'the TIME type is not implemented',
+  wireProtocol: 'runs over the PostgreSQL wire protocol, which this server does not listen on',
 } as const;
 
 /** A reason key. */
 export type Reason = keyof typeof REASONS;
 
 /** `file#statement` → reason. */
-export const EXPECTED_FAILURES: Record<string, Reason> = {};
+export const EXPECTED_FAILURES: Record<string, Reason> = {
+  'alter/add_col#12': 'defaultBackfill',
+  'alter/alter_table_default#6': 'defaultBackfill',
+  'alter/alter_table_default#10': 'defaultBackfill',
+  'delete/delete#4': 'delete',
+  'delete/delete#5': 'delete',
+  'delete/delete#6': 'delete',
+  'delete/delete#8': 'delete',
+  'delete/delete#9': 'delete',
+  'delete/delete#11': 'delete',
+  'delete/delete#12': 'delete',
+  'delete/delete#13': 'delete',
+  'delete/delete#14': 'delete',
+  'delete/delete#15': 'delete',
+  'delete/delete#18': 'delete',
+  'delete/delete#21': 'delete',
+  'order/limit#9': 'debugDump',
+  'order/limit#10': 'debugDump',
+  'order/order_by_exceptions#10': 'explainText',
+  'order/order_by_expressions#12': 'answersInstead',
+  'subquery/neumann#10': 'answersInstead',
+  'types/timestamp/timestamp#12': 'signatureList',
+  'types/timestamp/timestamp#13': 'signatureList',
+  'types/timestamp/timestamp#18': 'durationType',
+  'types/timestamp/timestamp#22': 'timeType',
+  'types/timestamp/timestamp#24': 'timeType',
+  'types/timestamp/timestamp#30': 'wireProtocol',
+  'types/timestamp/timestamp_tz#4': 'timeType',
+};

@@ -11,7 +11,9 @@ function one(sql: string): Statement {
 function query(sql: string) {
   const s = one(sql);
   if (s.kind !== 'query') throw new Error('not a query');
-  return s.query;
+  const body = s.query.body;
+  if (body.kind !== 'select') throw new Error('not a plain SELECT');
+  return { ...s.query, body };
 }
 
 t.test('splits a request into statements and skips empty ones', async (t) => {
@@ -289,16 +291,96 @@ t.test('text after a complete statement is refused as unsupported', async (t) =>
 });
 
 t.test('statements of later slices are refused with code 1001', async (t) => {
-  for (const sql of [
-    'ALTER TABLE t ADD COLUMN x INT',
-    'DELETE FROM t',
-    'TQL EVAL (0, 10, 5) up',
-    'SELECT * FROM a JOIN b ON a.x = b.x',
-    'WITH x AS (SELECT 1) SELECT * FROM x',
-    'SELECT 1 UNION SELECT 2',
-  ]) {
+  for (const sql of ['DELETE FROM t', 'TQL EVAL (0, 10, 5) up', 'SELECT * FROM a NATURAL JOIN b']) {
     t.throws(() => parseSql(sql), { code: 1001 }, sql);
   }
+});
+
+t.test('parses joins left-deep, with ON, USING and comma-separated tables', async (t) => {
+  const q = query('SELECT * FROM a JOIN b ON a.x = b.x LEFT OUTER JOIN c USING (y), d');
+  const from = q.body.from;
+  if (from?.kind !== 'join') throw new Error('expected a join');
+  t.equal(from.joinType, 'cross');
+  if (from.left.kind !== 'join') throw new Error('expected a nested join');
+  t.equal(from.left.joinType, 'left');
+  t.same(from.left.using, [{ value: 'y', quote: null }]);
+  t.equal(from.left.left.kind === 'join' && from.left.left.joinType, 'inner');
+});
+
+t.test('parses WITH, set operations and parenthesised queries', async (t) => {
+  const s = one('WITH RECURSIVE c(x) AS (SELECT 1) SELECT x FROM c UNION ALL (SELECT 2) ORDER BY 1');
+  if (s.kind !== 'query') throw new Error('not a query');
+  t.equal(s.query.with?.recursive, true);
+  t.same(
+    s.query.with?.ctes.map((c) => c.columns),
+    [[{ value: 'x', quote: null }]],
+  );
+  t.equal(s.query.body.kind, 'set_operation');
+  if (s.query.body.kind === 'set_operation') {
+    t.equal(s.query.body.op, 'UNION');
+    t.equal(s.query.body.all, true);
+    t.equal(s.query.body.right.kind, 'nested_query');
+  }
+  t.equal(s.query.orderBy.length, 1);
+});
+
+t.test('INTERSECT binds tighter than UNION', async (t) => {
+  const s = one('SELECT 1 UNION SELECT 2 INTERSECT SELECT 3');
+  if (s.kind !== 'query' || s.query.body.kind !== 'set_operation') throw new Error('expected a set operation');
+  t.equal(s.query.body.op, 'UNION');
+  t.equal(s.query.body.right.kind, 'set_operation');
+});
+
+t.test('parses subquery expressions: scalar, EXISTS, NOT EXISTS and IN', async (t) => {
+  const q = query(
+    'SELECT (SELECT 1) FROM t WHERE EXISTS (SELECT 1) AND NOT EXISTS (SELECT 2) AND a IN (SELECT b FROM u)',
+  );
+  t.equal(q.body.projection[0]?.kind === 'expr' && q.body.projection[0].expr.kind, 'subquery');
+  const where = q.body.where;
+  t.ok(where && JSON.stringify(where).includes('"kind":"in_subquery"'));
+  t.ok(where && JSON.stringify(where).includes('"negated":true'));
+});
+
+t.test('parses RANGE, FILL and ALIGN ... TO ... BY ... FILL of range queries', async (t) => {
+  const q = query("SELECT ts, min(v) RANGE '5s' FILL PREV FROM t ALIGN '5s' TO NOW BY (host) FILL NULL");
+  const item = q.body.projection[1];
+  if (item?.kind !== 'expr' || item.expr.kind !== 'function') throw new Error('expected a call');
+  t.same(item.expr.range, { duration: { kind: 'string', value: '5s' }, fill: { kind: 'prev' } });
+  t.same(q.body.align?.fill, { kind: 'null' });
+  t.equal(q.body.align?.by?.length, 1);
+  t.same(q.body.align?.to, { kind: 'identifier', parts: [{ value: 'NOW', quote: null }] });
+});
+
+t.test('parses OVER clauses with partitions, ordering and frames', async (t) => {
+  const q = query('SELECT sum(x) OVER (PARTITION BY g ORDER BY t ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t');
+  const item = q.body.projection[0];
+  if (item?.kind !== 'expr' || item.expr.kind !== 'function') throw new Error('expected a call');
+  t.equal(item.expr.over?.partitionBy.length, 1);
+  t.same(item.expr.over?.frame, {
+    units: 'ROWS',
+    start: { kind: 'preceding', offset: { kind: 'number', text: '1' } },
+    end: { kind: 'current_row' },
+  });
+});
+
+t.test('parses ALTER TABLE operations', async (t) => {
+  const s = one('ALTER TABLE t ADD COLUMN IF NOT EXISTS k INT DEFAULT 1 PRIMARY KEY AFTER i, ADD COLUMN z STRING');
+  if (s.kind !== 'alter_table') throw new Error('expected ALTER TABLE');
+  t.equal(s.operations.length, 2);
+  t.equal(s.operations[0]?.kind === 'add_column' && s.operations[0].ifNotExists, true);
+  t.same(one("ALTER TABLE t RENAME 'x'"), {
+    kind: 'alter_table',
+    name: [{ value: 't', quote: null }],
+    operations: [{ kind: 'rename_table', newName: { value: 'x', quote: "'" } }],
+  });
+  t.equal(
+    (one('ALTER TABLE t MODIFY COLUMN c DROP DEFAULT') as { operations: Array<{ kind: string }> }).operations[0]?.kind,
+    'drop_default',
+  );
+  t.equal(
+    (one("ALTER TABLE t SET 'ttl' = '1d'") as { operations: Array<{ kind: string }> }).operations[0]?.kind,
+    'set_options',
+  );
 });
 
 t.test('SHOW COLUMNS without a table names the expected token', async (t) => {

@@ -1,4 +1,5 @@
 /** String scalar functions. Lengths count characters (code points), as DataFusion does. */
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { DataType } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
 import { arrowNameOf, isInteger } from '../type-names.js';
@@ -58,7 +59,7 @@ const concat: ScalarFunction = {
  * A function with fixed parameter types (the trailing `optional` ones may be left out). String
  * parameters take String or NULL; integer parameters take any integer (cast to Int64).
  */
-function fixed(
+export function fixed(
   name: string,
   params: DataType[],
   optional: number,
@@ -84,7 +85,8 @@ function fixed(
   };
 }
 
-function chars(s: Value): string[] {
+/** The characters (code points) of a string value. */
+export function chars(s: Value): string[] {
   return Array.from(s as string);
 }
 
@@ -200,6 +202,13 @@ export const STRING_FUNCTIONS: Record<string, ScalarFunction> = {
     (s as string).startsWith(p as string),
   ),
   ends_with: fixed('ends_with', ['String', 'String'], 0, 'Boolean', (s, p) => (s as string).endsWith(p as string)),
+  split_part: fixed('split_part', ['String', 'String', 'Int64'], 0, 'String', (s, delimiter, n) => {
+    const parts = (delimiter as string) === '' ? [s as string] : (s as string).split(delimiter as string);
+    const i = Number(n);
+    if (i === 0) throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: field position must not be zero');
+    const part = i > 0 ? parts[i - 1] : parts[parts.length + i];
+    return part ?? '';
+  }),
   strpos: fixed('strpos', ['String', 'String'], 0, 'Int64', (s, sub) => {
     const i = (s as string).indexOf(sub as string);
     return BigInt(i < 0 ? 0 : Array.from((s as string).slice(0, i)).length + 1);

@@ -5,6 +5,12 @@
 import type { DataType } from '../../../shared/types.js';
 import type { Value } from '../values.js';
 
+/** Direction of one ordering key of an ordered aggregate (plan.ts re-exports the same shape). */
+export interface AggregateOrder {
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
 /** What evaluation knows besides the data. */
 export interface EvalContext {
   /** Statement start: `now()` is stable within a statement and across shards. */
@@ -23,8 +29,11 @@ export interface Signature {
 export interface ScalarFunction {
   kind: 'scalar';
   name: string;
-  /** Checks argument types (throwing a plan error when they do not fit) and picks the signature. */
-  bind(argTypes: DataType[]): Signature;
+  /**
+   * Checks argument types (throwing a plan error when they do not fit) and picks the signature.
+   * `literals[i]` is argument i's value when it is a constant (undefined otherwise).
+   */
+  bind(argTypes: DataType[], literals?: Array<Value | undefined>): Signature;
   /** Column-at-a-time evaluation: `args[i]` holds `rowCount` values of argument i. */
   evaluate(args: Value[][], rowCount: number, ctx: EvalContext, returnType: DataType): Value[];
 }
@@ -36,11 +45,21 @@ export interface ScalarFunction {
 export interface AggregateFunction<S = unknown> {
   kind: 'aggregate';
   name: string;
-  bind(argTypes: DataType[]): Signature;
+  bind(argTypes: DataType[], literals?: Array<Value | undefined>): Signature;
   create(): S;
-  /** Folds rows into their groups' states: row r goes to `states[groupOf[r]]`. */
-  update(states: S[], groupOf: Uint32Array, args: Value[][], rowCount: number, argTypes: DataType[]): void;
-  merge(into: S, from: S): void;
+  /**
+   * Folds rows into their groups' states: row r goes to `states[groupOf[r]]`. With `order`, the
+   * trailing `order.length` arguments are ordering keys (`first_value(x ORDER BY y)`).
+   */
+  update(
+    states: S[],
+    groupOf: Uint32Array,
+    args: Value[][],
+    rowCount: number,
+    argTypes: DataType[],
+    order?: AggregateOrder[],
+  ): void;
+  merge(into: S, from: S, order?: AggregateOrder[]): void;
   finish(state: S, returnType: DataType): Value;
 }
 

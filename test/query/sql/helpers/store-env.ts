@@ -33,7 +33,9 @@ export class StoreEnv {
 
   static async open(shardCount = 2): Promise<StoreEnv> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-sqlness-'));
-    const stores = await Promise.all(Array.from({ length: shardCount }, (_, i) => ShardStore.open(config(dir, i), log)));
+    const stores = await Promise.all(
+      Array.from({ length: shardCount }, (_, i) => ShardStore.open(config(dir, i), log)),
+    );
     return new StoreEnv(new TestEnv(stores), dir);
   }
 

@@ -4,7 +4,7 @@
  * exactly as the worker boundary would.
  */
 
-import type { NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
+import type { AlteredTable, NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
 import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
 import { encodeWriteBatch, seriesFormOf, type TableRows } from '../../../../src/shared/codec/write-batch.js';
@@ -16,6 +16,8 @@ import { MemoryStore } from './memory-store.js';
 
 export interface ShardLike extends ScanSource {
   write(payloads: Uint8Array[]): Promise<void> | void;
+  dropTables?(tableIds: number[]): Promise<void> | void;
+  flush?(): Promise<void> | void;
 }
 
 function fnv(s: string): number {
@@ -116,6 +118,37 @@ export class TestEnv implements SqlEnv {
       throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
     }
     return true;
+  }
+  async alterTable(db: string, name: string, altered: AlteredTable): Promise<TableSchema> {
+    const table = this.getTable(db, name);
+    if (!table) throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
+    if (altered.name !== name && this.getTable(db, altered.name)) {
+      throw new DbError(ErrorCode.TableAlreadyExists, `Table already exists, table: greptime.${db}.${altered.name}`);
+    }
+    let nextColumnId = table.nextColumnId;
+    const columns = altered.columns.map((c) => ({ ...c, id: c.id ?? nextColumnId++ }));
+    const updated: TableSchema = {
+      ...table,
+      name: altered.name,
+      columns,
+      primaryKey: altered.primaryKey,
+      options: altered.options,
+      nextColumnId,
+    };
+    this.tables.delete(`${db}.${name}`);
+    this.tables.set(`${db}.${updated.name}`, updated);
+    return updated;
+  }
+  async truncateTable(db: string, name: string): Promise<void> {
+    const table = this.getTable(db, name);
+    if (!table) throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${db}.${name}`);
+    this.tables.set(`${db}.${name}`, { ...table, id: this.nextTableId++ });
+    await Promise.all(this.shards.map((s) => s.dropTables?.([table.id])));
+  }
+  maintenance: Array<'flush' | 'compact'> = [];
+  async maintainTable(_db: string, _name: string, action: 'flush' | 'compact'): Promise<void> {
+    this.maintenance.push(action);
+    if (action === 'flush') await Promise.all(this.shards.map((s) => s.flush?.()));
   }
   async insert(rows: TableInsert): Promise<number> {
     const table = this.getTable(rows.db, rows.table);

@@ -1,0 +1,369 @@
+/**
+ * Statistical and bitwise aggregates. Variance uses Welford's running mean and M2, whose partial
+ * states merge exactly (Chan et al.), so shard states combine without holding values. Median and
+ * percentiles hold the values (there is no mergeable exact summary); `approx_distinct` holds the
+ * distinct values and is therefore exact.
+ */
+import type { DataType } from '../../../shared/types.js';
+import { planError } from '../coercion.js';
+import { arrowNameOf, isBigIntType, isInteger, isNumeric } from '../type-names.js';
+import type { Value } from '../values.js';
+import type { AggregateFunction, Signature } from './types.js';
+
+function noMatch(name: string, argTypes: DataType[]): never {
+  throw planError(
+    `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'. You might need to add explicit type casts.`,
+  );
+}
+
+function numericOne(name: string, argTypes: DataType[]): DataType {
+  const t = argTypes[0];
+  if (argTypes.length !== 1 || t === undefined || !(t === 'Null' || isNumeric(t))) noMatch(name, argTypes);
+  return t as DataType;
+}
+
+interface MomentState {
+  count: number;
+  mean: number;
+  m2: number;
+}
+
+function moment(name: string, finish: (s: MomentState) => number | null): AggregateFunction<MomentState> {
+  return {
+    kind: 'aggregate',
+    name,
+    bind(argTypes): Signature {
+      numericOne(name, argTypes);
+      return { argTypes: ['Float64'], returnType: 'Float64' };
+    },
+    create: () => ({ count: 0, mean: 0, m2: 0 }),
+    update(states, groupOf, args, rowCount) {
+      const col = args[0] as Value[];
+      for (let r = 0; r < rowCount; r++) {
+        const v = col[r];
+        if (v === null || v === undefined) continue;
+        const s = states[groupOf[r] as number] as MomentState;
+        const x = Number(v);
+        s.count++;
+        const delta = x - s.mean;
+        s.mean += delta / s.count;
+        s.m2 += delta * (x - s.mean);
+      }
+    },
+    merge(into, from) {
+      if (from.count === 0) return;
+      if (into.count === 0) {
+        Object.assign(into, from);
+        return;
+      }
+      const count = into.count + from.count;
+      const delta = from.mean - into.mean;
+      into.m2 += from.m2 + (delta * delta * into.count * from.count) / count;
+      into.mean += (delta * from.count) / count;
+      into.count = count;
+    },
+    finish,
+  };
+}
+
+const sampleVariance = (s: MomentState): number | null => (s.count < 2 ? null : s.m2 / (s.count - 1));
+const populationVariance = (s: MomentState): number | null => (s.count === 0 ? null : s.m2 / s.count);
+
+interface ValuesState {
+  values: number[];
+}
+
+function valuesAggregate(
+  name: string,
+  bind: (argTypes: DataType[], literals: Array<Value | undefined>) => Signature,
+  finish: (values: number[], state: ValuesState) => Value,
+): AggregateFunction<ValuesState & { fraction?: number }> {
+  return {
+    kind: 'aggregate',
+    name,
+    bind: (argTypes, literals = []) => bind(argTypes, literals),
+    create: () => ({ values: [] }),
+    update(states, groupOf, args, rowCount) {
+      const col = args[0] as Value[];
+      const fractions = args[1];
+      for (let r = 0; r < rowCount; r++) {
+        const v = col[r];
+        const s = states[groupOf[r] as number] as ValuesState & { fraction?: number };
+        if (fractions && s.fraction === undefined && fractions[r] !== null) s.fraction = Number(fractions[r]);
+        if (v === null || v === undefined) continue;
+        s.values.push(Number(v));
+      }
+    },
+    merge(into, from) {
+      for (const v of from.values) into.values.push(v);
+      if (into.fraction === undefined && from.fraction !== undefined) into.fraction = from.fraction;
+    },
+    finish: (state) => finish(state.values, state),
+  };
+}
+
+/** Linear interpolation between closest ranks (what DataFusion's t-digest gives for small inputs). */
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = p * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  const a = sorted[lo] as number;
+  const b = sorted[hi] as number;
+  return a + (b - a) * (rank - lo);
+}
+
+const median = valuesAggregate(
+  'median',
+  (argTypes) => {
+    const t = numericOne('median', argTypes);
+    return { argTypes, returnType: t === 'Null' ? 'Float64' : t };
+  },
+  (values) => {
+    if (values.length === 0) return null;
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  },
+);
+
+const approxPercentileCont = valuesAggregate(
+  'approx_percentile_cont',
+  (argTypes, literals) => {
+    const t = argTypes[0];
+    if (argTypes.length !== 2 || t === undefined || !(t === 'Null' || isNumeric(t)))
+      noMatch('approx_percentile_cont', argTypes);
+    const p = literals[1];
+    if (p === undefined || p === null || Number(p) < 0 || Number(p) > 1) {
+      throw planError(`Percentile value must be between 0.0 and 1.0 inclusive, ${String(p)} is invalid`);
+    }
+    return { argTypes: [t as DataType, 'Float64'], returnType: t === 'Null' ? 'Float64' : (t as DataType) };
+  },
+  (values, state) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      (state as { fraction?: number }).fraction ?? 0.5,
+    ),
+);
+
+interface DistinctCountState {
+  seen: Set<Value>;
+}
+
+const approxDistinct: AggregateFunction<DistinctCountState> = {
+  kind: 'aggregate',
+  name: 'approx_distinct',
+  bind: (argTypes) => {
+    if (argTypes.length !== 1) noMatch('approx_distinct', argTypes);
+    return { argTypes, returnType: 'UInt64' };
+  },
+  create: () => ({ seen: new Set() }),
+  update(states, groupOf, args, rowCount) {
+    const col = args[0] as Value[];
+    for (let r = 0; r < rowCount; r++) {
+      const v = col[r];
+      if (v !== null && v !== undefined) (states[groupOf[r] as number] as DistinctCountState).seen.add(v);
+    }
+  },
+  merge(into, from) {
+    for (const v of from.seen) into.seen.add(v);
+  },
+  finish: (state) => BigInt(state.seen.size),
+};
+
+interface BitState {
+  value: number | bigint | null;
+}
+
+function bitwise(name: string, op: (a: bigint, b: bigint) => bigint): AggregateFunction<BitState> {
+  return {
+    kind: 'aggregate',
+    name,
+    bind(argTypes) {
+      const t = argTypes[0];
+      if (argTypes.length !== 1 || t === undefined || !(t === 'Null' || isInteger(t))) noMatch(name, argTypes);
+      return { argTypes, returnType: t === 'Null' ? 'Int64' : (t as DataType) };
+    },
+    create: () => ({ value: null }),
+    update(states, groupOf, args, rowCount) {
+      const col = args[0] as Value[];
+      for (let r = 0; r < rowCount; r++) {
+        const v = col[r];
+        if (v === null || v === undefined) continue;
+        const s = states[groupOf[r] as number] as BitState;
+        const x = BigInt(v as number | bigint);
+        s.value = s.value === null ? x : op(BigInt(s.value), x);
+      }
+    },
+    merge(into, from) {
+      if (from.value === null) return;
+      into.value = into.value === null ? from.value : op(BigInt(into.value), BigInt(from.value));
+    },
+    finish(state, returnType) {
+      if (state.value === null) return null;
+      const v = BigInt(state.value);
+      if (isBigIntType(returnType)) return returnType === 'UInt64' ? BigInt.asUintN(64, v) : BigInt.asIntN(64, v);
+      return Number(v);
+    },
+  };
+}
+
+interface BoolState {
+  value: boolean | null;
+}
+
+function boolean(name: string, all: boolean): AggregateFunction<BoolState> {
+  return {
+    kind: 'aggregate',
+    name,
+    bind(argTypes) {
+      if (argTypes.length !== 1 || !(argTypes[0] === 'Boolean' || argTypes[0] === 'Null')) noMatch(name, argTypes);
+      return { argTypes: ['Boolean'], returnType: 'Boolean' };
+    },
+    create: () => ({ value: null }),
+    update(states, groupOf, args, rowCount) {
+      const col = args[0] as Value[];
+      for (let r = 0; r < rowCount; r++) {
+        const v = col[r];
+        if (v === null || v === undefined) continue;
+        const s = states[groupOf[r] as number] as BoolState;
+        s.value = s.value === null ? (v as boolean) : all ? s.value && (v as boolean) : s.value || (v as boolean);
+      }
+    },
+    merge(into, from) {
+      if (from.value === null) return;
+      into.value = into.value === null ? from.value : all ? into.value && from.value : into.value || from.value;
+    },
+    finish: (state) => state.value,
+  };
+}
+
+/** `array_agg` has no list type to return here; `string_agg` joins text. */
+interface StringAggState {
+  parts: string[];
+  separator: string | null;
+}
+
+const stringAgg: AggregateFunction<StringAggState> = {
+  kind: 'aggregate',
+  name: 'string_agg',
+  bind(argTypes) {
+    if (argTypes.length !== 2) noMatch('string_agg', argTypes);
+    return { argTypes: ['String', 'String'], returnType: 'String' };
+  },
+  create: () => ({ parts: [], separator: null }),
+  update(states, groupOf, args, rowCount) {
+    const col = args[0] as Value[];
+    const sep = args[1] as Value[];
+    for (let r = 0; r < rowCount; r++) {
+      const s = states[groupOf[r] as number] as StringAggState;
+      if (s.separator === null && sep[r] !== null) s.separator = sep[r] as string;
+      if (col[r] !== null && col[r] !== undefined) s.parts.push(col[r] as string);
+    }
+  },
+  merge(into, from) {
+    into.parts.push(...from.parts);
+    into.separator ??= from.separator;
+  },
+  finish: (state) => (state.parts.length === 0 ? null : state.parts.join(state.separator ?? '')),
+};
+
+interface CoMomentState {
+  count: number;
+  meanX: number;
+  meanY: number;
+  c: number;
+  m2x: number;
+  m2y: number;
+}
+
+/** Two-argument moments (covariance, correlation): pairs where both values are non-NULL. */
+function coMoment(name: string, finish: (s: CoMomentState) => number | null): AggregateFunction<CoMomentState> {
+  return {
+    kind: 'aggregate',
+    name,
+    bind(argTypes) {
+      if (argTypes.length !== 2 || !argTypes.every((t) => t === 'Null' || isNumeric(t))) noMatch(name, argTypes);
+      return { argTypes: ['Float64', 'Float64'], returnType: 'Float64' };
+    },
+    create: () => ({ count: 0, meanX: 0, meanY: 0, c: 0, m2x: 0, m2y: 0 }),
+    update(states, groupOf, args, rowCount) {
+      const xs = args[0] as Value[];
+      const ys = args[1] as Value[];
+      for (let r = 0; r < rowCount; r++) {
+        const xv = xs[r];
+        const yv = ys[r];
+        if (xv === null || xv === undefined || yv === null || yv === undefined) continue;
+        const s = states[groupOf[r] as number] as CoMomentState;
+        const x = Number(xv);
+        const y = Number(yv);
+        s.count++;
+        const dx = x - s.meanX;
+        s.meanX += dx / s.count;
+        const dy = y - s.meanY;
+        s.meanY += dy / s.count;
+        s.c += dx * (y - s.meanY);
+        s.m2x += dx * (x - s.meanX);
+        s.m2y += dy * (y - s.meanY);
+      }
+    },
+    merge(into, from) {
+      if (from.count === 0) return;
+      if (into.count === 0) {
+        Object.assign(into, from);
+        return;
+      }
+      const n = into.count + from.count;
+      const dx = from.meanX - into.meanX;
+      const dy = from.meanY - into.meanY;
+      const w = (into.count * from.count) / n;
+      into.c += from.c + dx * dy * w;
+      into.m2x += from.m2x + dx * dx * w;
+      into.m2y += from.m2y + dy * dy * w;
+      into.meanX += (dx * from.count) / n;
+      into.meanY += (dy * from.count) / n;
+      into.count = n;
+    },
+    finish,
+  };
+}
+
+/** Statistical, bitwise and boolean aggregates by SQL name. */
+export const STATS_AGGREGATE_FUNCTIONS: Record<string, AggregateFunction> = {
+  stddev: moment('stddev', (s) => {
+    const v = sampleVariance(s);
+    return v === null ? null : Math.sqrt(v);
+  }) as AggregateFunction,
+  stddev_samp: moment('stddev', (s) => {
+    const v = sampleVariance(s);
+    return v === null ? null : Math.sqrt(v);
+  }) as AggregateFunction,
+  stddev_pop: moment('stddev_pop', (s) => {
+    const v = populationVariance(s);
+    return v === null ? null : Math.sqrt(v);
+  }) as AggregateFunction,
+  var: moment('var', sampleVariance) as AggregateFunction,
+  variance: moment('var', sampleVariance) as AggregateFunction,
+  var_samp: moment('var', sampleVariance) as AggregateFunction,
+  var_sample: moment('var', sampleVariance) as AggregateFunction,
+  var_pop: moment('var_pop', populationVariance) as AggregateFunction,
+  var_population: moment('var_pop', populationVariance) as AggregateFunction,
+  median: median as AggregateFunction,
+  approx_median: { ...median, name: 'approx_median' } as AggregateFunction,
+  approx_percentile_cont: approxPercentileCont as AggregateFunction,
+  approx_distinct: approxDistinct as AggregateFunction,
+  bit_and: bitwise('bit_and', (a, b) => a & b) as AggregateFunction,
+  bit_or: bitwise('bit_or', (a, b) => a | b) as AggregateFunction,
+  bit_xor: bitwise('bit_xor', (a, b) => a ^ b) as AggregateFunction,
+  bool_and: boolean('bool_and', true) as AggregateFunction,
+  bool_or: boolean('bool_or', false) as AggregateFunction,
+  string_agg: stringAgg as AggregateFunction,
+  covar: coMoment('covar_samp', (s) => (s.count < 2 ? null : s.c / (s.count - 1))) as AggregateFunction,
+  covar_samp: coMoment('covar_samp', (s) => (s.count < 2 ? null : s.c / (s.count - 1))) as AggregateFunction,
+  covar_pop: coMoment('covar_pop', (s) => (s.count === 0 ? null : s.c / s.count)) as AggregateFunction,
+  corr: coMoment('corr', (s) =>
+    s.count < 2 || s.m2x === 0 || s.m2y === 0 ? null : s.c / Math.sqrt(s.m2x * s.m2y),
+  ) as AggregateFunction,
+};

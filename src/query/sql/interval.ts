@@ -1,0 +1,148 @@
+/**
+ * INTERVAL values: Arrow's `IntervalMonthDayNano` (months, days and nanoseconds kept apart,
+ * because a month or a day has no fixed length in nanoseconds). They exist only inside
+ * expressions: `timestamp ± INTERVAL` (an `add_interval` plan node) and the durations of range
+ * queries. There is no interval column type.
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { Expr } from './ast.js';
+import { civilFromDays, daysFromCivil } from './timestamps.js';
+
+/** Arrow's `IntervalMonthDayNano`. */
+export interface Interval {
+  months: number;
+  days: number;
+  nanos: bigint;
+}
+
+const NANOS_PER_SECOND = 1_000_000_000n;
+const NANOS_PER_DAY = 86_400n * NANOS_PER_SECOND;
+
+/** Nanoseconds (or months/days) per unit, by the unit names Arrow's interval parser accepts. */
+const UNITS: Record<string, { months?: number; days?: number; nanos?: bigint }> = {
+  century: { months: 1200 },
+  decade: { months: 120 },
+  year: { months: 12 },
+  month: { months: 1 },
+  week: { days: 7 },
+  day: { days: 1 },
+  hour: { nanos: 3600n * NANOS_PER_SECOND },
+  minute: { nanos: 60n * NANOS_PER_SECOND },
+  second: { nanos: NANOS_PER_SECOND },
+  millisecond: { nanos: 1_000_000n },
+  microsecond: { nanos: 1_000n },
+  nanosecond: { nanos: 1n },
+};
+
+const UNIT_ALIASES: Record<string, string> = {
+  y: 'year',
+  yr: 'year',
+  yrs: 'year',
+  mon: 'month',
+  mons: 'month',
+  w: 'week',
+  d: 'day',
+  h: 'hour',
+  hr: 'hour',
+  hrs: 'hour',
+  m: 'minute',
+  min: 'minute',
+  mins: 'minute',
+  s: 'second',
+  sec: 'second',
+  secs: 'second',
+  ms: 'millisecond',
+  us: 'microsecond',
+  ns: 'nanosecond',
+};
+
+function unitOf(word: string): (typeof UNITS)[string] | null {
+  const lower = word.toLowerCase();
+  const singular = UNITS[lower] ? lower : lower.endsWith('s') && UNITS[lower.slice(0, -1)] ? lower.slice(0, -1) : null;
+  const name = singular ?? UNIT_ALIASES[lower];
+  return name ? (UNITS[name] ?? null) : null;
+}
+
+function invalid(text: string): DbError {
+  return new DbError(ErrorCode.EngineExecuteQuery, `Parser error: Invalid input syntax for type interval: "${text}"`);
+}
+
+/** Parses `'1 day'`, `'2 hours 30 minutes'`, `'1.5 seconds'` (a bare number means seconds). */
+export function parseInterval(text: string): Interval {
+  const tokens = text
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t.length > 0);
+  if (tokens.length === 0) throw invalid(text);
+  const out: Interval = { months: 0, days: 0, nanos: 0n };
+  for (let i = 0; i < tokens.length; i += 2) {
+    const amountText = tokens[i] as string;
+    if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(amountText)) throw invalid(text);
+    const unit = tokens[i + 1] === undefined ? UNITS.second : unitOf(tokens[i + 1] as string);
+    if (!unit) throw invalid(text);
+    const amount = Number(amountText);
+    const whole = Math.trunc(amount);
+    const fraction = amount - whole;
+    if (unit.months !== undefined) {
+      out.months += whole * unit.months;
+      // A fractional month spills into days of 30 (Arrow's rule), fractional days into nanoseconds.
+      const days = fraction * unit.months * 30;
+      out.days += Math.trunc(days);
+      out.nanos += BigInt(Math.round((days - Math.trunc(days)) * Number(NANOS_PER_DAY)));
+    } else if (unit.days !== undefined) {
+      out.days += whole * unit.days;
+      out.nanos += BigInt(Math.round(fraction * unit.days * Number(NANOS_PER_DAY)));
+    } else {
+      const per = unit.nanos as bigint;
+      out.nanos += BigInt(whole) * per + BigInt(Math.round(fraction * Number(per)));
+    }
+  }
+  return out;
+}
+
+/** The interval an `INTERVAL` expression spells (`INTERVAL '1' DAY` reads as `'1 DAY'`). */
+export function intervalOfText(value: string, unit: string | null): Interval {
+  return parseInterval(unit ? `${value} ${unit}` : value);
+}
+
+/** DataFusion's display of an interval literal, as it appears in column names and errors. */
+export function intervalDisplay(i: Interval): string {
+  return `IntervalMonthDayNano("IntervalMonthDayNano { months: ${i.months}, days: ${i.days}, nanoseconds: ${i.nanos} }")`;
+}
+
+/** Sum or difference of two intervals (component-wise, as Arrow adds them). */
+export function combineIntervals(a: Interval, b: Interval, sign: 1 | -1): Interval {
+  return { months: a.months + sign * b.months, days: a.days + sign * b.days, nanos: a.nanos + BigInt(sign) * b.nanos };
+}
+
+/** The interval in nanoseconds when it has no months part (days count 24 hours), else null. */
+export function fixedIntervalNanos(i: Interval): bigint | null {
+  if (i.months !== 0) return null;
+  return BigInt(i.days) * NANOS_PER_DAY + i.nanos;
+}
+
+/** Adds `months` to an epoch-nanosecond instant, clamping the day to the target month's length. */
+function addMonths(nanos: bigint, months: number): bigint {
+  if (months === 0) return nanos;
+  const dayNumber = nanos >= 0n ? nanos / NANOS_PER_DAY : (nanos - NANOS_PER_DAY + 1n) / NANOS_PER_DAY;
+  const ofDay = nanos - dayNumber * NANOS_PER_DAY;
+  const { year, month, day } = civilFromDays(Number(dayNumber));
+  const total = year * 12 + (month - 1) + months;
+  const newYear = Math.floor(total / 12);
+  const newMonth = total - newYear * 12 + 1;
+  const lastDay = civilFromDays(daysFromCivil(newMonth === 12 ? newYear + 1 : newYear, (newMonth % 12) + 1, 1) - 1).day;
+  return BigInt(daysFromCivil(newYear, newMonth, Math.min(day, lastDay))) * NANOS_PER_DAY + ofDay;
+}
+
+/** `instant + sign × interval` on epoch nanoseconds. */
+export function addInterval(nanos: bigint, i: Interval, sign: 1 | -1): bigint {
+  const months = addMonths(nanos, sign * i.months);
+  return months + BigInt(sign * i.days) * NANOS_PER_DAY + BigInt(sign) * i.nanos;
+}
+
+/** True when an expression is written as an interval: `INTERVAL '...'` or `'...'::INTERVAL`. */
+export function isIntervalExpr(expr: Expr): boolean {
+  let e = expr;
+  while (e.kind === 'nested') e = e.expr;
+  return e.kind === 'interval' || (e.kind === 'cast' && e.dataType.name === 'INTERVAL');
+}

@@ -1,0 +1,476 @@
+/**
+ * Query execution in the router: WITH, set operations, FROM resolution and subqueries around the
+ * SELECT planner.
+ *
+ *   runQuery → CTEs in scope → body:
+ *     SELECT      → FROM: one stored table → pushdown (planSelect → env.scatter → merge)
+ *                         anything else    → materialise (scans through the shards, joins,
+ *                                            derived tables, CTEs) → planSelect over the relation
+ *                                            → runPlanOnBatches in the router → merge
+ *     set op      → both sides → combineSet → ORDER BY / LIMIT over the result
+ *     (query)     → the inner query, then the outer ORDER BY / LIMIT
+ *
+ * Subqueries in expressions are run first (subquery.ts) and bound as data.
+ */
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
+import type { OuterScope } from './binder.js';
+import { planError } from './coercion.js';
+import type { SqlEnv, SqlSession } from './env.js';
+import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
+import { joinRelations } from './join.js';
+import { mergeShardResults } from './merge.js';
+import { numbersSource } from './numbers-table.js';
+import {
+  containsAggregate,
+  type FromInput,
+  lookupStoredTable,
+  NO_FROM,
+  type PlanHooks,
+  planSelect,
+  relationInput,
+  resolveTableName,
+  type SelectPlan,
+  tableInput,
+  tableNotFound,
+  tableScopeColumns,
+} from './planner.js';
+import { aliasRelation, type Relation, relationBatch, relationOfRows } from './relation.js';
+import type { ResultColumn } from './result.js';
+import { normalizeIdent, Scope } from './scope.js';
+import { combineSet } from './set-ops.js';
+import { runPlanOnBatches, runShardPlan } from './shard-exec.js';
+import { collectSubqueries, type QueryRows, SubqueryResolutions } from './subquery.js';
+import type { Value } from './values.js';
+
+/** Most iterations a recursive CTE may take before it is refused. */
+const RECURSIVE_CTE_ITERATIONS_MAX = 10_000;
+
+/** A CTE in scope: its definition, the scope it was defined in, and its result once computed. */
+interface CteBinding {
+  name: string;
+  columns: Ident[];
+  query: Query;
+  ctx: QueryContext;
+  recursive: boolean;
+  result: Promise<Relation> | null;
+}
+
+/** What running a query needs: session, environment, statement time, CTEs and outer rows. */
+export interface QueryContext {
+  session: SqlSession;
+  env: SqlEnv;
+  now: bigint;
+  ctes: Map<string, CteBinding>;
+  /** The enclosing queries' scopes, for correlated subqueries. */
+  outer: OuterScope | null;
+}
+
+/** A query's result. */
+export interface QueryResult {
+  columns: ResultColumn[];
+  rows: Value[][];
+}
+
+/** A source with no rows, for plans that never scan (they carry `scan: null`). */
+const NO_TABLE = { scan: () => [] };
+
+function checkAborted(session: SqlSession): void {
+  if (session.signal?.aborted) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
+}
+
+/** A fresh context for a top-level statement. */
+export function queryContext(session: SqlSession, env: SqlEnv, now: bigint): QueryContext {
+  return { session, env, now, ctes: new Map(), outer: null };
+}
+
+/** Runs a query: WITH, body, ORDER BY, LIMIT. */
+export async function runQuery(query: Query, ctx: QueryContext): Promise<QueryResult> {
+  const inner = withCtes(query, ctx);
+  if (query.body.kind === 'select') return runSelect(query, query.body, inner);
+  const relation = await runBody(query.body, inner);
+  if (query.orderBy.length === 0 && query.limit === null && query.offset === null) return resultOf(relation);
+  return orderRelation(relation, query, inner, query.body.kind === 'set_operation' && !query.body.all);
+}
+
+function withCtes(query: Query, ctx: QueryContext): QueryContext {
+  if (!query.with) return ctx;
+  const ctes = new Map(ctx.ctes);
+  const seen = new Set<string>();
+  const inner: QueryContext = { ...ctx, ctes };
+  for (const cte of query.with.ctes) {
+    const name = normalizeIdent(cte.name);
+    if (seen.has(name)) throw planError(`WITH query name "${name}" specified more than once`);
+    seen.add(name);
+    // Each CTE sees the ones defined before it (and itself, when recursive).
+    const definedIn: QueryContext = { ...ctx, ctes: new Map(ctes) };
+    const binding: CteBinding = {
+      name,
+      columns: cte.columns,
+      query: cte.query,
+      ctx: definedIn,
+      recursive: query.with.recursive,
+      result: null,
+    };
+    ctes.set(name, binding);
+    if (binding.recursive) definedIn.ctes.set(name, binding);
+  }
+  return inner;
+}
+
+function resultOf(relation: Relation): QueryResult {
+  const rows: Value[][] = [];
+  for (let r = 0; r < relation.rowCount; r++) rows.push(relation.values.map((c) => c[r] as Value));
+  return { columns: relation.columns.map((c) => ({ name: c.name, type: c.type })), rows };
+}
+
+async function runBody(body: QueryBody, ctx: QueryContext): Promise<Relation> {
+  switch (body.kind) {
+    case 'select': {
+      const result = await runSelect({ body, orderBy: [], limit: null, offset: null }, body, ctx);
+      return relationOfRows(result.columns, result.rows);
+    }
+    case 'nested_query': {
+      const result = await runQuery(body.query, ctx);
+      return relationOfRows(result.columns, result.rows);
+    }
+    case 'set_operation': {
+      const left = await runBody(body.left, ctx);
+      const right = await runBody(body.right, ctx);
+      return combineSet(body.op, body.all, left, right);
+    }
+  }
+}
+
+/** ORDER BY / LIMIT / OFFSET over a materialised result (set operations, parenthesised queries). */
+async function orderRelation(
+  relation: Relation,
+  query: Query,
+  ctx: QueryContext,
+  distinct: boolean,
+): Promise<QueryResult> {
+  const select: Select = {
+    kind: 'select',
+    distinct: false,
+    projection: [{ kind: 'wildcard', qualifier: [] }],
+    from: null,
+    where: null,
+    groupBy: [],
+    having: null,
+  };
+  const outer: Query = { body: select, orderBy: query.orderBy, limit: query.limit, offset: query.offset };
+  try {
+    return await runSelect(outer, select, ctx, relationInput(relation));
+  } catch (err) {
+    // Over a distinct result, ORDER BY may only name output columns (DataFusion's wording).
+    const missing = err instanceof DbError ? /No field named ([^.\s]+)\./.exec(err.message) : null;
+    if (distinct && missing) {
+      throw planError(`For SELECT DISTINCT, ORDER BY expressions ${missing[1]} must appear in select list`);
+    }
+    throw err;
+  }
+}
+
+/** `information_schema.<view>` (as FROM names it), or null when the name is not one. */
+function virtualTable(factor: Extract<TableFactor, { kind: 'table' }>, ctx: QueryContext): Relation | null {
+  const [db, name] = resolveTableName(factor.name, ctx.session);
+  if (db !== INFORMATION_SCHEMA) return null;
+  const relation = informationSchemaRelation(name, ctx.env);
+  if (!relation) throw tableNotFound(db, name, true);
+  return factor.alias || factor.columnAliases ? aliasRelation(relation, factor.alias, factor.columnAliases) : relation;
+}
+
+/**
+ * Scans a stored table (columns as FROM names them), for joins and correlation. `where` holds
+ * WHERE conjuncts that read only this table: they run in the shards, with time and tag pruning.
+ */
+async function scanTable(
+  factor: Extract<TableFactor, { kind: 'table' }>,
+  ctx: QueryContext,
+  where: Expr | null = null,
+): Promise<Relation> {
+  const virtual = virtualTable(factor, ctx);
+  if (virtual) return virtual;
+  const { db, table } = lookupStoredTable(factor.name, ctx.session, ctx.env);
+  const select: Select = {
+    kind: 'select',
+    distinct: false,
+    projection: [{ kind: 'wildcard', qualifier: [] }],
+    from: factor,
+    where,
+    groupBy: [],
+    having: null,
+  };
+  const result = await runSelect(
+    { body: select, orderBy: [], limit: null, offset: null },
+    select,
+    ctx,
+    tableInput(factor, ctx.session, ctx.env),
+  );
+  const columns = tableScopeColumns(table, db, factor.name, factor.alias);
+  return {
+    columns: columns.map((c) => ({ name: c.name, type: c.type, qualifier: c.qualifier, path: c.path })),
+    values: columns.map((_, c) => result.rows.map((r) => r[c] as Value)),
+    rowCount: result.rows.length,
+  };
+}
+
+async function cteRelation(binding: CteBinding): Promise<Relation> {
+  if (!binding.result) binding.result = computeCte(binding);
+  return binding.result;
+}
+
+async function computeCte(binding: CteBinding): Promise<Relation> {
+  const { query, ctx } = binding;
+  const rename = (r: Relation): Relation => aliasRelation(r, null, binding.columns, []);
+  const body = query.body;
+  if (!binding.recursive || body.kind !== 'set_operation' || body.op !== 'UNION') {
+    const result = await runQuery(query, { ...ctx, ctes: withoutSelf(ctx, binding) });
+    return rename(relationOfRows(result.columns, result.rows));
+  }
+  // WITH RECURSIVE: the anchor, then the recursive term over the rows found last, until none.
+  const anchorCtx = { ...ctx, ctes: withoutSelf(ctx, binding) };
+  const anchor = rename(await runBody(body.left, anchorCtx));
+  let all = anchor;
+  let working = anchor;
+  for (let i = 0; working.rowCount > 0; i++) {
+    if (i >= RECURSIVE_CTE_ITERATIONS_MAX) {
+      throw new DbError(
+        ErrorCode.EngineExecuteQuery,
+        `Recursive query exceeded ${RECURSIVE_CTE_ITERATIONS_MAX} iterations`,
+      );
+    }
+    const step: CteBinding = { ...binding, recursive: false, result: Promise.resolve(working) };
+    const stepCtx: QueryContext = { ...ctx, ctes: new Map(ctx.ctes).set(binding.name, step) };
+    const next = await runBody(body.right, stepCtx);
+    const renamed: Relation = { ...next, columns: anchor.columns };
+    const merged = combineSet('UNION', body.all, all, renamed);
+    const added = merged.rowCount - all.rowCount;
+    working = body.all
+      ? renamed
+      : { ...merged, values: merged.values.map((c) => c.slice(all.rowCount)), rowCount: added };
+    all = { ...merged, columns: anchor.columns };
+  }
+  return all;
+}
+
+function withoutSelf(ctx: QueryContext, binding: CteBinding): Map<string, CteBinding> {
+  const ctes = new Map(ctx.ctes);
+  if (ctes.get(binding.name) === binding) ctes.delete(binding.name);
+  return ctes;
+}
+
+/** A FROM factor as rows in the router; `pushed` maps stored-table factors to filters for them. */
+async function materialize(
+  factor: TableFactor,
+  ctx: QueryContext,
+  pushed = new Map<TableFactor, Expr>(),
+): Promise<Relation> {
+  switch (factor.kind) {
+    case 'table': {
+      const cte = factor.name.length === 1 ? ctx.ctes.get(normalizeIdent(factor.name[0] as Ident)) : undefined;
+      if (cte) {
+        const relation = await cteRelation(cte);
+        return aliasRelation(relation, factor.alias, factor.columnAliases, [cte.name]);
+      }
+      return scanTable(factor, ctx, pushed.get(factor) ?? null);
+    }
+    case 'derived': {
+      const result = await runQuery(factor.query, ctx);
+      return aliasRelation(relationOfRows(result.columns, result.rows), factor.alias, factor.columnAliases, []);
+    }
+    case 'join': {
+      const left = await materialize(factor.left, ctx, pushed);
+      const right = await materialize(factor.right, ctx, pushed);
+      return joinRelations(left, right, factor.joinType, factor.on, factor.using, {
+        nowNanos: ctx.now,
+        timezone: ctx.session.timezone,
+      });
+    }
+  }
+}
+
+/** The stored-table leaves of a join tree made only of inner and cross joins, else null. */
+function innerJoinLeaves(
+  factor: TableFactor,
+  ctx: QueryContext,
+): Array<Extract<TableFactor, { kind: 'table' }>> | null {
+  switch (factor.kind) {
+    case 'table': {
+      const isCte = factor.name.length === 1 && ctx.ctes.has(normalizeIdent(factor.name[0] as Ident));
+      return isCte || resolveTableName(factor.name, ctx.session)[0] === INFORMATION_SCHEMA ? [] : [factor];
+    }
+    case 'derived':
+      return [];
+    case 'join': {
+      if (factor.joinType !== 'inner' && factor.joinType !== 'cross') return null;
+      const left = innerJoinLeaves(factor.left, ctx);
+      const right = innerJoinLeaves(factor.right, ctx);
+      return left && right ? [...left, ...right] : null;
+    }
+  }
+}
+
+/** The column references of an expression, or null when it holds anything but plain scalar code. */
+function identifiersOf(expr: Expr): string[][] | null {
+  const out: string[][] = [];
+  let plain = true;
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case 'identifier':
+        out.push(e.parts.map(normalizeIdent));
+        return;
+      case 'subquery':
+      case 'exists':
+      case 'in_subquery':
+      case 'interval':
+        plain = false;
+        return;
+      case 'function':
+        if (e.over || e.range || containsAggregate(e)) plain = false;
+        else e.args.forEach(visit);
+        return;
+      case 'unary':
+      case 'nested':
+      case 'cast':
+        visit(e.expr);
+        return;
+      case 'binary':
+        visit(e.left);
+        visit(e.right);
+        return;
+      case 'between':
+        [e.expr, e.low, e.high].forEach(visit);
+        return;
+      case 'in_list':
+        [e.expr, ...e.list].forEach(visit);
+        return;
+      case 'like':
+        visit(e.expr);
+        visit(e.pattern);
+        return;
+      case 'is':
+        visit(e.expr);
+        return;
+      case 'case':
+        for (const x of [e.operand, e.elseResult, ...e.whens.flatMap((w) => [w.when, w.result])]) if (x) visit(x);
+        return;
+      default:
+        return;
+    }
+  };
+  visit(expr);
+  return plain ? out : null;
+}
+
+function andConjuncts(expr: Expr): Expr[] {
+  let e = expr;
+  while (e.kind === 'nested') e = e.expr;
+  return e.kind === 'binary' && e.op === 'AND' ? [...andConjuncts(e.left), ...andConjuncts(e.right)] : [expr];
+}
+
+/**
+ * WHERE conjuncts of an inner-join query that read columns of exactly one stored table are also
+ * sent to that table's scan, so shards filter (and prune by time and tag) before rows reach the
+ * router. The whole WHERE still runs after the join, so this only saves work.
+ */
+function pushdownFilters(select: Select, ctx: QueryContext): Map<TableFactor, Expr> {
+  const pushed = new Map<TableFactor, Expr>();
+  if (!select.where || !select.from || select.from.kind !== 'join') return pushed;
+  const leaves = innerJoinLeaves(select.from, ctx);
+  if (!leaves || leaves.length === 0) return pushed;
+  const scopes = leaves.map((leaf) => {
+    const { db, table } = lookupStoredTable(leaf.name, ctx.session, ctx.env);
+    return new Scope(tableScopeColumns(table, db, leaf.name, leaf.alias));
+  });
+  for (const conjunct of andConjuncts(select.where)) {
+    const refs = identifiersOf(conjunct);
+    if (!refs || refs.length === 0) continue;
+    let owner = -1;
+    let ok = true;
+    for (const parts of refs) {
+      const matches = scopes.map((s, i) => {
+        try {
+          return s.lookup(parts) >= 0 ? i : -1;
+        } catch {
+          return -2;
+        }
+      });
+      const found = matches.filter((i) => i !== -1);
+      if (found.length !== 1 || (found[0] as number) < 0 || (owner >= 0 && owner !== found[0])) {
+        ok = false;
+        break;
+      }
+      owner = found[0] as number;
+    }
+    if (!ok || owner < 0) continue;
+    const leaf = leaves[owner] as TableFactor;
+    const prev = pushed.get(leaf);
+    pushed.set(leaf, prev ? { kind: 'binary', op: 'AND', left: prev, right: conjunct } : conjunct);
+  }
+  return pushed;
+}
+
+/** FROM, resolved: one stored table stays a pushdown source; anything else is materialised. */
+async function resolveFrom(from: TableFactor | null, ctx: QueryContext, select?: Select): Promise<FromInput> {
+  if (!from) return NO_FROM;
+  if (from.kind === 'table') {
+    const isCte = from.name.length === 1 && ctx.ctes.has(normalizeIdent(from.name[0] as Ident));
+    const virtual = isCte ? null : virtualTable(from, ctx);
+    if (virtual) return relationInput(virtual);
+    if (!isCte) return tableInput(from, ctx.session, ctx.env);
+  }
+  return relationInput(await materialize(from, ctx, select ? pushdownFilters(select, ctx) : undefined));
+}
+
+/** Plans and runs one SELECT (with its ORDER BY / LIMIT from `query`). */
+async function runSelect(query: Query, select: Select, ctx: QueryContext, given?: FromInput): Promise<QueryResult> {
+  let input = given ?? (await resolveFrom(select.from, ctx, select));
+  const hooks: PlanHooks = { outer: ctx.outer };
+  const subqueries = collectSubqueries(select, query);
+  let resolutions: SubqueryResolutions | null = null;
+  if (subqueries.length > 0) {
+    resolutions = new SubqueryResolutions();
+    const run = async (q: Query, outer: OuterScope): Promise<QueryRows> => runQuery(q, { ...ctx, outer });
+    const correlated = await resolutions.probe(subqueries, input, ctx.outer, run);
+    if (correlated.length > 0) {
+      if (input.source.kind === 'table' && select.from?.kind === 'table') {
+        input = relationInput(await scanTable(select.from, ctx));
+      }
+      if (input.source.kind !== 'relation') {
+        throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: correlated subqueries here');
+      }
+      for (const { expr, used } of correlated) {
+        await resolutions.resolveCorrelated(expr, used, input, input.source.relation, ctx.outer, run);
+      }
+    }
+    hooks.subqueries = resolutions;
+  }
+  const plan = planSelect(query, select, input, ctx.session, ctx.now, hooks);
+  if (resolutions && !select.from && resolutions.emptiesSelectWithoutFrom(select)) {
+    return { columns: plan.columns, rows: [] };
+  }
+  return { columns: plan.columns, rows: await executePlan(plan, ctx) };
+}
+
+/** Runs a plan: scatter to the shards, or locally for `numbers`, no FROM and relations. */
+export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<Value[][]> {
+  const { session, env, now } = ctx;
+  let results: unknown[];
+  switch (plan.source.kind) {
+    case 'table':
+      results = await env.scatter(plan.shard, session.signal);
+      break;
+    case 'numbers':
+      results = [runShardPlan(plan.shard, numbersSource)];
+      break;
+    case 'none':
+      results = [runShardPlan(plan.shard, NO_TABLE)];
+      break;
+    case 'relation':
+      results = [runPlanOnBatches(plan.shard, [relationBatch(plan.source.relation, plan.shard)])];
+      break;
+  }
+  checkAborted(session);
+  return mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone });
+}

@@ -1,0 +1,113 @@
+/**
+ * Materialised intermediate results. Anything that needs all rows of its inputs at once (joins,
+ * derived tables, CTEs, set operations, correlated subqueries) runs in the router over
+ * `Relation`s: base tables are scanned through the shards first (filters and projections pushed
+ * down), and the rest of the query is planned as if the relation were a table and executed with
+ * the same shard-plan code, locally (`runPlanOnBatches`).
+ *
+ * A relation is column-major: `values[c][r]` is row r of column c.
+ */
+
+import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { DataType } from '../../shared/types.js';
+import type { Ident } from './ast.js';
+import type { Batch } from './eval.js';
+import type { ShardPlan } from './plan.js';
+import { normalizeIdent, type ScopeColumn } from './scope.js';
+import type { Value } from './values.js';
+
+/** One column of a relation, with how queries may qualify it. */
+export interface RelationColumn {
+  name: string;
+  type: DataType;
+  /** How the column's table is written inside expression names (`t.x`); empty for none. */
+  qualifier: string[];
+  /** What a written qualifier may match (`[alias]` or `['greptime', db, table]`). */
+  path: string[];
+}
+
+/** Rows held in the router. */
+export interface Relation {
+  columns: RelationColumn[];
+  /** Column-major values: `values[c]` has `rowCount` entries. */
+  values: Value[][];
+  rowCount: number;
+}
+
+/** A relation from a query result (row-major rows), unqualified. */
+export function relationOfRows(columns: Array<{ name: string; type: DataType }>, rows: unknown[][]): Relation {
+  return {
+    columns: columns.map((c) => ({ name: c.name, type: c.type, qualifier: [], path: [] })),
+    values: columns.map((_, c) => rows.map((r) => r[c] as Value)),
+    rowCount: rows.length,
+  };
+}
+
+/** Row-major rows of a relation. */
+export function rowsOf(relation: Relation): Value[][] {
+  const out: Value[][] = new Array(relation.rowCount);
+  for (let r = 0; r < relation.rowCount; r++) out[r] = relation.values.map((c) => c[r] as Value);
+  return out;
+}
+
+/**
+ * The relation seen under an alias (`AS t` or `AS t(x, y)`): every column gets qualifier and path
+ * `[alias]`, and column aliases rename columns by position. Without an alias the columns keep
+ * `defaultQualifier` (a CTE's name) or none.
+ */
+export function aliasRelation(
+  relation: Relation,
+  alias: Ident | null,
+  columnAliases: Ident[] | undefined,
+  defaultQualifier: string[] = [],
+): Relation {
+  const names = (columnAliases ?? []).map(normalizeIdent);
+  if (names.length > relation.columns.length) {
+    throw new DbError(
+      ErrorCode.PlanQuery,
+      `Failed to plan SQL: Error during planning: Source table contains ${relation.columns.length} columns but only ${names.length} names given as column alias`,
+    );
+  }
+  const qualifier = alias ? [normalizeIdent(alias)] : defaultQualifier;
+  return {
+    ...relation,
+    columns: relation.columns.map((c, i) => ({
+      name: names[i] ?? c.name,
+      type: c.type,
+      qualifier,
+      path: qualifier,
+    })),
+  };
+}
+
+/** Scope columns of a relation (no storage schema behind them). */
+export function scopeColumnsOf(relation: Relation): ScopeColumn[] {
+  return relation.columns.map((c) => ({
+    name: c.name,
+    type: c.type,
+    qualifier: c.qualifier,
+    path: c.path,
+    schema: null,
+  }));
+}
+
+/** The "scan" of a relation: the columns a plan reads, by slot, as one batch. */
+export function relationBatch(relation: Relation, plan: ShardPlan): Batch {
+  const scan = plan.scan;
+  if (!scan) return { rowCount: 1, columns: [] };
+  return { rowCount: relation.rowCount, columns: scan.columns.map((c) => relation.values[c.id] as Value[]) };
+}
+
+/** Keeps the rows at `indexes` (in that order). */
+export function takeRelationRows(relation: Relation, indexes: ArrayLike<number>): Relation {
+  const n = indexes.length;
+  return {
+    columns: relation.columns,
+    values: relation.values.map((c) => {
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) out[i] = c[indexes[i] as number] as Value;
+      return out;
+    }),
+    rowCount: n,
+  };
+}

@@ -17,6 +17,7 @@ import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.j
 import type { OuterScope } from './binder.js';
 import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
+import { exprChildren } from './expr-children.js';
 import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
 import { joinRelations } from './join.js';
 import { mergeShardResults } from './merge.js';
@@ -330,32 +331,8 @@ function identifiersOf(expr: Expr): string[][] | null {
         if (e.over || e.range || containsAggregate(e)) plain = false;
         else e.args.forEach(visit);
         return;
-      case 'unary':
-      case 'nested':
-      case 'cast':
-        visit(e.expr);
-        return;
-      case 'binary':
-        visit(e.left);
-        visit(e.right);
-        return;
-      case 'between':
-        [e.expr, e.low, e.high].forEach(visit);
-        return;
-      case 'in_list':
-        [e.expr, ...e.list].forEach(visit);
-        return;
-      case 'like':
-        visit(e.expr);
-        visit(e.pattern);
-        return;
-      case 'is':
-        visit(e.expr);
-        return;
-      case 'case':
-        for (const x of [e.operand, e.elseResult, ...e.whens.flatMap((w) => [w.when, w.result])]) if (x) visit(x);
-        return;
       default:
+        exprChildren(e).forEach(visit);
         return;
     }
   };

@@ -16,6 +16,7 @@ import type { DataType } from '../../shared/types.js';
 import type { Expr, Query, Select } from './ast.js';
 import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from './binder.js';
 import { commonType, planError } from './coercion.js';
+import { exprChildren } from './expr-children.js';
 import type { PlanExpr } from './plan.js';
 import type { FromInput } from './planner.js';
 import type { Relation } from './relation.js';
@@ -48,43 +49,8 @@ export function collectSubqueries(select: Select, query: Query): SubqueryExpr[] 
         out.push(e);
         visit(e.expr);
         return;
-      case 'unary':
-      case 'nested':
-      case 'cast':
-        visit(e.expr);
-        return;
-      case 'binary':
-        visit(e.left);
-        visit(e.right);
-        return;
-      case 'between':
-        visit(e.expr);
-        visit(e.low);
-        visit(e.high);
-        return;
-      case 'in_list':
-        visit(e.expr);
-        e.list.forEach(visit);
-        return;
-      case 'like':
-        visit(e.expr);
-        visit(e.pattern);
-        return;
-      case 'is':
-        visit(e.expr);
-        return;
-      case 'function':
-        e.args.forEach(visit);
-        return;
-      case 'case':
-        visit(e.operand);
-        for (const w of e.whens) {
-          visit(w.when);
-          visit(w.result);
-        }
-        visit(e.elseResult);
-        return;
       default:
+        exprChildren(e).forEach(visit);
         return;
     }
   };

@@ -4,7 +4,7 @@
  * by series to their shards, encode one WriteBatch per shard, and wait until every shard has made
  * its part durable. Nothing of a request is written when validation fails.
  */
-import { encodeWriteBatch, type MergeMode, type TableRows } from '../../shared/codec/write-batch.js';
+import { encodeWriteBatch, type MergeMode, seriesFormOf, type TableRows } from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../../shared/insert.js';
 import {
@@ -239,39 +239,29 @@ function gather(v: Vector, rows: Uint32Array, n: number): Vector {
 }
 
 /**
- * Numbers the series of the rows: the parser's hint when the insert has one, otherwise found here
- * from the tag values (exactly: JSON text of the tuple). Returns each row's series and the first
- * row of each series.
+ * The series of the rows: each row's series number and each series' tag tuple (in `tagVectors`
+ * order). Uses the parser's hint when the insert has one, so no strings are compared; otherwise
+ * `seriesFormOf` finds the series from the tag values.
  */
 function seriesOfRows(
   insert: TableInsert,
   tagVectors: Array<Array<string | null>>,
-): { rowSeries: Uint32Array; firstRows: number[] } {
+): { rowSeries: Uint32Array; tuples: Array<Array<string | null>> } {
   const n = insert.rowCount;
-  const firstRows: number[] = [];
-  if (insert.rowSeries && insert.rowSeries.length === n) {
-    const rowSeries = insert.rowSeries;
-    for (let r = 0; r < n; r++) {
-      const k = rowSeries[r] as number;
-      if (firstRows[k] === undefined) firstRows[k] = r;
-    }
-    return { rowSeries, firstRows };
+  const hint = insert.rowSeries;
+  if (!hint || hint.length !== n) {
+    const form = seriesFormOf(
+      tagVectors.map((values, id) => ({ id, values })),
+      n,
+    );
+    return { rowSeries: form.rowSeries, tuples: form.seriesTags };
   }
-  const rowSeries = new Uint32Array(n);
-  const index = new Map<string, number>();
-  const tuple = new Array<string | null>(tagVectors.length);
+  const tuples: Array<Array<string | null>> = [];
   for (let r = 0; r < n; r++) {
-    for (let t = 0; t < tagVectors.length; t++) tuple[t] = (tagVectors[t] as Array<string | null>)[r] ?? null;
-    const key = JSON.stringify(tuple);
-    let k = index.get(key);
-    if (k === undefined) {
-      k = firstRows.length;
-      firstRows.push(r);
-      index.set(key, k);
-    }
-    rowSeries[r] = k;
+    const k = hint[r] as number;
+    if (tuples[k] === undefined) tuples[k] = tagVectors.map((v) => v[r] ?? null);
   }
-  return { rowSeries, firstRows };
+  return { rowSeries: hint, tuples };
 }
 
 /**
@@ -298,12 +288,9 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
   const mergeMode = mergeModeOf(table);
 
   const n = insert.rowCount;
-  const { rowSeries, firstRows } = seriesOfRows(insert, tagVectors);
-  const seriesCount = firstRows.length;
-  const tupleOf = (k: number): Array<string | null> => {
-    const row = firstRows[k] as number;
-    return tagVectors.map((v) => v[row] ?? null);
-  };
+  const { rowSeries, tuples } = seriesOfRows(insert, tagVectors);
+  const seriesCount = tuples.length;
+  const tupleOf = (k: number): Array<string | null> => tuples[k] as Array<string | null>;
   const seriesShard = new Uint16Array(seriesCount);
   if (shards > 1) {
     for (let k = 0; k < seriesCount; k++) seriesShard[k] = shardOfSeries(base, tagNames, tupleOf(k), shards);
@@ -325,7 +312,7 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
         rowCount: n,
         timestamps,
         tagIds,
-        seriesTags: firstRows.map((_, k) => tupleOf(k)),
+        seriesTags: tuples,
         rowSeries,
         fields,
       };

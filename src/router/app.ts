@@ -49,7 +49,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       },
       trace,
     ),
-    ...sqlRoutes({ catalog, cluster, ingest }, metrics),
+    ...sqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics),
   ];

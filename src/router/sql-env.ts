@@ -17,6 +17,8 @@ export interface SqlEnvDeps {
   catalog: Catalog;
   cluster: ShardCluster;
   ingest: IngestPipeline;
+  /** `query.memory_limit`. */
+  queryMemoryLimitBytes: number;
 }
 
 export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv {

@@ -54,6 +54,7 @@ export async function compactTable(state: ShardState, tableId: number): Promise<
       sources: inputs.map((f) => new SegmentSource(f, specs)),
       mode: state.mergeModeOf(tableId),
       blockRows: state.config.segment.blockRows,
+      tombstones: 'drop',
       checkpoint: () => state.checkpoint(),
     });
     if (state.dropped.has(tableId)) {

@@ -44,6 +44,7 @@ async function buildTables(state: ShardState, m: Memtable, built: BuiltSegment[]
       sources: [new MemtableSource(table, specs)],
       mode: table.mergeMode,
       blockRows: state.config.segment.blockRows,
+      tombstones: 'keep',
       checkpoint: () => state.checkpoint(),
     });
     if (summary) built.push({ tableId, id, abs, rel, ...summary });

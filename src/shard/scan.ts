@@ -8,13 +8,14 @@
  * The snapshot of sources is taken when iteration starts; segments are pinned until it ends (or
  * the caller stops early), so a compaction finishing meanwhile cannot close their files.
  */
+import { DELETE_MARK_COLUMN_ID } from '../shared/codec/write-batch.js';
 import { StorageUnavailable } from '../shared/errors.js';
 import type { ScanChunk, ScanRequest } from '../shared/scan.js';
 import type { Vector } from '../shared/types.js';
 import { MemtableSource } from './memtable/memtable-source.js';
 import { type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './merge/part.js';
 import { type DetachedRows, RowBuffer } from './merge/row-buffer.js';
-import { mergeSeries } from './merge/series-merge.js';
+import { type DeleteMarks, mergeSeries } from './merge/series-merge.js';
 import { type SeriesSource, walkSeries } from './merge/series-walk.js';
 import { SegmentSource } from './segment/segment-source.js';
 import { parseSeriesKey, type SeriesTags, tagMapOf } from './series-key.js';
@@ -87,13 +88,18 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
 
   const { plans, specs } = planColumns(request);
   const files = (state.segments.get(tableId) ?? []).slice();
+  const tables = [...state.frozen, state.active].flatMap((m) => m.tables.get(tableId) ?? []);
+  // Tombstones are read (and dropped by the merge) only for tables that have any.
+  const isMark = (c: FieldSpec) => c.id === DELETE_MARK_COLUMN_ID && c.kind === 'bool';
+  let marks: DeleteMarks | undefined;
+  if (files.some((f) => f.columns.some(isMark)) || tables.some((t) => t.slots.some(isMark))) {
+    marks = { column: specs.length, keep: false };
+    specs.push({ id: DELETE_MARK_COLUMN_ID, kind: 'bool' });
+  }
   for (const f of files) f.pin();
   try {
     const sources: SeriesSource[] = files.map((f) => new SegmentSource(f, specs));
-    for (const m of [...state.frozen, state.active]) {
-      const table = m.tables.get(tableId);
-      if (table) sources.push(new MemtableSource(table, specs));
-    }
+    for (const table of tables) sources.push(new MemtableSource(table, specs));
     const mode = state.mergeModeOf(tableId);
     let lastKey = '';
     let lastTags: SeriesTags = { ids: [], values: [] };
@@ -117,7 +123,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
       }
       if (parts.length === 0) continue;
       buf.markSeries(group.key);
-      for (const _ of mergeSeries(parts, mode, buf)) yield toChunk(buf.detach(), plans, specs, tagsOf);
+      for (const _ of mergeSeries(parts, mode, buf, marks)) yield toChunk(buf.detach(), plans, specs, tagsOf);
     }
     if (buf.length > 0) yield toChunk(buf.detach(), plans, specs, tagsOf);
   } finally {

@@ -202,6 +202,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'memtable.flush_size': 'A shard flushes its memtables to segments past this estimated size.',
   'segment.block_rows': 'Rows per block; statistics and checksums are per block.',
   'segment.compaction_trigger': "Compaction merges a table's segments once it has this many (at least 2).",
+  'query.memory_limit':
+    'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
   'logging.level': 'Log level: fatal, error, warn, info, debug, trace, or silent (also "off").',
 };
 
@@ -242,7 +244,7 @@ type TopField =
   | 'initRegionsParallelism'
   | 'maxInFlightWriteBytes'
   | 'writeBytesExhaustedPolicy';
-type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'logging';
+type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'query' | 'logging';
 
 /** A top-level key stored in `config[field]`. */
 function top<F extends TopField>(key: string, kind: Kind<Config[F]>, field: F): KeyEntry {
@@ -296,6 +298,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('segment', 'block_rows', int(1, BLOCK_ROWS_MAX), 'blockRows'),
   // At least 2: "compact once there is one segment" would rewrite that segment forever.
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
+  inSection('query', 'memory_limit', size(0), 'memoryLimitBytes'),
   inSection('logging', 'level', oneOf(LOG_LEVELS), 'level'),
 ];
 

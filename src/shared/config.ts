@@ -57,6 +57,14 @@ export interface SegmentConfig {
   compactionTrigger: number;
 }
 
+export interface QueryConfig {
+  /**
+   * Estimated memory one query may hold in rows and groups, in each shard and in the router;
+   * 0 = unbounded. Past it the query fails with 6000 instead of taking the process down.
+   */
+  memoryLimitBytes: number;
+}
+
 export interface LoggingConfig {
   level: string;
 }
@@ -79,6 +87,7 @@ export interface Config {
   wal: WalConfig;
   memtable: MemtableConfig;
   segment: SegmentConfig;
+  query: QueryConfig;
   logging: LoggingConfig;
 }
 
@@ -104,6 +113,7 @@ export function defaultConfig(): Config {
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     memtable: { flushBytes: 64 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
+    query: { memoryLimitBytes: 1024 * 1024 * 1024 },
     logging: { level: 'info' },
   };
 }

@@ -27,6 +27,11 @@ export interface TableInsert {
    * the pipeline finds the series itself.
    */
   rowSeries?: Uint32Array | undefined;
+  /**
+   * The rows are deletes (SQL DELETE): each becomes a tombstone for its (series, timestamp).
+   * Only the tag and time index columns are read.
+   */
+  deletes?: boolean | undefined;
 }
 
 /** How the ingest pipeline may change the catalog for a request. */

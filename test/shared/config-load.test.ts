@@ -76,6 +76,9 @@ flush_size = 1048576
 block_rows = 4096
 compaction_trigger = 8
 
+[query]
+memory_limit = "2GiB"
+
 [logging]
 level = "debug"
 `,
@@ -101,6 +104,7 @@ level = "debug"
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
     memtable: { flushBytes: 1024 * 1024 },
     segment: { blockRows: 4096, compactionTrigger: 8 },
+    query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024 },
     logging: { level: 'debug' },
   });
 });
@@ -340,6 +344,9 @@ flush_size = "64MiB"
 [segment]
 block_rows = 8192
 compaction_trigger = 4
+
+[query]
+memory_limit = "1GiB"
 
 [logging]
 level = "info"

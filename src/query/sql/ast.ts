@@ -270,6 +270,7 @@ export type Statement =
       source: { kind: 'values'; rows: Expr[][] } | { kind: 'query'; query: Query };
       replace: boolean;
     }
+  | { kind: 'delete'; table: ObjectName; where: Expr | null }
   | { kind: 'create_database'; name: ObjectName; ifNotExists: boolean; options: OptionEntry[] }
   | {
       kind: 'create_table';

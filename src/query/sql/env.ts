@@ -45,6 +45,8 @@ export interface SqlSession {
   timezone: string;
   /** Aborted when the request times out or the client goes away. */
   signal?: AbortSignal | undefined;
+  /** Per-query memory bound (`query.memory_limit`); unset or 0 = unbounded. */
+  memoryLimitBytes?: number | undefined;
 }
 
 /** Catalog, ingest and scatter, provided by the router (and by test environments). */

@@ -13,6 +13,7 @@ import type { Query, Statement } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
+import { executeDelete } from './delete.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
 import { explainStatement } from './explain.js';
@@ -76,6 +77,8 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
     }
     case 'insert':
       return affected(await executeInsert(statement, session, env, ctx, (q) => runQuery(q, session, env, now)));
+    case 'delete':
+      return affected(await executeDelete(statement, session, env, (q) => runQuery(q, session, env, now)));
     case 'create_database': {
       const name = databaseNameOf(statement.name.map(normalizeIdent));
       validateDatabaseName(name);

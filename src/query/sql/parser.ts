@@ -14,7 +14,6 @@ import { TokenStream } from './parser-base.js';
 
 /** Statements GreptimeDB has that this engine does not implement yet (answered with code 1001). */
 const NOT_YET_SUPPORTED = new Set([
-  'DELETE',
   'ANALYZE',
   'TQL',
   'COPY',
@@ -66,6 +65,13 @@ function parseStatement(ts: TokenStream): Statement {
     case 'INSERT':
     case 'REPLACE':
       return parseInsert(ts);
+    case 'DELETE': {
+      ts.next();
+      ts.expectKeyword('FROM');
+      const table = ts.parseObjectName();
+      const where = ts.consumeKeyword('WHERE') ? parseExpr(ts) : null;
+      return { kind: 'delete', table, where };
+    }
     case 'CREATE':
       return parseCreate(ts);
     case 'DROP':

@@ -208,6 +208,8 @@ export interface ShardPlan {
   /** Session time zone, for functions that read zone-less timestamp text. */
   timezone: string;
   output: ShardOutput;
+  /** Per-query memory bound in each shard (see memory-budget.ts); unset = unbounded. */
+  memoryLimitBytes?: number | undefined;
 }
 
 /** A shard's answer: columnar rows, or one key row and state row per group. */

@@ -308,6 +308,8 @@ export function printStatement(statement: Statement): string {
       }
       return out;
     }
+    case 'delete':
+      return `DELETE FROM ${printObjectName(statement.table)}${statement.where ? ` WHERE ${printExpr(statement.where)}` : ''}`;
     case 'create_database': {
       let out = `CREATE DATABASE ${statement.ifNotExists ? 'IF NOT EXISTS ' : ''}${printObjectName(statement.name)}`;
       if (statement.options.length > 0) out += ` WITH ${printOptions(statement.options)}`;

@@ -12,6 +12,7 @@
  *
  * Subqueries in expressions are run first (subquery.ts) and bound as data.
  */
+
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
@@ -20,8 +21,10 @@ import type { SqlEnv, SqlSession } from './env.js';
 import { exprChildren } from './expr-children.js';
 import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
 import { joinRelations } from './join.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import { mergeShardResults } from './merge.js';
 import { numbersSource } from './numbers-table.js';
+import type { ShardResult } from './plan.js';
 import {
   containsAggregate,
   type FromInput,
@@ -65,6 +68,8 @@ export interface QueryContext {
   ctes: Map<string, CteBinding>;
   /** The enclosing queries' scopes, for correlated subqueries. */
   outer: OuterScope | null;
+  /** What the router side of the statement may hold (shard results, join outputs). */
+  budget: MemoryBudget;
 }
 
 /** A query's result. */
@@ -82,7 +87,7 @@ function checkAborted(session: SqlSession): void {
 
 /** A fresh context for a top-level statement. */
 export function queryContext(session: SqlSession, env: SqlEnv, now: bigint): QueryContext {
-  return { session, env, now, ctes: new Map(), outer: null };
+  return { session, env, now, ctes: new Map(), outer: null, budget: new MemoryBudget(session.memoryLimitBytes) };
 }
 
 /** Runs a query: WITH, body, ORDER BY, LIMIT. */
@@ -283,10 +288,12 @@ async function materialize(
     case 'join': {
       const left = await materialize(factor.left, ctx, pushed);
       const right = await materialize(factor.right, ctx, pushed);
-      return joinRelations(left, right, factor.joinType, factor.on, factor.using, {
+      const joined = joinRelations(left, right, factor.joinType, factor.on, factor.using, {
         nowNanos: ctx.now,
         timezone: ctx.session.timezone,
       });
+      ctx.budget.charge(joined.rowCount * joined.columns.length * CELL_BYTES, 'joining');
+      return joined;
     }
   }
 }
@@ -436,7 +443,7 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
   let results: unknown[];
   switch (plan.source.kind) {
     case 'table':
-      results = await env.scatter(plan.shard, session.signal);
+      results = await env.scatter({ ...plan.shard, memoryLimitBytes: session.memoryLimitBytes }, session.signal);
       break;
     case 'numbers':
       results = [runShardPlan(plan.shard, numbersSource)];
@@ -449,5 +456,9 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
       break;
   }
   checkAborted(session);
+  for (const r of results as ShardResult[]) {
+    if (r.kind === 'rows') ctx.budget.charge(r.rowCount * r.columns.length * CELL_BYTES, 'merging shard rows');
+    else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
+  }
   return mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone });
 }

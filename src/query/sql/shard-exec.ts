@@ -14,6 +14,7 @@ import type { DataType, Vector } from '../../shared/types.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import type { SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
 import { RangeSink } from './range-exec.js';
 import { applyOrder, sortPermutation } from './sort.js';
@@ -33,12 +34,13 @@ export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
  */
 export function runPlanOnBatches(p: ShardPlan, batches: Iterable<Batch>): ShardResult {
   const ctx: EvalContext = { nowNanos: p.nowNanos, timezone: p.timezone };
+  const budget = new MemoryBudget(p.memoryLimitBytes);
   const sink: Sink =
     p.output.kind === 'rows'
-      ? new RowSink(p.output, ctx)
+      ? new RowSink(p.output, ctx, budget)
       : p.output.kind === 'range'
         ? new RangeSink(p.output, ctx)
-        : new AggregateSink(p.output, ctx);
+        : new AggregateSink(p.output, ctx, budget);
   for (const batch of batches) {
     const withFills = p.scan?.fills ? fillColumns(batch, p.scan.fills) : batch;
     const rows = p.filter ? filterBatch(p.filter, withFills, ctx) : withFills;
@@ -145,10 +147,12 @@ export interface Sink {
 class RowSink implements Sink {
   private readonly columns: Value[][];
   private rowCount = 0;
+  private heldBytes = 0;
 
   constructor(
     private readonly output: Extract<ShardOutput, { kind: 'rows' }>,
     private readonly ctx: EvalContext,
+    private readonly budget: MemoryBudget,
   ) {
     this.columns = output.exprs.map(() => []);
   }
@@ -167,6 +171,11 @@ class RowSink implements Sink {
     this.rowCount += rows.rowCount;
     // A sorted top-k only ever needs its best `limit` rows: cut back whenever twice that piles up.
     if (sort.length > 0 && limit !== null && this.rowCount >= 2 * limit + TOP_K_SLACK_ROWS) this.cut();
+    // Charged after the cut: a top-k holds only what it keeps.
+    const held = this.rowCount * exprs.length * CELL_BYTES;
+    if (held > this.heldBytes) this.budget.charge(held - this.heldBytes, 'collecting rows in a shard');
+    else this.budget.release(this.heldBytes - held);
+    this.heldBytes = held;
     return !(sort.length === 0 && limit !== null && this.rowCount >= limit);
   }
 
@@ -194,12 +203,14 @@ class AggregateSink implements Sink {
   constructor(
     private readonly output: Extract<ShardOutput, { kind: 'aggregate' }>,
     private readonly ctx: EvalContext,
+    private readonly budget: MemoryBudget,
   ) {
     this.states = output.aggregates.map(() => []);
   }
 
   private newGroup(key: Value[]): number {
     const g = this.keys.length;
+    this.budget.charge(GROUP_BYTES + key.length * CELL_BYTES, 'grouping in a shard');
     this.keys.push(key);
     this.output.aggregates.forEach((call, a) => {
       (this.states[a] as unknown[]).push(createState(call));

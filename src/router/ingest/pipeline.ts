@@ -4,7 +4,13 @@
  * by series to their shards, encode one WriteBatch per shard, and wait until every shard has made
  * its part durable. Nothing of a request is written when validation fails.
  */
-import { encodeWriteBatch, type MergeMode, seriesFormOf, type TableRows } from '../../shared/codec/write-batch.js';
+import {
+  DELETE_MARK_COLUMN_ID,
+  encodeWriteBatch,
+  type MergeMode,
+  seriesFormOf,
+  type TableRows,
+} from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../../shared/insert.js';
 import {
@@ -283,7 +289,14 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
   const tagNames = tagColumns.map((c) => c.name);
   const tagIds = tagColumns.map((c) => (byName.get(c.name) as ColumnSchema).id);
   const tagVectors = tagColumns.map((c) => c.vector.values as Array<string | null>);
-  const fields = fieldColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
+  const fields = insert.deletes
+    ? [
+        {
+          id: DELETE_MARK_COLUMN_ID,
+          vector: { kind: 'bool', values: new Uint8Array(insert.rowCount).fill(1) } as Vector,
+        },
+      ]
+    : fieldColumns.map((c) => ({ id: (byName.get(c.name) as ColumnSchema).id, vector: c.vector }));
   const base = tableHash(insert.db, insert.table);
   const mergeMode = mergeModeOf(table);
 

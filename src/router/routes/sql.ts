@@ -52,6 +52,7 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
           db,
           timezone: ctx.headers.get('x-greptime-timezone') || 'UTC',
           signal: ctx.signal,
+          memoryLimitBytes: deps.queryMemoryLimitBytes,
         };
         try {
           // Known gap: GreptimeDB's arrow format refuses several statements even when a later one

@@ -7,12 +7,28 @@
  * "Newest" is write order: a later part is newer than an earlier one, and within a part a later
  * row is newer. The same code serves scans, flushes and compactions, so they cannot disagree.
  *
+ * Deletes are rows whose delete-mark column is true (tombstones). A tombstone hides every older
+ * row with its timestamp; newer rows start afresh. Flushes keep tombstones (older segments may still
+ * hold what they hide); scans and full compactions drop them, since nothing older than a full
+ * compaction's inputs exists.
+ *
  * It is a generator so that callers can drain a full buffer mid-series: it yields whenever the
  * buffer is full and it still has rows to write; the caller empties the buffer and resumes.
  */
 import type { MergeMode } from '../../shared/codec/write-batch.js';
 import type { Part } from './part.js';
-import type { RowBuffer } from './row-buffer.js';
+import { isPresent, type RowBuffer } from './row-buffer.js';
+
+/** Where the delete marks are (a field spec index) and whether tombstones are written out. */
+export interface DeleteMarks {
+  column: number;
+  keep: boolean;
+}
+
+function isTombstone(part: Part, row: number, column: number): boolean {
+  const col = part.cols[column];
+  return col != null && isPresent(col, row) && (col.values as Uint8Array)[row] === 1;
+}
 
 function firstTs(p: Part): bigint {
   return p.ts[p.start] as bigint;
@@ -22,15 +38,29 @@ function lastTs(p: Part): bigint {
   return p.ts[p.end - 1] as bigint;
 }
 
-/** Copies a whole part, yielding whenever the buffer fills. */
-function* copyPart(part: Part, buf: RowBuffer): Generator<void, void, void> {
-  let from = part.start;
-  while (from < part.end) {
+/** Copies rows `[from, end)` of a part, yielding whenever the buffer fills. */
+function* copyRows(part: Part, from: number, end: number, buf: RowBuffer): Generator<void, void, void> {
+  while (from < end) {
     if (buf.free === 0) yield;
-    const to = Math.min(part.end, from + buf.free);
+    const to = Math.min(end, from + buf.free);
     buf.appendRange(part, from, to);
     from = to;
   }
+}
+
+/** Copies a whole part, leaving out tombstones unless they are kept. */
+function* copyPart(part: Part, buf: RowBuffer, marks: DeleteMarks | undefined): Generator<void, void, void> {
+  if (!marks || marks.keep || part.cols[marks.column] == null) {
+    yield* copyRows(part, part.start, part.end, buf);
+    return;
+  }
+  let from = part.start;
+  for (let row = part.start; row < part.end; row++) {
+    if (!isTombstone(part, row, marks.column)) continue;
+    yield* copyRows(part, from, row, buf);
+    from = row + 1;
+  }
+  yield* copyRows(part, from, part.end, buf);
 }
 
 /**
@@ -52,19 +82,29 @@ function concatenationOrder(parts: Part[], mode: MergeMode): Part[] | null {
 }
 
 /** Merges `parts` (oldest first) of one series into `buf`. */
-export function* mergeSeries(parts: Part[], mode: MergeMode, buf: RowBuffer): Generator<void, void, void> {
+export function* mergeSeries(
+  parts: Part[],
+  mode: MergeMode,
+  buf: RowBuffer,
+  marks?: DeleteMarks,
+): Generator<void, void, void> {
   const live = parts.filter((p) => p.end > p.start);
   if (live.length === 0) return;
   const order = concatenationOrder(live, mode);
   if (order) {
-    for (const p of order) yield* copyPart(p, buf);
+    for (const p of order) yield* copyPart(p, buf, marks);
     return;
   }
-  yield* mergeGeneral(live, mode, buf);
+  yield* mergeGeneral(live, mode, buf, marks);
 }
 
 /** k-way merge by (timestamp, part age, row), grouping equal timestamps. */
-function* mergeGeneral(parts: Part[], mode: MergeMode, buf: RowBuffer): Generator<void, void, void> {
+function* mergeGeneral(
+  parts: Part[],
+  mode: MergeMode,
+  buf: RowBuffer,
+  marks: DeleteMarks | undefined,
+): Generator<void, void, void> {
   const k = parts.length;
   const pos = parts.map((p) => p.start);
   const groupParts: number[] = [];
@@ -95,17 +135,45 @@ function* mergeGeneral(parts: Part[], mode: MergeMode, buf: RowBuffer): Generato
       }
       pos[i] = at;
     }
+    // Only rows newer than the group's last tombstone count; the tombstone itself is written
+    // out only when kept.
+    let first = 0;
+    if (marks) {
+      for (let j = count - 1; j >= 0; j--) {
+        if (isTombstone(parts[groupParts[j] as number] as Part, groupRows[j] as number, marks.column)) {
+          first = marks.keep ? j : j + 1;
+          break;
+        }
+      }
+      if (first >= count) continue;
+    }
     if (mode === 'append') {
-      for (let j = 0; j < count; j++) {
+      for (let j = first; j < count; j++) {
         if (buf.free === 0) yield;
         buf.appendRow(parts[groupParts[j] as number] as Part, groupRows[j] as number);
       }
     } else {
+      const newest = count - 1;
+      let from = first;
+      const oldest = parts[groupParts[from] as number] as Part;
+      if (marks?.keep && from < newest && isTombstone(oldest, groupRows[from] as number, marks.column)) {
+        if (mode === 'last_row') {
+          from = newest; // the newest row replaces everything before it anyway
+        } else {
+          // Write the tombstone, then the newer rows merged among themselves only, so that an
+          // older segment cannot fill their NULLs with values from before the delete.
+          if (buf.free === 0) yield;
+          buf.appendRow(oldest, groupRows[from] as number);
+          from++;
+        }
+      }
       if (buf.free === 0) yield;
-      if (mode === 'last_row' || count === 1) {
-        buf.appendRow(parts[groupParts[count - 1] as number] as Part, groupRows[count - 1] as number);
-      } else {
+      if (mode === 'last_row' || from === newest) {
+        buf.appendRow(parts[groupParts[newest] as number] as Part, groupRows[newest] as number);
+      } else if (from === 0) {
         buf.appendMergedRow(parts, groupParts, groupRows, count);
+      } else {
+        buf.appendMergedRow(parts, groupParts.slice(from, count), groupRows.slice(from, count), count - from);
       }
     }
   }

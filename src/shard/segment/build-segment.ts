@@ -4,10 +4,10 @@
  * (one memtable source) and compaction (several segment sources) both come through here, so a
  * segment always holds rows sorted by (series, time) and deduplicated like a scan would see them.
  */
-import type { MergeMode } from '../../shared/codec/write-batch.js';
+import { DELETE_MARK_COLUMN_ID, type MergeMode } from '../../shared/codec/write-batch.js';
 import { type FieldSpec, I64_MAX, I64_MIN, type Part } from '../merge/part.js';
 import { RowBuffer } from '../merge/row-buffer.js';
-import { mergeSeries } from '../merge/series-merge.js';
+import { type DeleteMarks, mergeSeries } from '../merge/series-merge.js';
 import { type SeriesSource, walkSeries } from '../merge/series-walk.js';
 import { SegmentFlags } from './format.js';
 import { type SegmentSummary, SegmentWriter } from './segment-writer.js';
@@ -24,6 +24,11 @@ export interface BuildSegmentOptions {
   sources: readonly SeriesSource[];
   mode: MergeMode;
   blockRows: number;
+  /**
+   * Whether tombstones are written out: a flush keeps them (older segments may hold what they
+   * delete); a compaction of all of a table's segments drops them with what they delete.
+   */
+  tombstones: 'keep' | 'drop';
   /** Awaited now and then; lets the event loop turn and throws to abort (store closing). */
   checkpoint: () => Promise<void>;
 }
@@ -34,6 +39,9 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
   const writer = await SegmentWriter.create(o.finalPath, o.tableId, o.specs, flags);
   try {
     const buf = new RowBuffer(o.specs, o.blockRows);
+    const markColumn = o.specs.findIndex((c) => c.id === DELETE_MARK_COLUMN_ID && c.kind === 'bool');
+    const marks: DeleteMarks | undefined =
+      markColumn < 0 ? undefined : { column: markColumn, keep: o.tombstones === 'keep' };
     const parts: Part[] = [];
     let nextTurn = ROWS_PER_TURN;
     for (const group of walkSeries(o.sources)) {
@@ -44,7 +52,7 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
       }
       if (parts.length === 0) continue;
       buf.markSeries(group.key);
-      for (const _ of mergeSeries(parts, o.mode, buf)) {
+      for (const _ of mergeSeries(parts, o.mode, buf, marks)) {
         writer.addBlock(buf);
         buf.clear();
       }

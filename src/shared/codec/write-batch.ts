@@ -13,6 +13,14 @@ import type { PhysicalKind, Vector } from '../types.js';
 export type MergeMode = 'last_row' | 'last_non_null' | 'append';
 
 /**
+ * The field column that marks a row as a delete (tombstone): kind `bool`, true on tombstones.
+ * Catalog column ids start at 1, so id 0 never names a user column. It travels, is logged and is
+ * stored like any other field, which is what lets a delete shadow older rows in the WAL, memtables
+ * and segments alike; the merge interprets it (see src/shard/merge/series-merge.ts).
+ */
+export const DELETE_MARK_COLUMN_ID = 0;
+
+/**
  * Rows of one table bound for one shard. Columns are keyed by catalog column id.
  *
  * Tags travel once per series, not once per row: ingest batches repeat each series many times

@@ -7,8 +7,6 @@
 
 /** Why a statement does not match, one line each (docs/conformance.md groups by these). */
 export const REASONS = {
-  delete:
-    'DELETE needs storage tombstones, which do not exist yet: it is refused with 1001, and later reads still see the rows it should have removed',
   defaultBackfill:
     'rows written before ALTER TABLE ADD COLUMN ... DEFAULT read NULL in a nullable column: storage returns NULL for a column a row predates and cannot tell it from an explicit NULL (NOT NULL columns are filled with their default)',
   debugDump: "the error text embeds DataFusion's Rust debug dump of the offending expression",
@@ -30,18 +28,6 @@ export const EXPECTED_FAILURES: Record<string, Reason> = {
   'alter/add_col#12': 'defaultBackfill',
   'alter/alter_table_default#6': 'defaultBackfill',
   'alter/alter_table_default#10': 'defaultBackfill',
-  'delete/delete#4': 'delete',
-  'delete/delete#5': 'delete',
-  'delete/delete#6': 'delete',
-  'delete/delete#8': 'delete',
-  'delete/delete#9': 'delete',
-  'delete/delete#11': 'delete',
-  'delete/delete#12': 'delete',
-  'delete/delete#13': 'delete',
-  'delete/delete#14': 'delete',
-  'delete/delete#15': 'delete',
-  'delete/delete#18': 'delete',
-  'delete/delete#21': 'delete',
   'order/limit#9': 'debugDump',
   'order/limit#10': 'debugDump',
   'order/order_by_exceptions#10': 'explainText',

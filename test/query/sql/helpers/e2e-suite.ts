@@ -303,7 +303,7 @@ export function registerEndToEnd(t: Test, factory: EnvFactory): void {
         'Failed to parse value: Fail to parse number 3, invalid column type: String(StringType { size_type: Utf8 })',
     });
     await t.rejects(run(env, 'SELECT 1 / 0'), { code: 3001 });
-    await t.rejects(run(env, 'DELETE FROM cpu'), { code: 1001 });
+    await t.rejects(run(env, 'DELETE FROM nope'), { code: 4001 });
   });
 
   test('CREATE TABLE is checked the way GreptimeDB checks it', async (t, env) => {

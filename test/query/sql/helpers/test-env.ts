@@ -7,7 +7,12 @@
 import type { AlteredTable, NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
 import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
-import { encodeWriteBatch, seriesFormOf, type TableRows } from '../../../../src/shared/codec/write-batch.js';
+import {
+  DELETE_MARK_COLUMN_ID,
+  encodeWriteBatch,
+  seriesFormOf,
+  type TableRows,
+} from '../../../../src/shared/codec/write-batch.js';
 import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
 import type { TableInsert } from '../../../../src/shared/insert.js';
 import type { ScanSource } from '../../../../src/shared/scan.js';
@@ -174,9 +179,12 @@ export class TestEnv implements SqlEnv {
             tags.map((t) => ({ id: idOf(t.name), values: slice(t.vector, picked).values as Array<string | null> })),
             picked.length,
           ),
-          fields: rows.columns
-            .filter((c) => c.semantic === 'FIELD')
-            .map((f) => ({ id: idOf(f.name), vector: slice(f.vector, picked) })),
+          // A delete carries only the delete mark, like the router's ingest pipeline sends it.
+          fields: rows.deletes
+            ? [{ id: DELETE_MARK_COLUMN_ID, vector: { kind: 'bool', values: new Uint8Array(picked.length).fill(1) } }]
+            : rows.columns
+                .filter((c) => c.semantic === 'FIELD')
+                .map((f) => ({ id: idOf(f.name), vector: slice(f.vector, picked) })),
         };
         await shard.write([encodeWriteBatch({ tables: [tableRows] })]);
       }),

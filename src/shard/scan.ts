@@ -10,10 +10,10 @@
  */
 import { DELETE_MARK_COLUMN_ID } from '../shared/codec/write-batch.js';
 import { StorageUnavailable } from '../shared/errors.js';
-import type { ScanChunk, ScanRequest } from '../shared/scan.js';
+import type { ScanChunk, ScanColumn, ScanRequest } from '../shared/scan.js';
 import type { Vector } from '../shared/types.js';
 import { MemtableSource } from './memtable/memtable-source.js';
-import { type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './merge/part.js';
+import { ABSENT, type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './merge/part.js';
 import { type DetachedRows, RowBuffer } from './merge/row-buffer.js';
 import { type DeleteMarks, mergeSeries } from './merge/series-merge.js';
 import { type SeriesSource, walkSeries } from './merge/series-walk.js';
@@ -25,7 +25,10 @@ import type { ShardState } from './state.js';
 export const SCAN_CHUNK_ROWS = 4096;
 
 /** How each requested column is answered: a field spec index, a tag id, or the time index. */
-type ColumnPlan = { role: 'field'; spec: number } | { role: 'tag'; id: number } | { role: 'time' };
+type ColumnPlan =
+  | { role: 'field'; spec: number; absentValue: ScanColumn['absentValue'] }
+  | { role: 'tag'; id: number }
+  | { role: 'time' };
 
 function planColumns(request: ScanRequest): { plans: ColumnPlan[]; specs: FieldSpec[] } {
   const specs: FieldSpec[] = [];
@@ -40,7 +43,7 @@ function planColumns(request: ScanRequest): { plans: ColumnPlan[]; specs: FieldS
       specs.push({ id: c.id, kind: c.kind });
       specIndex.set(key, spec);
     }
-    return { role: 'field', spec };
+    return { role: 'field', spec, absentValue: c.absentValue };
   });
   return { plans, specs };
 }
@@ -58,6 +61,19 @@ function tagColumn(rows: DetachedRows, id: number, tagsOf: (key: string) => Seri
   return out;
 }
 
+/** Gives absent cells the column's default, or makes them NULL when it has none. */
+function fillAbsent(values: Vector['values'], valid: Uint8Array, absentValue: ScanColumn['absentValue']): void {
+  for (let i = 0; i < valid.length; i++) {
+    if (valid[i] !== ABSENT) continue;
+    if (absentValue === undefined) {
+      valid[i] = 0;
+    } else {
+      (values as unknown as Array<number | bigint | string>)[i] = absentValue;
+      valid[i] = 1;
+    }
+  }
+}
+
 function toChunk(
   rows: DetachedRows,
   plans: readonly ColumnPlan[],
@@ -72,6 +88,7 @@ function toChunk(
     const all = rows.values[p.spec] as Vector['values'];
     const values = Array.isArray(all) ? all.slice(0, n) : (all as Float64Array).subarray(0, n);
     const valid = (rows.valid[p.spec] as Uint8Array).subarray(0, n);
+    if (valid.indexOf(ABSENT) >= 0) fillAbsent(values, valid, p.absentValue);
     return { kind, values, valid: valid.indexOf(0) < 0 ? undefined : valid };
   });
   return { rowCount: n, vectors };

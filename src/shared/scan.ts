@@ -10,6 +10,12 @@ export interface ScanColumn {
   id: number;
   kind: PhysicalKind;
   role: 'tag' | 'field' | 'time';
+  /**
+   * A field's value for rows whose write did not carry it (written before the column was added,
+   * or by a client that left it out): the column's DEFAULT, in the column's physical kind (a
+   * bigint for i64/u64, 1/0 for bool). Unset: such rows read NULL. Explicit NULLs stay NULL.
+   */
+  absentValue?: number | bigint | string | undefined;
 }
 
 export interface ScanRequest {

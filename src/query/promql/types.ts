@@ -103,7 +103,7 @@ const staleProbe = new Float64Array(1);
 const staleProbeBits = new BigUint64Array(staleProbe.buffer);
 
 export function isStaleNaN(v: number): boolean {
-  if (v === v) return false;
+  if (!Number.isNaN(v)) return false;
   staleProbe[0] = v;
   return staleProbeBits[0] === STALE_NAN_BITS;
 }

@@ -8,7 +8,7 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ScanColumn } from '../../shared/scan.js';
-import { type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
+import { type DataType, type PhysicalKind, physicalKindOf, type TableSchema } from '../../shared/types.js';
 import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from './ast.js';
 import { Binder, type OuterScope, type SubqueryHook } from './binder.js';
 import { planError } from './coercion.js';
@@ -258,6 +258,23 @@ export function constantCount(
   return n;
 }
 
+/** A SQL value in the form storage keeps for `kind`; undefined when it has no such form. */
+function storedValueOf(value: Value, kind: PhysicalKind): number | bigint | string | undefined {
+  if (value === null) return undefined;
+  switch (kind) {
+    case 'f64':
+      return typeof value === 'number' || typeof value === 'bigint' ? Number(value) : undefined;
+    case 'i64':
+    case 'u64':
+      if (typeof value === 'bigint') return value;
+      return typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : undefined;
+    case 'bool':
+      return typeof value === 'boolean' ? (value ? 1 : 0) : undefined;
+    case 'str':
+      return typeof value === 'string' ? value : undefined;
+  }
+}
+
 /** Plans a SELECT whose FROM is already resolved. `nowNanos` is the statement's start time. */
 export function planSelect(
   query: Query,
@@ -484,11 +501,20 @@ export function scanOf(
     const c = scope.columns[ci] as ScopeColumn;
     const schema = c.schema;
     const role = schema?.semantic === 'TIMESTAMP' ? 'time' : schema?.semantic === 'TAG' ? 'tag' : 'field';
-    columns.push({ id: schema?.id ?? 0, kind: role === 'tag' ? 'str' : physicalKindOf(c.type), role });
+    const kind = role === 'tag' ? 'str' : physicalKindOf(c.type);
+    const column: ScanColumn = { id: schema?.id ?? 0, kind, role };
+    // Rows written without this field (before ALTER TABLE added it, or by a writer that left it
+    // out) read its DEFAULT, as in GreptimeDB; an explicit NULL stays NULL.
+    if (role === 'field' && schema?.defaultSql !== undefined) {
+      column.absentValue = storedValueOf(defaultValueOf(schema, ctx), kind);
+    }
+    columns.push(column);
     types.push(c.type);
     // A NOT NULL column with a default reads NULL only for rows written before ALTER TABLE added it.
+    // A tag with a default too: a series key cannot hold a NULL tag apart from a missing one, and
+    // writers fill the default for a tag they leave out, so a NULL tag is one that predates it.
     const fill =
-      schema && role !== 'time' && !schema.nullable && schema.defaultSql !== undefined
+      schema && role !== 'time' && (!schema.nullable || role === 'tag') && schema.defaultSql !== undefined
         ? defaultValueOf(schema, ctx)
         : undefined;
     fills.push(fill);

@@ -4,9 +4,10 @@
  *
  * Layout, for table row r (0 <= r < rows):
  * - `ts[r]`: timestamp;
- * - `cols[slot].values[r]` / `cols[slot].valid[r]` (1 present, 0 NULL): field slot `slot`, where a
- *   slot is one (column id, physical kind) pair, numbered in order of first appearance. Rows
- *   written before a slot existed, or without it, read NULL because new capacity is zero-filled.
+ * - `cols[slot].values[r]` / `cols[slot].valid[r]` (1 present, 0 NULL, 2 absent): field slot
+ *   `slot`, where a slot is one (column id, physical kind) pair, numbered in order of first
+ *   appearance. Rows written before a slot existed, or without it, are absent: a scan gives them
+ *   the column's default (see `ABSENT` in merge/part.ts), which an explicit NULL never gets.
  * - the series of row r is the one whose `rows` list holds r.
  *
  * Why table-wide columns rather than arrays per series: appending a batch becomes one typed-array
@@ -18,7 +19,7 @@
 import assert from 'node:assert';
 import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
-import { type FieldSpec, specKey } from '../merge/part.js';
+import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { compareSeriesKeys, seriesKeyOf } from '../series-key.js';
 import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
 
@@ -83,7 +84,9 @@ export class TableMemtable {
       slot = this.slots.length;
       this.slots.push({ id, kind });
       this.slotByKey.set(key, slot);
-      this.cols.push({ values: allocValues(kind, this.capacity), valid: new Uint8Array(this.capacity) });
+      const valid = new Uint8Array(this.capacity);
+      valid.fill(ABSENT, 0, this.rows);
+      this.cols.push({ values: allocValues(kind, this.capacity), valid });
       this.bytes += this.capacity * rowWidthOf(kind);
     }
     return slot;
@@ -171,9 +174,12 @@ export class TableMemtable {
     }
     this.bytes += n * ROW_REF_BYTES;
 
+    const written = new Uint8Array(this.cols.length + rows.fields.length);
     for (const field of rows.fields) {
       const vector: Vector = field.vector;
-      const col = this.cols[this.slotFor(field.id, vector.kind)] as MemColumn;
+      const slot = this.slotFor(field.id, vector.kind);
+      written[slot] = 1;
+      const col = this.cols[slot] as MemColumn;
       const valid = vector.valid;
       if (vector.kind === 'str') {
         const src = vector.values as Array<string | null>;
@@ -191,6 +197,9 @@ export class TableMemtable {
       (col.values as Float64Array).set((vector.values as Float64Array).subarray(0, n), base);
       if (valid === undefined) col.valid.fill(1, base, base + n);
       else for (let i = 0; i < n; i++) col.valid[base + i] = valid[i] === 0 ? 0 : 1;
+    }
+    for (let slot = 0; slot < this.cols.length; slot++) {
+      if (written[slot] === 0) (this.cols[slot] as MemColumn).valid.fill(ABSENT, base, base + n);
     }
     this.rows += n;
     return n;

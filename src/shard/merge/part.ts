@@ -11,7 +11,17 @@ export interface FieldSpec {
   kind: PhysicalKind;
 }
 
-/** Values of one column; `valid` undefined means no row is NULL (for `str`, a null value is NULL). */
+/**
+ * `valid[row]` of a row whose write did not carry the column at all (written before the column
+ * was added, or by a client that left it out). Scans read it as the column's default, or NULL
+ * when it has none; GreptimeDB fills defaults the same way. Merges treat it like NULL.
+ */
+export const ABSENT = 2;
+
+/**
+ * Values of one column; `valid[row]` is 1 (present), 0 (NULL) or ABSENT; `valid` undefined means
+ * every row is present (for `str`, a null value is NULL).
+ */
 export interface ColumnData {
   values: Vector['values'];
   valid: Uint8Array | undefined;

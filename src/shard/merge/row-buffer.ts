@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
-import type { ColumnData, FieldSpec, Part } from './part.js';
+import { ABSENT, type ColumnData, type FieldSpec, type Part } from './part.js';
 
 /** What `RowBuffer.detach` hands out: the arrays of the rows written so far. */
 export interface DetachedRows {
@@ -38,7 +38,7 @@ function copyValues(
 
 /** True when row `row` of `col` holds a value. */
 export function isPresent(col: ColumnData, row: number): boolean {
-  if (col.valid !== undefined && col.valid[row] === 0) return false;
+  if (col.valid !== undefined && col.valid[row] !== 1) return false;
   return !Array.isArray(col.values) || col.values[row] != null;
 }
 
@@ -98,7 +98,7 @@ export class RowBuffer {
       const valid = this.valid[c] as Uint8Array;
       const col = part.cols[c];
       if (!col) {
-        valid.fill(0, at, at + n);
+        valid.fill(ABSENT, at, at + n);
         if (kind === 'str') (values as Array<string | null>).fill(null, at, at + n);
         continue;
       }
@@ -108,8 +108,9 @@ export class RowBuffer {
       if (kind === 'str') {
         const strings = values as Array<string | null>;
         for (let i = at; i < at + n; i++) {
-          if (strings[i] === null) valid[i] = 0;
-          else if (valid[i] === 0) strings[i] = null;
+          if (strings[i] === null) {
+            if (valid[i] === 1) valid[i] = 0;
+          } else if (valid[i] !== 1) strings[i] = null;
         }
       }
     }
@@ -135,8 +136,9 @@ export class RowBuffer {
     const at = this.length;
     this.ts[at] = (parts[partIndex[0] as number] as Part).ts[rows[0] as number] as bigint;
     for (let c = 0; c < this.specs.length; c++) {
-      let chosen: ColumnData | null = null;
-      let chosenRow = 0;
+      // With no value anywhere, the newest row says whether the cell is NULL or absent.
+      let chosen: ColumnData | null = (parts[partIndex[count - 1] as number] as Part).cols[c] ?? null;
+      let chosenRow = rows[count - 1] as number;
       for (let j = count - 1; j >= 0; j--) {
         const col = (parts[partIndex[j] as number] as Part).cols[c];
         if (col && isPresent(col, rows[j] as number)) {
@@ -154,7 +156,7 @@ export class RowBuffer {
     const values = this.values[c] as Vector['values'];
     const valid = this.valid[c] as Uint8Array;
     if (col === null || !isPresent(col, row)) {
-      valid[at] = 0;
+      valid[at] = col === null || col.valid?.[row] === ABSENT ? ABSENT : 0;
       if (Array.isArray(values)) values[at] = null;
       return;
     }

@@ -8,7 +8,7 @@
  */
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
-import type { ColumnData, FieldSpec } from '../merge/part.js';
+import { ABSENT, type ColumnData, type FieldSpec } from '../merge/part.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
 import {
   decodeBitmap,
@@ -67,7 +67,7 @@ function denseValues(kind: PhysicalKind, values: Vector['values'], valid: Uint8A
   const src = values as Float64Array;
   const dst = out as Float64Array;
   let k = 0;
-  for (let i = 0; i < n; i++) if (valid[i] !== 0) dst[k++] = src[i] as number;
+  for (let i = 0; i < n; i++) if (valid[i] === 1) dst[k++] = src[i] as number;
   return out;
 }
 
@@ -101,11 +101,25 @@ function statsOf(kind: PhysicalKind, dense: Vector['values'], count: number, nul
   return stats;
 }
 
+/** 1 where `valid` holds `state`, else 0. */
+function cellsIn(valid: Uint8Array, state: number): Uint8Array {
+  return valid.map((v) => (v === state ? 1 : 0));
+}
+
 function encodeField(kind: PhysicalKind, values: Vector['values'], valid: Uint8Array, n: number, w: ByteWriter) {
   let present = 0;
-  for (let i = 0; i < n; i++) if (valid[i] !== 0) present++;
+  let absent = 0;
+  for (let i = 0; i < n; i++) {
+    const v = valid[i];
+    if (v === 1) present++;
+    else if (v === ABSENT) absent++;
+  }
   if (present === 0) {
-    w.u8(Validity.AllNull);
+    w.u8(absent === n ? Validity.AllAbsent : absent === 0 ? Validity.AllNull : Validity.BitmapWithAbsent);
+    if (absent !== n && absent !== 0) {
+      encodeBitmap(new Uint8Array(n), n, w);
+      encodeBitmap(cellsIn(valid, ABSENT), n, w);
+    }
     return { nullCount: n };
   }
   let dense: Vector['values'];
@@ -113,8 +127,9 @@ function encodeField(kind: PhysicalKind, values: Vector['values'], valid: Uint8A
     w.u8(Validity.AllValid);
     dense = values;
   } else {
-    w.u8(Validity.Bitmap);
-    encodeBitmap(valid, n, w);
+    w.u8(absent === 0 ? Validity.Bitmap : Validity.BitmapWithAbsent);
+    encodeBitmap(cellsIn(valid, 1), n, w);
+    if (absent > 0) encodeBitmap(cellsIn(valid, ABSENT), n, w);
     dense = denseValues(kind, values, valid, n, present);
   }
   switch (kind) {
@@ -239,12 +254,20 @@ export class DecodedBlock {
     const r = this.reader(c + 1);
     const validity = r.u8();
     if (validity === Validity.AllNull) return null;
+    if (validity === Validity.AllAbsent) {
+      return { values: allocValues(kind, n), valid: new Uint8Array(n).fill(ABSENT) };
+    }
     let valid: Uint8Array | undefined;
     let present = n;
-    if (validity === Validity.Bitmap) {
+    if (validity === Validity.Bitmap || validity === Validity.BitmapWithAbsent) {
       valid = decodeBitmap(r, n);
       present = 0;
       for (let i = 0; i < n; i++) present += valid[i] as number;
+      if (validity === Validity.BitmapWithAbsent) {
+        const absent = decodeBitmap(r, n);
+        for (let i = 0; i < n; i++) if (absent[i] === 1) valid[i] = ABSENT;
+      }
+      if (present === 0) return { values: allocValues(kind, n), valid };
     } else if (validity !== Validity.AllValid) {
       throw new FormatError(`unknown validity ${validity}`);
     }
@@ -264,7 +287,7 @@ export class DecodedBlock {
     const src = dense as Float64Array;
     const dst = values as Float64Array;
     let k = 0;
-    for (let i = 0; i < n; i++) if (valid[i] !== 0) dst[i] = src[k++] as number;
+    for (let i = 0; i < n; i++) if (valid[i] === 1) dst[i] = src[k++] as number;
     return { values, valid };
   }
 }

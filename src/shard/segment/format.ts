@@ -29,6 +29,13 @@ export const Validity = {
   AllNull: 1,
   /** A bitmap of ceil(rows / 8) bytes follows; bit set = value present. */
   Bitmap: 2,
+  /**
+   * Two bitmaps follow: values present, then rows that never had the column (absent, read as
+   * its default). Rows in neither are NULL.
+   */
+  BitmapWithAbsent: 3,
+  /** Every row is absent (chunk ends here). */
+  AllAbsent: 4,
 } as const;
 
 /** A compressed body is kept only if it saves at least this fraction of the raw bytes. */

@@ -7,8 +7,6 @@
 
 /** Why a statement does not match, one line each (docs/conformance.md groups by these). */
 export const REASONS = {
-  defaultBackfill:
-    'rows written before ALTER TABLE ADD COLUMN ... DEFAULT read NULL in a nullable column: storage returns NULL for a column a row predates and cannot tell it from an explicit NULL (NOT NULL columns are filled with their default)',
   debugDump: "the error text embeds DataFusion's Rust debug dump of the offending expression",
   signatureList:
     "the error text lists DataFusion's candidate function signatures, which this engine does not reproduce",
@@ -25,9 +23,6 @@ export type Reason = keyof typeof REASONS;
 
 /** `file#statement` → reason. */
 export const EXPECTED_FAILURES: Record<string, Reason> = {
-  'alter/add_col#12': 'defaultBackfill',
-  'alter/alter_table_default#6': 'defaultBackfill',
-  'alter/alter_table_default#10': 'defaultBackfill',
   'order/limit#9': 'debugDump',
   'order/limit#10': 'debugDump',
   'order/order_by_exceptions#10': 'explainText',

@@ -15,9 +15,9 @@ import { createState, updateStates } from './aggregate-exec.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
-import type { SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
+import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
 import { RangeSink } from './range-exec.js';
-import { applyOrder, sortPermutation } from './sort.js';
+import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
 import { type Value, valueKey } from './values.js';
 
@@ -148,6 +148,8 @@ class RowSink implements Sink {
   private readonly columns: Value[][];
   private rowCount = 0;
   private heldBytes = 0;
+  /** Once the top-k is full: the sort-key values of its last row. */
+  private boundary: Value[] | null = null;
 
   constructor(
     private readonly output: Extract<ShardOutput, { kind: 'rows' }>,
@@ -161,10 +163,28 @@ class RowSink implements Sink {
     const { exprs, sort, limit } = this.output;
     // Without a sort, the first `limit` rows are the answer and scanning can stop early.
     const take = sort.length === 0 && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
-    const rows =
-      take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
+    let rows = take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
+    const evaluated: Array<Value[] | undefined> = new Array(exprs.length);
+    if (this.boundary) {
+      // A full top-k keeps only rows that sort strictly before its current last row: evaluate
+      // the sort keys first and drop the rest before computing anything else for them.
+      for (const key of sort) evaluated[key.index] ??= evaluate(exprs[key.index] as PlanExpr, rows, this.ctx);
+      const keep: number[] = [];
+      for (let r = 0; r < rows.rowCount; r++) {
+        if (compareRowToKeys(evaluated as Value[][], r, sort, this.boundary) < 0) keep.push(r);
+      }
+      if (keep.length === 0) return true;
+      if (keep.length < rows.rowCount) {
+        const picked = rows;
+        rows = { rowCount: keep.length, columns: picked.columns.map((c) => keep.map((r) => c[r] as Value)) };
+        for (const key of sort) {
+          const all = evaluated[key.index] as Value[];
+          evaluated[key.index] = keep.map((r) => all[r] as Value);
+        }
+      }
+    }
     exprs.forEach((e, i) => {
-      const values = evaluate(e, rows, this.ctx);
+      const values = evaluated[i] ?? evaluate(e, rows, this.ctx);
       const target = this.columns[i] as Value[];
       for (let r = 0; r < rows.rowCount; r++) target.push(values[r] as Value);
     });
@@ -185,6 +205,9 @@ class RowSink implements Sink {
     const kept = applyOrder(this.columns, order, 0, limit);
     this.columns.splice(0, this.columns.length, ...kept.columns);
     this.rowCount = kept.rowCount;
+    if (limit !== null && limit > 0 && this.rowCount === limit) {
+      this.boundary = sort.map((key) => (this.columns[key.index] as Value[])[limit - 1] as Value);
+    }
   }
 
   finish(): ShardResult {

@@ -2,21 +2,32 @@
 import type { SortKey } from './plan.js';
 import { compareValues, type Value } from './values.js';
 
+/** Orders two values by one key: NULLS FIRST/LAST as asked (whatever the direction), then by value. */
+function compareCells(a: Value, b: Value, key: SortKey): number {
+  if (a === null || b === null) {
+    if (a === b) return 0;
+    return (a === null) === key.nullsFirst ? -1 : 1;
+  }
+  const c = compareValues(a, b);
+  return key.descending ? -c : c;
+}
+
 /** Compares rows `i` and `j` of a columnar batch by `keys` (NULLS FIRST/LAST honoured). */
 export function compareRows(columns: Value[][], i: number, j: number, keys: SortKey[]): number {
   for (const key of keys) {
     const col = columns[key.index] as Value[];
-    const a = col[i] as Value;
-    const b = col[j] as Value;
-    let c: number;
-    if (a === null || b === null) {
-      if (a === b) continue;
-      c = (a === null) === key.nullsFirst ? -1 : 1;
-      if (c !== 0) return c;
-      continue;
-    }
-    c = compareValues(a, b);
-    if (c !== 0) return key.descending ? -c : c;
+    const c = compareCells(col[i] as Value, col[j] as Value, key);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** Compares row `i` of `columns` with a row given by its key values (`keyValues[k]` for `keys[k]`). */
+export function compareRowToKeys(columns: Value[][], i: number, keys: SortKey[], keyValues: Value[]): number {
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as SortKey;
+    const c = compareCells((columns[key.index] as Value[])[i] as Value, keyValues[k] as Value, key);
+    if (c !== 0) return c;
   }
   return 0;
 }

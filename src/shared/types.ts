@@ -5,6 +5,12 @@
  * execution only care about the physical kind: every logical type maps to exactly one kind.
  */
 
+/** `Decimal128(precision, scale)`, named as GreptimeDB prints it: `Decimal(10, 2)`. */
+export type DecimalDataType = `Decimal(${number}, ${number})`;
+
+/** A list of values of one item type (query results only): `List<Int64>`. */
+export type ListDataType = `List<${string}>`;
+
 /** GreptimeDB's logical type names, as printed in `column_schemas[].data_type`. */
 export type DataType =
   | 'Boolean'
@@ -25,17 +31,36 @@ export type DataType =
   | 'TimestampMillisecond'
   | 'TimestampMicrosecond'
   | 'TimestampNanosecond'
+  | 'TimeSecond'
+  | 'TimeMillisecond'
+  | 'TimeMicrosecond'
+  | 'TimeNanosecond'
+  | 'DurationSecond'
+  | 'DurationMillisecond'
+  | 'DurationMicrosecond'
+  | 'DurationNanosecond'
+  | 'IntervalMonthDayNano'
+  | 'Json'
+  | DecimalDataType
+  | ListDataType
   | 'Null';
 
 /**
  * How a value is held in memory and on disk.
  * - `f64`: Float64Array. Also holds Int8..Int32, UInt8..UInt32, Float32 and Date exactly.
- * - `i64`: BigInt64Array. Int64 and every Timestamp* type (count of the type's unit since epoch).
+ * - `i64`: BigInt64Array. Int64, every Timestamp* type (count of the type's unit since epoch),
+ *   every Time* type (count since midnight), Duration* types, and Decimal with precision ≤ 18
+ *   (the unscaled integer: `12.30` in `Decimal(10, 2)` is 1230).
  * - `u64`: BigUint64Array. UInt64.
  * - `bool`: Uint8Array of 0/1.
- * - `str`: Array<string | null> (Binary is held as a latin1 string of its bytes).
+ * - `str`: Array<string | null>. String; Binary as a latin1 string of its bytes; Json as its
+ *   canonical text; Decimal with precision > 18 as the unscaled integer in decimal digits
+ *   (`"-1234"`), because it may not fit 64 bits. Lists and intervals are never stored.
  */
 export type PhysicalKind = 'f64' | 'i64' | 'u64' | 'bool' | 'str';
+
+/** Largest decimal precision whose unscaled values always fit in an i64 (10^18 - 1 < 2^63). */
+export const DECIMAL_I64_PRECISION_MAX = 18;
 
 export function physicalKindOf(type: DataType): PhysicalKind {
   switch (type) {
@@ -46,16 +71,60 @@ export function physicalKindOf(type: DataType): PhysicalKind {
     case 'TimestampMillisecond':
     case 'TimestampMicrosecond':
     case 'TimestampNanosecond':
+    case 'TimeSecond':
+    case 'TimeMillisecond':
+    case 'TimeMicrosecond':
+    case 'TimeNanosecond':
+    case 'DurationSecond':
+    case 'DurationMillisecond':
+    case 'DurationMicrosecond':
+    case 'DurationNanosecond':
       return 'i64';
     case 'UInt64':
       return 'u64';
     case 'String':
     case 'Binary':
+    case 'Json':
+    case 'IntervalMonthDayNano':
     case 'Null':
       return 'str';
-    default:
+    default: {
+      const decimal = decimalPartsOf(type);
+      if (decimal) return decimal.precision <= DECIMAL_I64_PRECISION_MAX ? 'i64' : 'str';
+      if (listItemTypeOf(type)) return 'str';
       return 'f64';
+    }
   }
+}
+
+/** Precision and scale of a decimal type. */
+export interface DecimalParts {
+  precision: number;
+  scale: number;
+}
+
+const DECIMAL_NAME = /^Decimal\((\d+), (-?\d+)\)$/;
+
+/** The decimal type of this precision and scale. */
+export function decimalTypeOf(precision: number, scale: number): DecimalDataType {
+  return `Decimal(${precision}, ${scale})`;
+}
+
+/** Precision and scale when `type` is a decimal type, else null. */
+export function decimalPartsOf(type: DataType): DecimalParts | null {
+  if (!type.startsWith('Decimal(')) return null;
+  const m = DECIMAL_NAME.exec(type);
+  return m ? { precision: Number(m[1]), scale: Number(m[2]) } : null;
+}
+
+/** The list type of an item type. */
+export function listTypeOf(item: DataType): ListDataType {
+  return `List<${item}>`;
+}
+
+/** The item type when `type` is a list type, else null. */
+export function listItemTypeOf(type: DataType): DataType | null {
+  return type.startsWith('List<') && type.endsWith('>') ? (type.slice(5, -1) as DataType) : null;
 }
 
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
@@ -73,6 +142,63 @@ export function timestampTypeOf(unit: TimeUnit): DataType {
   }
 }
 
+/** The Time type (time of day) of a unit. */
+export function timeOfDayTypeOf(unit: TimeUnit): DataType {
+  return TIME_OF_DAY_TYPES[unit];
+}
+
+/** The Duration type of a unit. */
+export function durationTypeOf(unit: TimeUnit): DataType {
+  return DURATION_TYPES[unit];
+}
+
+const TIME_OF_DAY_TYPES: Record<TimeUnit, DataType> = {
+  s: 'TimeSecond',
+  ms: 'TimeMillisecond',
+  us: 'TimeMicrosecond',
+  ns: 'TimeNanosecond',
+};
+
+const DURATION_TYPES: Record<TimeUnit, DataType> = {
+  s: 'DurationSecond',
+  ms: 'DurationMillisecond',
+  us: 'DurationMicrosecond',
+  ns: 'DurationNanosecond',
+};
+
+/** The unit of a Time (time of day) type, else null. */
+export function timeOfDayUnitOf(type: DataType): TimeUnit | null {
+  switch (type) {
+    case 'TimeSecond':
+      return 's';
+    case 'TimeMillisecond':
+      return 'ms';
+    case 'TimeMicrosecond':
+      return 'us';
+    case 'TimeNanosecond':
+      return 'ns';
+    default:
+      return null;
+  }
+}
+
+/** The unit of a Duration type, else null. */
+export function durationUnitOf(type: DataType): TimeUnit | null {
+  switch (type) {
+    case 'DurationSecond':
+      return 's';
+    case 'DurationMillisecond':
+      return 'ms';
+    case 'DurationMicrosecond':
+      return 'us';
+    case 'DurationNanosecond':
+      return 'ns';
+    default:
+      return null;
+  }
+}
+
+/** The unit of a Timestamp type, else null. */
 export function timeUnitOf(type: DataType): TimeUnit | null {
   switch (type) {
     case 'TimestampSecond':

@@ -5,7 +5,7 @@
  */
 import type { DataType } from '../../shared/types.js';
 import { aggregateFunction } from './functions/registry.js';
-import type { AggregateCall } from './plan.js';
+import type { AggregateCall, AggregateOrder } from './plan.js';
 import type { Value } from './values.js';
 
 /** Partial state of a DISTINCT aggregate. Sets survive structured clone. */
@@ -55,10 +55,14 @@ export function finishState(call: AggregateCall, state: unknown): Value {
   if (call.distinct) {
     const values = [...(state as DistinctState).distinct];
     const inner = fn.create();
-    fn.update([inner], new Uint32Array(values.length), [values], values.length, argTypes(call), call.order);
-    return fn.finish(inner, call.type);
+    // Ordered DISTINCT calls order by the argument itself (DataFusion requires it), so the
+    // distinct values are their own ordering key; tie-breaking keys mean nothing here.
+    const order = call.order && call.order.length > 0 ? [call.order[0] as AggregateOrder] : undefined;
+    const args = order ? [values, values] : [values];
+    fn.update([inner], new Uint32Array(values.length), args, values.length, argTypes(call), order);
+    return fn.finish(inner, call.type, order);
   }
-  return fn.finish(state, call.type);
+  return fn.finish(state, call.type, call.order);
 }
 
 function argTypes(call: AggregateCall): DataType[] {

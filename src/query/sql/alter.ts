@@ -59,6 +59,9 @@ function applyOperation(
       if (op.column.options.some((o) => o.kind === 'time_index')) {
         throw invalidAlter(tableName, `cannot add time index column ${name}`);
       }
+      if (dataTypeOfSql(op.column.dataType) === 'IntervalMonthDayNano') {
+        throw new DbError(ErrorCode.Unsupported, 'Not supported: Add column with interval type');
+      }
       const isKey = op.column.options.some((o) => o.kind === 'primary_key');
       const column: NewColumn = newColumnOf(
         op.column,
@@ -109,6 +112,9 @@ function applyOperation(
       const name = normalizeIdent(op.name);
       const column = next.columns[columnIndex(next.columns, name, tableName)] as Column;
       const type = dataTypeOfSql(op.dataType);
+      if (type === 'IntervalMonthDayNano') {
+        throw new DbError(ErrorCode.Unsupported, 'Not supported: Modify column type to interval type');
+      }
       if (column.semantic !== 'FIELD') {
         throw invalidAlter(tableName, `column ${name} is a tag or the time index; only fields can change type`);
       }

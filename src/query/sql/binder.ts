@@ -10,13 +10,28 @@ import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js
 import type { Expr, FunctionCall, Ident } from './ast.js';
 import { arithmeticTypes, commonType, comparisonType, planError } from './coercion.js';
 import { lookupFunction } from './functions/registry.js';
-import { fixedIntervalNanos, type Interval, intervalOfText, isIntervalExpr, parseInterval } from './interval.js';
+import {
+  fixedIntervalNanos,
+  type Interval,
+  intervalOfText,
+  isIntervalExpr,
+  packInterval,
+  parseInterval,
+} from './interval.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
-import type { ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
+import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
 import { noFieldError, normalizeIdent, type Scope } from './scope.js';
 import { parseTimestampNanos } from './timestamps.js';
-import { arrowNameOf, dataTypeOfArrowName, dataTypeOfSql, isInteger, isNumeric, isTimestamp } from './type-names.js';
-import { canCast, castValue, type Value } from './values.js';
+import {
+  arrowNameOf,
+  dataTypeOfArrowName,
+  dataTypeOfSql,
+  isDuration,
+  isInteger,
+  isNumericOrDecimal,
+  isTimestamp,
+} from './type-names.js';
+import { canCast, castValue, negateValue, type Value } from './values.js';
 
 /** Subquery expressions as they appear in the syntax tree. */
 export type SubqueryExpr = Extract<Expr, { kind: 'subquery' | 'exists' | 'in_subquery' }>;
@@ -144,16 +159,8 @@ export class Binder {
           case '>':
           case '>=':
             return this.compare(expr.op, left, right);
-          default: {
-            const { operand, result } = arithmeticTypes(expr.op, left.type, right.type);
-            return {
-              kind: 'arithmetic',
-              op: expr.op,
-              left: castTo(left, operand),
-              right: castTo(right, operand),
-              type: result,
-            };
-          }
+          default:
+            return arithmeticNode(expr.op, left, right);
         }
       }
       case 'between': {
@@ -191,12 +198,6 @@ export class Binder {
         return { kind: 'is', arg, test: expr.test, negated: expr.negated, type: 'Boolean' };
       }
       case 'cast': {
-        if (expr.dataType.name === 'INTERVAL') {
-          throw new DbError(
-            ErrorCode.Unsupported,
-            'This feature is not implemented: INTERVAL values outside timestamp arithmetic and range queries',
-          );
-        }
         const arg = this.bind(expr.expr);
         const type = dataTypeOfSql(expr.dataType);
         if (expr.style === 'try_cast') {
@@ -216,10 +217,8 @@ export class Binder {
       case 'case':
         return this.bindCase(expr);
       case 'interval':
-        throw new DbError(
-          ErrorCode.Unsupported,
-          'This feature is not implemented: INTERVAL values outside timestamp arithmetic and range queries',
-        );
+        // An interval selected as a value (`SELECT INTERVAL '1 day'`): a packed constant.
+        return literal(packInterval(this.intervalOf(expr)), 'IntervalMonthDayNano');
       case 'subquery':
       case 'exists':
       case 'in_subquery':
@@ -254,6 +253,11 @@ export class Binder {
   private bindIntervalArithmetic(valueExpr: Expr, intervalExpr: Expr, sign: 1 | -1): PlanExpr {
     const arg = this.bind(valueExpr);
     const interval = this.intervalOf(intervalExpr);
+    if (arg.type === 'IntervalMonthDayNano') {
+      // Interval ± interval: ordinary arithmetic on interval values.
+      const right = literal(packInterval(interval), 'IntervalMonthDayNano');
+      return sign > 0 ? arithmeticNode('+', arg, right) : arithmeticNode('-', arg, right);
+    }
     let target = arg;
     if (arg.type === 'Date' || arg.type === 'String') target = castTo(arg, 'TimestampNanosecond');
     if (!isTimestamp(target.type)) {
@@ -269,7 +273,8 @@ export class Binder {
       nanos: BigInt(sign) * interval.nanos,
       type: target.type,
     };
-    return node;
+    // DATE ± INTERVAL stays a date (DataFusion's Date32 arithmetic).
+    return arg.type === 'Date' ? castTo(node, 'Date') : node;
   }
 
   /** The constant interval an interval expression spells. */
@@ -336,11 +341,10 @@ export class Binder {
     if (op === 'NOT') return { kind: 'not', arg: requireBoolean(arg, 'NOT'), type: 'Boolean' };
     if (op === '+') return arg;
     if (arg.type === 'Null') return arg;
-    if (!isNumeric(arg.type)) throw planError(`Negation only supports numeric, interval and timestamp types`);
-    if (arg.kind === 'literal') {
-      const v = arg.value;
-      return literal(typeof v === 'bigint' ? -v : -(v as number), arg.type);
+    if (!isNumericOrDecimal(arg.type) && !isDuration(arg.type) && arg.type !== 'IntervalMonthDayNano') {
+      throw planError(`Negation only supports numeric, interval and timestamp types`);
     }
+    if (arg.kind === 'literal') return literal(negateValue(arg.value, arg.type), arg.type);
     return { kind: 'negate', arg, type: arg.type };
   }
 
@@ -392,7 +396,13 @@ export class Binder {
       [left, right, false],
       [right, left, true],
     ] as const) {
-      if (b.kind === 'literal' && a.kind !== 'literal' && a.type !== t && isNumeric(a.type) && isNumeric(b.type)) {
+      if (
+        b.kind === 'literal' &&
+        a.kind !== 'literal' &&
+        a.type !== t &&
+        isNumericOrDecimal(a.type) &&
+        isNumericOrDecimal(b.type)
+      ) {
         const narrowed = losslessCast(b, a.type);
         if (narrowed)
           return { kind: 'compare', op, left: flip ? narrowed : a, right: flip ? a : narrowed, type: 'Boolean' };
@@ -467,8 +477,12 @@ export class Binder {
       throw planError(`RANGE is only valid after an aggregate function, not ${fn.name}`);
     }
     if (call.star || call.distinct) throw planError(`${fn.name} does not support ${call.star ? '*' : 'DISTINCT'}`);
-    // Interval arguments (`date_bin(INTERVAL '1 hour', ts)`) arrive as nanosecond counts.
-    const args = call.args.map((a) => (isIntervalExpr(a) ? this.intervalNanosLiteral(a) : this.bind(a)));
+    // Interval arguments (`date_bin(INTERVAL '1 hour', ts)`) arrive as nanosecond counts, except
+    // where the function looks at the interval value itself.
+    const intervalAsNanos = fn.name !== 'arrow_typeof';
+    const args = call.args.map((a) =>
+      intervalAsNanos && isIntervalExpr(a) ? this.intervalNanosLiteral(a) : this.bind(a),
+    );
     const sig = fn.bind(
       args.map((a) => a.type),
       args.map((a) => (a.kind === 'literal' ? a.value : undefined)),
@@ -500,6 +514,18 @@ export class Binder {
       type: t,
     };
   }
+}
+
+/** An arithmetic node with each operand cast to the type the operator wants of it. */
+export function arithmeticNode(op: ArithmeticOperator, left: PlanExpr, right: PlanExpr): PlanExpr {
+  const types = arithmeticTypes(op, left.type, right.type);
+  return {
+    kind: 'arithmetic',
+    op,
+    left: castTo(left, types.left),
+    right: castTo(right, types.right),
+    type: types.result,
+  };
 }
 
 function isLogical(t: DataType): boolean {

@@ -157,6 +157,12 @@ export function normalizeTimestampDefault(
 export function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: string[], timezone = 'UTC'): NewColumn {
   const name = normalizeIdent(def.name);
   const type = dataTypeOfSql(def.dataType);
+  if (type === 'IntervalMonthDayNano') {
+    throw new DbError(
+      ErrorCode.InvalidArguments,
+      `Invalid SQL, error: column name \`${name}\` is interval type, which is not supported`,
+    );
+  }
   const isTimeIndex = name === timeIndex;
   let nullable = true;
   let defaultSql: string | undefined;

@@ -8,12 +8,22 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
+import { decimalArithmetic } from './decimal.js';
 import { scalarFunction } from './functions/registry.js';
 import type { EvalContext } from './functions/types.js';
-import { addInterval } from './interval.js';
+import { addInterval, combineIntervals, packInterval, unpackInterval } from './interval.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
-import { isBigIntType, isInteger } from './type-names.js';
-import { castValue, compareValues, floorDiv, type Value, valueKey, wrapBigInt, wrapInteger } from './values.js';
+import { isBigIntType, isDecimal, isInteger } from './type-names.js';
+import {
+  castValue,
+  compareValues,
+  floorDiv,
+  negateValue,
+  type Value,
+  valueKey,
+  wrapBigInt,
+  wrapInteger,
+} from './values.js';
 
 /** Rows held column by column; every column has `rowCount` values. */
 export interface Batch {
@@ -33,8 +43,13 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
       return batch.columns[expr.index] as Value[];
     case 'literal':
       return new Array<Value>(n).fill(expr.value);
-    case 'arithmetic':
-      return arithmetic(expr.op, expr.left.type, evaluate(expr.left, batch, ctx), evaluate(expr.right, batch, ctx), n);
+    case 'arithmetic': {
+      const a = evaluate(expr.left, batch, ctx);
+      const b = evaluate(expr.right, batch, ctx);
+      if (isDecimal(expr.type)) return decimalColumns(expr.op, expr.left.type, expr.right.type, expr.type, a, b, n);
+      if (expr.type === 'IntervalMonthDayNano') return intervalColumns(expr.op, a, b, n);
+      return arithmetic(expr.op, expr.left.type, a, b, n);
+    }
     case 'compare':
       return compare(expr.op, evaluate(expr.left, batch, ctx), evaluate(expr.right, batch, ctx), n);
     case 'and':
@@ -54,11 +69,13 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
         out[i] =
           v === null
             ? null
-            : typeof v === 'bigint'
-              ? wrapBigInt(expr.type, -v)
-              : isInteger(expr.type)
-                ? wrapInteger(expr.type, -(v as number))
-                : -(v as number);
+            : isDecimal(expr.type) || expr.type === 'IntervalMonthDayNano'
+              ? negateValue(v, expr.type)
+              : typeof v === 'bigint'
+                ? wrapBigInt(expr.type, -v)
+                : isInteger(expr.type)
+                  ? wrapInteger(expr.type, -(v as number))
+                  : -(v as number);
       }
       return out;
     }
@@ -111,6 +128,7 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
         n,
         ctx,
         expr.type,
+        expr.args.map((a) => a.type),
       );
     }
     case 'case':
@@ -247,6 +265,38 @@ function arithmetic(op: ArithmeticOperator, type: DataType, a: Value[], b: Value
         break;
     }
     out[i] = integer ? wrapInteger(type, r) : float32 ? Math.fround(r) : r;
+  }
+  return out;
+}
+
+function decimalColumns(
+  op: ArithmeticOperator,
+  leftType: DataType,
+  rightType: DataType,
+  resultType: DataType,
+  a: Value[],
+  b: Value[],
+  n: number,
+): Value[] {
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as bigint | null;
+    const y = b[i] as bigint | null;
+    out[i] = x === null || y === null ? null : decimalArithmetic(op, x, y, leftType, rightType, resultType);
+  }
+  return out;
+}
+
+/** Interval ± interval, part by part (months, days and nanoseconds never carry into each other). */
+function intervalColumns(op: ArithmeticOperator, a: Value[], b: Value[], n: number): Value[] {
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as bigint | null;
+    const y = b[i] as bigint | null;
+    out[i] =
+      x === null || y === null
+        ? null
+        : packInterval(combineIntervals(unpackInterval(x), unpackInterval(y), op === '-' ? -1 : 1));
   }
   return out;
 }

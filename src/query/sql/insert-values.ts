@@ -6,12 +6,21 @@
  * Column defaults are SQL texts kept in the catalog and go through the same path.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type ColumnSchema, type DataType, timeUnitOf } from '../../shared/types.js';
+import {
+  type ColumnSchema,
+  type DataType,
+  decimalPartsOf,
+  durationUnitOf,
+  timeOfDayUnitOf,
+  timeUnitOf,
+} from '../../shared/types.js';
 import type { Expr } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
+import { parseDecimalText } from './decimal.js';
 import { evaluateConstant } from './eval.js';
 import type { EvalContext } from './functions/types.js';
+import { jsonValueOfText } from './json-value.js';
 import { numberLiteral } from './naming.js';
 import { parseExpression } from './parser.js';
 import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './timestamps.js';
@@ -26,6 +35,9 @@ export function greptimeTypeDebug(type: DataType): string {
     return `Timestamp(${name}(Timestamp${name}Type))`;
   }
   if (type === 'String') return 'String(StringType { size_type: Utf8 })';
+  const decimal = decimalPartsOf(type);
+  if (decimal) return `Decimal128(Decimal128Type { precision: ${decimal.precision}, scale: ${decimal.scale} })`;
+  if (type === 'Json') return 'Json(JsonType { format: Jsonb })';
   return `${type}(${type}Type)`;
 }
 
@@ -49,10 +61,12 @@ function numberInto(text: string, column: ColumnSchema): Value {
   const type = column.type;
   const invalid = (): DbError =>
     parseValueError(`Fail to parse number ${text}, invalid column type: ${greptimeTypeDebug(type)}`);
-  if (timeUnitOf(type)) {
+  if (timeUnitOf(type) || timeOfDayUnitOf(type) || durationUnitOf(type)) {
     if (!/^-?\d+$/.test(text)) throw invalid();
     return BigInt(text);
   }
+  // The literal's own digits, so a decimal column gets exactly what was written (no float detour).
+  if (decimalPartsOf(type)) return decimalFromText(text, type);
   if (!isNumeric(type) && type !== 'Date') throw invalid();
   const lit = numberLiteral(text);
   try {
@@ -71,11 +85,28 @@ function textInto(text: string, column: ColumnSchema, timezone: string): Value {
     if (days === null) throw parseValueError(`Failed to parse ${text} to Date value`);
     return days;
   }
+  if (type === 'Json') return jsonValueOfText(text);
+  if (decimalPartsOf(type)) return decimalFromText(text, type);
   try {
     return castValue(text, 'String', type);
   } catch {
     throw parseValueError(`Failed to parse ${text} to ${type} value`);
   }
+}
+
+/**
+ * Number text into a decimal column: exact digits, rounded to the scale, checked against the
+ * precision. A value too wide for the column is the writer's mistake, hence InvalidArguments.
+ */
+function decimalFromText(text: string, type: DataType): Value {
+  try {
+    if (/^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(text)) return parseDecimalText(text, type);
+    if (/^\s*[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+\s*$/.test(text)) return castValue(Number(text), 'Float64', type);
+  } catch (err) {
+    if (err instanceof DbError) throw new DbError(ErrorCode.InvalidArguments, err.message);
+    throw err;
+  }
+  throw parseValueError(`Fail to parse number ${text} to Decimal128 value`);
 }
 
 /**

@@ -150,7 +150,8 @@ export function insertColumnOf(column: ColumnSchema, values: Value[]): InsertCol
         continue;
       }
       if (kind === 'bool') (out as Uint8Array)[i] = v ? 1 : 0;
-      else if (kind === 'str') (out as Array<string | null>)[i] = v as string;
+      // Decimals wider than 64 bits are stored as their unscaled digits (see shared/types.ts).
+      else if (kind === 'str') (out as Array<string | null>)[i] = typeof v === 'string' ? v : String(v);
       else if (kind === 'f64') (out as Float64Array)[i] = v as number;
       else (out as BigInt64Array | BigUint64Array)[i] = v as bigint;
     }

@@ -1,8 +1,9 @@
 /**
  * INTERVAL values: Arrow's `IntervalMonthDayNano` (months, days and nanoseconds kept apart,
- * because a month or a day has no fixed length in nanoseconds). They exist only inside
- * expressions: `timestamp ± INTERVAL` (an `add_interval` plan node) and the durations of range
- * queries. There is no interval column type.
+ * because a month or a day has no fixed length in nanoseconds). Inside expressions they drive
+ * `timestamp ± INTERVAL` (an `add_interval` plan node) and the durations of range queries; an
+ * interval selected as a value is a bigint packed the way GreptimeDB encodes it in JSON (see
+ * `packInterval`). There is no interval column type.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { Expr } from './ast.js';
@@ -67,9 +68,50 @@ function invalid(text: string): DbError {
   return new DbError(ErrorCode.EngineExecuteQuery, `Parser error: Invalid input syntax for type interval: "${text}"`);
 }
 
-/** Parses `'1 day'`, `'2 hours 30 minutes'`, `'1.5 seconds'` (a bare number means seconds). */
+const ABBREVIATIONS: Record<string, string> = {
+  y: 'years',
+  mon: 'months',
+  w: 'weeks',
+  d: 'days',
+  h: 'hours',
+  m: 'minutes',
+  s: 'seconds',
+  millis: 'milliseconds',
+  ms: 'milliseconds',
+  us: 'microseconds',
+  ns: 'nanoseconds',
+};
+
+/** ISO 8601 `[-]PnYnMnWnDTnHnMnS` as whole milliseconds (a year is 365 days, a month 30). */
+function iso8601Millis(text: string): bigint | null {
+  const m =
+    /^(-?)P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(text);
+  if (!m || /^-?P(T)?$/i.test(text)) return null;
+  const n = (i: number): number => Number(m[i] ?? 0);
+  const days = n(2) * 365 + n(3) * 30 + n(4) * 7 + n(5);
+  const millis = BigInt(((days * 24 + n(6)) * 60 + n(7)) * 60 * 1000) + BigInt(Math.round(n(8) * 1000));
+  return m[1] === '-' ? -millis : millis;
+}
+
+/**
+ * GreptimeDB's rewrite of a compact interval (no spaces) before parsing: ISO 8601 durations
+ * (`P3Y2DT4H`) become milliseconds, abbreviations (`1y2w3d4h`, `-2mon`, `-1h5m`) are spelled out.
+ * Text with spaces is left alone.
+ */
+export function expandIntervalText(text: string): string {
+  const trimmed = text.trim();
+  if (/\s/.test(trimmed) || trimmed.length === 0) return text;
+  if (/^-?[Pp]/.test(trimmed)) {
+    const millis = iso8601Millis(trimmed);
+    return millis === null ? text : `${millis} milliseconds`;
+  }
+  const parts = trimmed.match(/[+-]?\d+|[a-zA-Z]+|\+|-/g) ?? [];
+  return parts.map((p) => ABBREVIATIONS[p] ?? p).join(' ');
+}
+
+/** Parses `'1 day'`, `'2 hours 30 minutes'`, `'1.5 seconds'` (a bare number means seconds), `'1d2h'`. */
 export function parseInterval(text: string): Interval {
-  const tokens = text
+  const tokens = expandIntervalText(text)
     .trim()
     .split(/\s+/)
     .filter((t) => t.length > 0);
@@ -84,9 +126,11 @@ export function parseInterval(text: string): Interval {
     const whole = Math.trunc(amount);
     const fraction = amount - whole;
     if (unit.months !== undefined) {
-      out.months += whole * unit.months;
-      // A fractional month spills into days of 30 (Arrow's rule), fractional days into nanoseconds.
-      const days = fraction * unit.months * 30;
+      // Whole months first (`1.5 years` is 18 months); a fractional month spills into days of 30
+      // (Arrow's rule), fractional days into nanoseconds.
+      const months = amount * unit.months;
+      out.months += Math.trunc(months);
+      const days = (months - Math.trunc(months)) * 30;
       out.days += Math.trunc(days);
       out.nanos += BigInt(Math.round((days - Math.trunc(days)) * Number(NANOS_PER_DAY)));
     } else if (unit.days !== undefined) {
@@ -145,4 +189,49 @@ export function isIntervalExpr(expr: Expr): boolean {
   let e = expr;
   while (e.kind === 'nested') e = e.expr;
   return e.kind === 'interval' || (e.kind === 'cast' && e.dataType.name === 'INTERVAL');
+}
+
+/**
+ * An interval as one signed 128-bit integer: months in the top 32 bits, days in the next 32,
+ * nanoseconds in the low 64 (GreptimeDB's `IntervalMonthDayNano::to_i128`, its JSON encoding).
+ */
+export function packInterval(i: Interval): bigint {
+  const packed =
+    (BigInt.asUintN(32, BigInt(i.months)) << 96n) |
+    (BigInt.asUintN(32, BigInt(i.days)) << 64n) |
+    BigInt.asUintN(64, i.nanos);
+  return BigInt.asIntN(128, packed);
+}
+
+/** The inverse of `packInterval`. */
+export function unpackInterval(packed: bigint): Interval {
+  return {
+    months: Number(BigInt.asIntN(32, packed >> 96n)),
+    days: Number(BigInt.asIntN(32, packed >> 64n)),
+    nanos: BigInt.asIntN(64, packed),
+  };
+}
+
+/** Arrow's text of an interval: `14 mons 3 days 4 hours 5 mins 6.000100000 secs`, `0 secs`. */
+export function intervalText(i: Interval): string {
+  if (i.months === 0 && i.days === 0 && i.nanos === 0n) return '0 secs';
+  const parts: string[] = [];
+  if (i.months !== 0) parts.push(`${i.months} mons`);
+  if (i.days !== 0) parts.push(`${i.days} days`);
+  if (i.nanos !== 0n) {
+    const totalSeconds = i.nanos / NANOS_PER_SECOND;
+    const minutesTotal = totalSeconds / 60n;
+    const hours = minutesTotal / 60n;
+    const minutes = minutesTotal - hours * 60n;
+    const seconds = totalSeconds - minutesTotal * 60n;
+    const fraction = i.nanos % NANOS_PER_SECOND;
+    if (hours !== 0n) parts.push(`${hours} hours`);
+    if (minutes !== 0n) parts.push(`${minutes} mins`);
+    if (seconds !== 0n || fraction !== 0n) {
+      const sign = seconds < 0n || fraction < 0n ? '-' : '';
+      const abs = (n: bigint): bigint => (n < 0n ? -n : n);
+      parts.push(`${sign}${abs(seconds)}.${abs(fraction).toString().padStart(9, '0')} secs`);
+    }
+  }
+  return parts.join(' ');
 }

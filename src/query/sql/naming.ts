@@ -8,7 +8,7 @@
  */
 import type { Expr, FillSpec, Ident, OrderByItem, SqlType } from './ast.js';
 import { isAggregateName } from './functions/registry.js';
-import { intervalDisplay, intervalOfText } from './interval.js';
+import { expandIntervalText, intervalDisplay, intervalOfText } from './interval.js';
 import { normalizeIdent, type Scope } from './scope.js';
 import { arrowNameOf, dataTypeOfSql, isTimestamp } from './type-names.js';
 import { rustFloatDisplay } from './values.js';
@@ -166,6 +166,11 @@ export function exprName(expr: Expr, scope: Scope | null, display = false): stri
     case 'is':
       return `${exprName(expr.expr, scope, display)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
     case 'cast': {
+      // GreptimeDB spells out compact interval text before planning (`'3y2mon'::INTERVAL` is
+      // named `Utf8("3 years 2 months")`).
+      const operand = unnest(expr.expr);
+      if (expr.dataType.name === 'INTERVAL' && operand.kind === 'string')
+        return `Utf8("${expandIntervalText(operand.value)}")`;
       // GreptimeDB plans casts to timestamp types as `arrow_cast(x, 'Timestamp(unit)')`.
       const target = castTargetName(expr.dataType);
       const inner = exprName(expr.expr, scope, display);

@@ -14,15 +14,15 @@ import { normalizeIdent, type Scope } from './scope.js';
 /** Planner inputs beyond the query. */
 export interface AggregatePlanOptions {
   /**
-   * Scan-order keys (primary key, time index): `first_value`/`last_value` order by them when the
-   * call has no ORDER BY, and break ties with them when it has one, so results do not depend on
-   * how rows spread over shards.
+   * Scan-order keys (primary key, time index): `first_value`/`last_value`/`array_agg` order by
+   * them when the call has no ORDER BY, and break ties with them when it has one, so results do
+   * not depend on how rows spread over shards.
    */
   implicitOrder: PlanExpr[];
 }
 
 /** Functions whose result depends on row order. */
-const ORDER_SENSITIVE = new Set(['first_value', 'last_value']);
+const ORDER_SENSITIVE = new Set(['first_value', 'last_value', 'array_agg']);
 
 /** The aggregate call a bound aggregate node becomes (with implicit ordering keys added). */
 export function aggregateCallOf(

@@ -31,7 +31,7 @@ import type { QuerySource, SelectPlan } from './planner.js';
 import { scanOf } from './planner.js';
 import { normalizeIdent, type Scope } from './scope.js';
 import { parseTimestampNanos, zoneOffsetSeconds } from './timestamps.js';
-import { isInteger } from './type-names.js';
+import { isDecimal, isInteger } from './type-names.js';
 
 /** What planSelect has resolved before handing a range query over. */
 export interface RangeContext {
@@ -254,8 +254,9 @@ export function planRange(query: Query, select: Select, items: Item[], ctx: Rang
           aggregates.push(aggregateCallOf(expr, []));
           fills.push(expr.range.fill);
         }
-        // LINEAR interpolates: integer results become Float64 (floats keep their type).
-        const type: DataType = expr.range.fill.kind === 'linear' && isInteger(expr.type) ? 'Float64' : expr.type;
+        // LINEAR interpolates: integer and decimal results become Float64 (floats keep their type).
+        const interpolated = expr.range.fill.kind === 'linear' && (isInteger(expr.type) || isDecimal(expr.type));
+        const type: DataType = interpolated ? 'Float64' : expr.type;
         return { kind: 'column', index: groupCount + ai, type };
       }
       case 'column': {

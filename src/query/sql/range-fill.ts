@@ -84,7 +84,7 @@ function applyFill(fill: RangeMerge['fills'][number], rows: Value[][], c: number
     }
     case 'linear': {
       const known = rows.map((row, i) => (row[c] === null ? -1 : i)).filter((i) => i >= 0);
-      for (const row of rows) if (row[c] !== null) row[c] = Number(row[c]);
+      for (const row of rows) if (row[c] !== null) row[c] = castValue(row[c] as Value, type, 'Float64');
       for (let k = 0; k + 1 < known.length; k++) {
         const a = known[k] as number;
         const b = known[k + 1] as number;

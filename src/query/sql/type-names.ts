@@ -4,8 +4,40 @@
  * uses in error messages. Also the type predicates the rest of the engine uses.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, type TimeUnit, timestampTypeOf, timeUnitOf } from '../../shared/types.js';
+import {
+  type DataType,
+  decimalPartsOf,
+  decimalTypeOf,
+  durationTypeOf,
+  durationUnitOf,
+  listItemTypeOf,
+  listTypeOf,
+  type TimeUnit,
+  timeOfDayTypeOf,
+  timeOfDayUnitOf,
+  timestampTypeOf,
+  timeUnitOf,
+} from '../../shared/types.js';
 import type { SqlType } from './ast.js';
+
+/** Largest precision of Decimal128. */
+export const DECIMAL_PRECISION_MAX = 38;
+
+/** `DECIMAL` without arguments, as GreptimeDB (and DataFusion) read it. */
+const DECIMAL_DEFAULT = { precision: 38, scale: 10 };
+
+const UNIT_BY_PRECISION: Record<number, TimeUnit> = { 0: 's', 3: 'ms', 6: 'us', 9: 'ns' };
+
+/** The decimal type of a precision and scale, refused as DataFusion refuses bad ones. */
+export function checkedDecimalType(precision: number, scale: number): DataType {
+  if (!(precision > 0 && precision <= DECIMAL_PRECISION_MAX && scale >= 0 && scale <= precision)) {
+    throw new DbError(
+      ErrorCode.InvalidArguments,
+      `Decimal(precision = ${precision}, scale = ${scale}) should satisfy \`0 < precision <= ${DECIMAL_PRECISION_MAX}\`, and \`scale <= precision\`.`,
+    );
+  }
+  return decimalTypeOf(precision, scale);
+}
 
 const TIMESTAMP_BY_PRECISION: Record<number, DataType> = {
   0: 'TimestampSecond',
@@ -66,6 +98,8 @@ const SIMPLE_TYPES: Record<string, DataType> = {
   TIMESTAMP_NS: 'TimestampNanosecond',
   TIMESTAMPNANOSECOND: 'TimestampNanosecond',
   TIMESTAMP_NANOSECOND: 'TimestampNanosecond',
+  JSON: 'Json',
+  INTERVAL: 'IntervalMonthDayNano',
 };
 
 const UNSIGNED_OF: Partial<Record<DataType, DataType>> = {
@@ -82,6 +116,18 @@ export function dataTypeOfSql(type: SqlType): DataType {
     const precision = type.args[0] ?? 3;
     out = TIMESTAMP_BY_PRECISION[precision];
     if (!out) throw new DbError(ErrorCode.InvalidArguments, `Invalid timestamp precision: ${precision}`);
+  } else if (type.name === 'DECIMAL' || type.name === 'NUMERIC' || type.name === 'DEC') {
+    // `DECIMAL(p)` means `DECIMAL(p, 0)`, as in standard SQL.
+    out =
+      type.args.length === 0
+        ? decimalTypeOf(DECIMAL_DEFAULT.precision, DECIMAL_DEFAULT.scale)
+        : checkedDecimalType(type.args[0] as number, type.args[1] ?? 0);
+  } else if (type.name === 'TIME') {
+    // DataFusion reads a bare TIME as nanoseconds (`Time64(ns)`).
+    const precision = type.args[0] ?? 9;
+    const unit = UNIT_BY_PRECISION[precision];
+    if (!unit) throw new DbError(ErrorCode.InvalidArguments, `Invalid time precision: ${precision}`);
+    out = timeOfDayTypeOf(unit);
   } else {
     out = SIMPLE_TYPES[type.name];
   }
@@ -94,7 +140,7 @@ export function dataTypeOfSql(type: SqlType): DataType {
   return out;
 }
 
-const SQL_NAMES: Record<DataType, string> = {
+const SQL_NAMES: Partial<Record<DataType, string>> = {
   Boolean: 'BOOLEAN',
   Int8: 'TINYINT',
   Int16: 'SMALLINT',
@@ -113,25 +159,49 @@ const SQL_NAMES: Record<DataType, string> = {
   TimestampMillisecond: 'TIMESTAMP(3)',
   TimestampMicrosecond: 'TIMESTAMP(6)',
   TimestampNanosecond: 'TIMESTAMP(9)',
+  TimeSecond: 'TIME(0)',
+  TimeMillisecond: 'TIME(3)',
+  TimeMicrosecond: 'TIME(6)',
+  TimeNanosecond: 'TIME(9)',
+  IntervalMonthDayNano: 'INTERVAL',
+  Json: 'JSON',
   Null: 'NULL',
 };
 
-/** The SQL spelling GreptimeDB prints in `SHOW CREATE TABLE`. */
+/** The SQL spelling GreptimeDB prints in `SHOW CREATE TABLE` (sqlparser's `DECIMAL(10,2)`). */
 export function sqlNameOf(type: DataType): string {
-  return SQL_NAMES[type];
+  const decimal = decimalPartsOf(type);
+  if (decimal) return `DECIMAL(${decimal.precision},${decimal.scale})`;
+  return SQL_NAMES[type] ?? type;
 }
 
 const ARROW_UNIT: Record<TimeUnit, string> = { s: 's', ms: 'ms', us: 'µs', ns: 'ns' };
 
-/** Arrow's name of a type (`Int64`, `Utf8`, `Timestamp(ms)`, `Date32`), used in DataFusion errors. */
+/**
+ * Arrow's name of a type (`Int64`, `Utf8`, `Timestamp(ms)`, `Date32`, `Decimal128(10, 2)`), used in
+ * DataFusion errors and by `arrow_typeof`.
+ */
 export function arrowNameOf(type: DataType): string {
   const unit = timeUnitOf(type);
   if (unit) return `Timestamp(${ARROW_UNIT[unit]})`;
+  const timeUnit = timeOfDayUnitOf(type);
+  if (timeUnit) return `${timeUnit === 's' || timeUnit === 'ms' ? 'Time32' : 'Time64'}(${ARROW_UNIT[timeUnit]})`;
+  const durationUnit = durationUnitOf(type);
+  if (durationUnit) return `Duration(${ARROW_UNIT[durationUnit]})`;
+  const decimal = decimalPartsOf(type);
+  if (decimal) return `Decimal128(${decimal.precision}, ${decimal.scale})`;
+  const item = listItemTypeOf(type);
+  if (item) return `List(${arrowNameOf(item)})`;
   switch (type) {
     case 'String':
       return 'Utf8';
     case 'Date':
       return 'Date32';
+    case 'IntervalMonthDayNano':
+      return 'Interval(MonthDayNano)';
+    // GreptimeDB keeps JSON as JSONB bytes, which DataFusion sees as binary.
+    case 'Json':
+      return 'Binary';
     case 'Null':
       return 'Null';
     default:
@@ -170,16 +240,26 @@ const ARROW_SIMPLE: Record<string, DataType> = {
   binary: 'Binary',
   largebinary: 'Binary',
   date32: 'Date',
+  'interval(monthdaynano)': 'IntervalMonthDayNano',
 };
 
-/** The type an Arrow type name spells (`Int64`, `Utf8`, `Timestamp(Millisecond, None)`, `Timestamp(ms)`). */
+/**
+ * The type an Arrow type name spells (`Int64`, `Utf8`, `Timestamp(Millisecond, None)`,
+ * `Timestamp(ms)`, `Decimal128(10, 2)`, `Time64(ns)`, `Duration(ms)`).
+ */
 export function dataTypeOfArrowName(name: string): DataType {
   const text = name.trim();
   const simple = ARROW_SIMPLE[text.toLowerCase()];
   if (simple) return simple;
-  const m = /^Timestamp\(\s*([A-Za-zµ]+)\s*(?:,\s*None\s*)?\)$/.exec(text);
-  const unit = m ? ARROW_UNIT_NAMES[(m[1] as string).toLowerCase()] : undefined;
-  if (unit) return timestampTypeOf(unit);
+  const m = /^(Timestamp|Time32|Time64|Duration)\(\s*([A-Za-zµ]+)\s*(?:,\s*None\s*)?\)$/.exec(text);
+  const unit = m ? ARROW_UNIT_NAMES[(m[2] as string).toLowerCase()] : undefined;
+  if (m && unit) {
+    if (m[1] === 'Timestamp') return timestampTypeOf(unit);
+    if (m[1] === 'Duration') return durationTypeOf(unit);
+    if ((m[1] === 'Time32') === (unit === 's' || unit === 'ms')) return timeOfDayTypeOf(unit);
+  }
+  const d = /^Decimal128\(\s*(\d+)\s*,\s*(\d+)\s*\)$/.exec(text);
+  if (d) return checkedDecimalType(Number(d[1]), Number(d[2]));
   throw new DbError(ErrorCode.EngineExecuteQuery, `Error during planning: Unsupported type '${name}'`);
 }
 
@@ -235,7 +315,46 @@ export function integerBits(t: DataType): number {
   }
 }
 
-/** True when values of this type are held as JS bigint (Int64, UInt64, timestamps). */
+/** Any Decimal128 type. */
+export function isDecimal(t: DataType): boolean {
+  return decimalPartsOf(t) !== null;
+}
+
+/** Integers, floats and decimals: what arithmetic accepts. */
+export function isNumericOrDecimal(t: DataType): boolean {
+  return isNumeric(t) || isDecimal(t);
+}
+
+/** Any Time (time of day) type. */
+export function isTimeOfDay(t: DataType): boolean {
+  return timeOfDayUnitOf(t) !== null;
+}
+
+/** Any Duration type. */
+export function isDuration(t: DataType): boolean {
+  return durationUnitOf(t) !== null;
+}
+
+/** Any List type. */
+export function isList(t: DataType): boolean {
+  return listItemTypeOf(t) !== null;
+}
+
+/** The list type of items of `item`, re-exported for callers of this module. */
+export { listItemTypeOf, listTypeOf };
+
+/**
+ * True when values of this type are held as JS bigint: Int64, UInt64, timestamps, times of day,
+ * durations, decimals (the unscaled integer) and intervals (packed, see interval.ts).
+ */
 export function isBigIntType(t: DataType): boolean {
-  return t === 'Int64' || t === 'UInt64' || isTimestamp(t);
+  return (
+    t === 'Int64' ||
+    t === 'UInt64' ||
+    t === 'IntervalMonthDayNano' ||
+    isTimestamp(t) ||
+    isTimeOfDay(t) ||
+    isDuration(t) ||
+    isDecimal(t)
+  );
 }

@@ -1,22 +1,37 @@
 /**
  * The value model of query execution. A value is `null`, `boolean`, `number` (every type of
  * physical kind f64: Float32/64, Int8..Int32, UInt8..UInt32, Date as days), `bigint` (Int64,
- * UInt64, every Timestamp type as a count of its unit) or `string` (String; Binary as latin1).
+ * UInt64, every Timestamp type as a count of its unit, Time as a count since midnight, Duration,
+ * Decimal as its unscaled integer, IntervalMonthDayNano packed, see interval.ts), `string`
+ * (String; Binary as latin1; Json as canonical text, see json-value.ts) or an array (List).
  * These are exactly the row values `StatementResult` hands to the router's output formats.
  *
  * Casting follows Arrow's (DataFusion's) rules and error texts, since those are what GreptimeDB
  * shows; the exceptions GreptimeDB adds at INSERT time live in insert-values.ts.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import {
-  convertTimeUnit,
-  formatDate,
-  formatTimestamp,
-  nanosToUnitFloor,
-  parseDateDays,
-  parseTimestampNanos,
-} from './timestamps.js';
+  type DataType,
+  decimalPartsOf,
+  durationUnitOf,
+  listItemTypeOf,
+  NANOS_PER_UNIT,
+  timeOfDayUnitOf,
+  timeUnitOf,
+} from '../../shared/types.js';
+import {
+  castDecimalToDecimal,
+  decimalToFloat,
+  decimalToInteger,
+  floatToDecimal,
+  integerToDecimal,
+  parseDecimalText,
+} from './decimal.js';
+import { displayValue, ryuFloat, ryuFloat32, timestampText } from './display.js';
+import { packInterval, parseInterval, unpackInterval } from './interval.js';
+import { jsonValueOfText } from './json-value.js';
+import { convertTimeOfDay, parseTimeOfDay, timeOfDayOfTimestamp } from './time-of-day.js';
+import { convertTimeUnit, formatDate, nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './timestamps.js';
 import {
   arrowNameOf,
   integerBits,
@@ -28,7 +43,7 @@ import {
 } from './type-names.js';
 
 /** One SQL value (see the module comment for which JS type holds which SQL type). */
-export type Value = null | boolean | number | bigint | string;
+export type Value = null | boolean | number | bigint | string | Value[];
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
 
@@ -49,6 +64,7 @@ export function compareValues(a: Value, b: Value): number {
     return an === bn ? 0 : an ? 1 : -1;
   }
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
+  if (Array.isArray(a) && Array.isArray(b)) return compareLists(a, b);
   // Same-typed strings or bigints (a number meets a bigint only through mixed literals; JS
   // compares those numerically, which is what SQL means).
   const x = a as string | bigint | number;
@@ -58,8 +74,25 @@ export function compareValues(a: Value, b: Value): number {
   return 0;
 }
 
+/** Lists compare item by item (NULL items first), then by length. */
+function compareLists(a: Value[], b: Value[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as Value;
+    const y = b[i] as Value;
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? -1 : 1;
+      continue;
+    }
+    const c = compareValues(x, y);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
 /** A string that identifies a value for grouping and DISTINCT (1 and 1n never meet: one type per column). */
 export function valueKey(v: Value): string {
+  if (Array.isArray(v)) return `l${v.length}[${v.map(valueKey).join('\u0001')}]`;
   switch (typeof v) {
     case 'string':
       return `s${v.length}:${v}`;
@@ -72,6 +105,19 @@ export function valueKey(v: Value): string {
     default:
       return 'N';
   }
+}
+
+/**
+ * `-v` of a constant: intervals negate each part, everything else negates the number (constants
+ * are not wrapped: `-(9223372036854775808)` keeps its exact value until a cast checks it).
+ */
+export function negateValue(v: Value, type: DataType): Value {
+  if (v === null) return null;
+  if (type === 'IntervalMonthDayNano') {
+    const i = unpackInterval(v as bigint);
+    return packInterval({ months: -i.months, days: -i.days, nanos: -i.nanos });
+  }
+  return typeof v === 'bigint' ? -v : -(v as number);
 }
 
 /** Wraps an integer result into its type's range the way Rust's wrapping arithmetic does. */
@@ -117,7 +163,8 @@ export function formatFloat(v: number): string {
 export function rustFloatDisplay(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  if (Number.isInteger(v)) return BigInt(v).toString();
+  // JS prints integers below 1e21 with their shortest digits and zeros, as Rust does.
+  if (Number.isInteger(v) && Math.abs(v) < 1e21) return String(v);
   const s = String(v);
   const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
   if (!m) return s;
@@ -133,10 +180,12 @@ export function rustFloatDisplay(v: number): string {
 export function valueToText(v: Value, type: DataType): string | null {
   if (v === null) return null;
   const unit = timeUnitOf(type);
-  if (unit) return formatTimestamp(v as bigint, unit);
+  if (unit) return timestampText(v as bigint, unit);
   if (type === 'Date') return formatDate(v as number);
-  if (isFloat(type)) return formatFloat(v as number);
-  return String(v);
+  if (type === 'Float32') return ryuFloat32(v as number);
+  if (isFloat(type)) return ryuFloat(v as number);
+  if (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return String(v);
+  return displayValue(v, type);
 }
 
 function castError(message: string): DbError {
@@ -190,9 +239,13 @@ function timestampParseProblem(text: string): string {
 export function castValue(v: Value, from: DataType, to: DataType): Value {
   if (v === null || from === to) return v;
   if (to === 'String' || to === 'Binary') {
-    if (from === 'Binary' || from === 'String') return v;
+    if (from === 'Binary' || from === 'String' || from === 'Json') return v;
     return valueToText(v, from);
   }
+  if (decimalPartsOf(to)) return castToDecimal(v, from, to);
+  if (decimalPartsOf(from)) return castFromDecimal(v as bigint, from, to);
+  const special = castTemporalOrJson(v, from, to);
+  if (special !== undefined) return special;
   if (to === 'Boolean') {
     if (typeof v === 'string') {
       const lower = v.trim().toLowerCase();
@@ -204,6 +257,7 @@ export function castValue(v: Value, from: DataType, to: DataType): Value {
     if (typeof v === 'bigint') return v !== 0n;
     return v;
   }
+  if (Array.isArray(v)) throw unsupportedCast(from, to);
   const toUnit = timeUnitOf(to);
   if (isInteger(to)) {
     if (typeof v === 'string') return toIntegerType(parseIntegerText(v, to), to, v);
@@ -243,10 +297,86 @@ export function castValue(v: Value, from: DataType, to: DataType): Value {
   throw castError(`Unsupported cast from ${arrowNameOf(from)} to ${arrowNameOf(to)}`);
 }
 
+function unsupportedCast(from: DataType, to: DataType): DbError {
+  return castError(`Unsupported cast from ${arrowNameOf(from)} to ${arrowNameOf(to)}`);
+}
+
+/** Rust's debug text of a float of `type`, as Arrow's overflow errors show it. */
+function floatShown(v: number, type: DataType): string {
+  return type === 'Float32' ? ryuFloat32(v) : ryuFloat(v);
+}
+
+function castToDecimal(v: Value, from: DataType, to: DataType): Value {
+  if (decimalPartsOf(from)) return castDecimalToDecimal(v as bigint, from, to);
+  if (typeof v === 'string') return parseDecimalText(v, to);
+  if (typeof v === 'boolean') return integerToDecimal(v ? 1n : 0n, to);
+  if (isInteger(from)) return integerToDecimal(BigInt(v as number | bigint), to);
+  if (isFloat(from)) return floatToDecimal(v as number, to, floatShown(v as number, from));
+  throw unsupportedCast(from, to);
+}
+
+function castFromDecimal(v: bigint, from: DataType, to: DataType): Value {
+  if (isInteger(to)) {
+    const n = decimalToInteger(v, from, to);
+    return isBigIntType(to) ? n : Number(n);
+  }
+  if (isFloat(to)) {
+    const f = decimalToFloat(v, from);
+    return to === 'Float32' ? Math.fround(f) : f;
+  }
+  if (to === 'Boolean') return v !== 0n;
+  if (to === 'Null') return null;
+  throw unsupportedCast(from, to);
+}
+
+/**
+ * Casts into or out of TIME, Duration, Interval, Json and List types; undefined when neither side
+ * is one of them (the caller's general rules apply).
+ */
+function castTemporalOrJson(v: Value, from: DataType, to: DataType): Value | undefined {
+  const toTime = timeOfDayUnitOf(to);
+  if (toTime) {
+    const fromTime = timeOfDayUnitOf(from);
+    if (fromTime) return convertTimeOfDay(v as bigint, fromTime, toTime);
+    const fromTimestamp = timeUnitOf(from);
+    if (fromTimestamp) return timeOfDayOfTimestamp(v as bigint, fromTimestamp, toTime);
+    if (typeof v === 'string') return parseTimeOfDay(v, to, toTime);
+    if (isInteger(from)) return BigInt(v as number | bigint);
+    throw unsupportedCast(from, to);
+  }
+  const toDuration = durationUnitOf(to);
+  if (toDuration) {
+    const fromDuration = durationUnitOf(from);
+    if (fromDuration) return floorDiv((v as bigint) * NANOS_PER_UNIT[fromDuration], NANOS_PER_UNIT[toDuration]);
+    if (isInteger(from)) return BigInt(v as number | bigint);
+    throw unsupportedCast(from, to);
+  }
+  if (to === 'IntervalMonthDayNano') {
+    if (typeof v === 'string') return packInterval(parseInterval(v));
+    throw unsupportedCast(from, to);
+  }
+  if (to === 'Json') {
+    if (typeof v === 'string') return jsonValueOfText(v);
+    throw unsupportedCast(from, to);
+  }
+  if (listItemTypeOf(to)) throw unsupportedCast(from, to);
+  if (timeOfDayUnitOf(from) || durationUnitOf(from)) {
+    // A time of day or a duration reads as its count of the unit.
+    if (isInteger(to)) return isBigIntType(to) ? (v as bigint) : Number(v as bigint);
+    throw unsupportedCast(from, to);
+  }
+  if (from === 'IntervalMonthDayNano' || from === 'Json' || listItemTypeOf(from)) {
+    if (to === 'Null') return null;
+    throw unsupportedCast(from, to);
+  }
+  return undefined;
+}
+
 /** True when a cast between these types can ever succeed (checked at plan time). */
 export function canCast(from: DataType, to: DataType): boolean {
   if (from === to || from === 'Null') return true;
   if (to === 'Null') return false;
+  if (listItemTypeOf(from) || listItemTypeOf(to)) return to === 'String' && listItemTypeOf(from) !== null;
   if (from === 'Boolean' && isTimestamp(to)) return false;
   if (isTimestamp(from) && to === 'Boolean') return false;
   return true;

@@ -5,8 +5,12 @@
  *
  * Column types follow GreptimeDB's Arrow schema: Int8..UInt64, Float32/64, Boolean → Bool,
  * String → Utf8, Binary → Binary, Date → Date32 (days), TimestampX → Timestamp(unit, no zone),
- * Null → Null. Every field is nullable. Fixed-width columns are built straight from typed arrays
- * plus a validity bitmap so 64-bit values stay exact BigInts.
+ * TimeX → Time32/Time64, DurationX → Duration(unit), Decimal(p, s) → Decimal128(p, s),
+ * IntervalMonthDayNano → Interval(MONTH_DAY_NANO), List<T> → List of T (item field `item`),
+ * Null → Null. Json is sent as Utf8 holding the JSON text (GreptimeDB sends its internal JSONB
+ * bytes as Binary, which no client can read without GreptimeDB's decoder). Every field is
+ * nullable. Fixed-width columns are built straight from typed arrays plus a validity bitmap so
+ * 64-bit (and 128-bit) values stay exact.
  *
  * Compression (`compression=lz4|zstd`, URL only): `lz4` writes LZ4_FRAME-compressed bodies with
  * our own frame encoder (`lz4-frame.ts`), since apache-arrow ships no codecs. `zstd` is a known
@@ -26,6 +30,11 @@ import {
   compressionRegistry,
   type Data,
   DateDay,
+  Decimal,
+  DurationMicrosecond,
+  DurationMillisecond,
+  DurationNanosecond,
+  DurationSecond,
   Field,
   Float32,
   Float64,
@@ -33,12 +42,18 @@ import {
   Int16,
   Int32,
   Int64,
+  IntervalMonthDayNano,
+  List,
   makeData,
   Null,
   RecordBatch,
   Schema,
   Struct,
   Table,
+  TimeMicrosecond,
+  TimeMillisecond,
+  TimeNanosecond,
+  TimeSecond,
   TimestampMicrosecond,
   TimestampMillisecond,
   TimestampNanosecond,
@@ -53,7 +68,8 @@ import {
   vectorFromArray,
 } from 'apache-arrow';
 import type { StatementResult } from '../../query/sql/execute.js';
-import type { DataType } from '../../shared/types.js';
+import { unpackInterval } from '../../query/sql/interval.js';
+import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
 
 /** The `compression` URL parameter, resolved. */
@@ -106,8 +122,35 @@ export function arrowTypeOf(type: DataType): ArrowType {
       return new TimestampMicrosecond();
     case 'TimestampNanosecond':
       return new TimestampNanosecond();
+    case 'TimeSecond':
+      return new TimeSecond();
+    case 'TimeMillisecond':
+      return new TimeMillisecond();
+    case 'TimeMicrosecond':
+      return new TimeMicrosecond();
+    case 'TimeNanosecond':
+      return new TimeNanosecond();
+    case 'DurationSecond':
+      return new DurationSecond();
+    case 'DurationMillisecond':
+      return new DurationMillisecond();
+    case 'DurationMicrosecond':
+      return new DurationMicrosecond();
+    case 'DurationNanosecond':
+      return new DurationNanosecond();
+    case 'IntervalMonthDayNano':
+      return new IntervalMonthDayNano();
+    case 'Json':
+      return new Utf8();
     case 'Null':
       return new Null();
+    default: {
+      const decimal = decimalPartsOf(type);
+      if (decimal) return new Decimal(decimal.scale, decimal.precision, 128);
+      const item = listItemTypeOf(type);
+      if (item) return new List(new Field('item', arrowTypeOf(item), true));
+      throw new Error(`no Arrow type for ${type}`);
+    }
   }
 }
 
@@ -132,6 +175,8 @@ const NUMBER_ARRAYS: Partial<Record<DataType, NumberArrayConstructor>> = {
   Float32: Float32Array,
   Float64: Float64Array,
   Date: Int32Array,
+  TimeSecond: Int32Array,
+  TimeMillisecond: Int32Array,
 };
 
 /** Validity bitmap (bit i set = row i is not null) and the null count. */
@@ -167,6 +212,43 @@ function toBigInt(value: unknown): bigint {
   return 0n;
 }
 
+/** Decimal128 values: four little-endian 32-bit words of the two's-complement unscaled integer. */
+function decimalWords(values: unknown[]): Uint32Array {
+  const words = new Uint32Array(values.length * 4);
+  for (let i = 0; i < values.length; i++) {
+    const unsigned = BigInt.asUintN(128, toBigInt(values[i]));
+    for (let w = 0; w < 4; w++) words[i * 4 + w] = Number((unsigned >> BigInt(32 * w)) & 0xffff_ffffn);
+  }
+  return words;
+}
+
+/** IntervalMonthDayNano values: months (i32), days (i32), nanoseconds (i64, low word first). */
+function intervalWords(values: unknown[]): Int32Array {
+  const words = new Int32Array(values.length * 4);
+  for (let i = 0; i < values.length; i++) {
+    const { months, days, nanos } = unpackInterval(toBigInt(values[i]));
+    words[i * 4] = months;
+    words[i * 4 + 1] = days;
+    words[i * 4 + 2] = Number(BigInt.asIntN(32, nanos));
+    words[i * 4 + 3] = Number(BigInt.asIntN(32, nanos >> 32n));
+  }
+  return words;
+}
+
+/** A list column: offsets into one child column of all items. */
+function listData(type: ArrowType, item: DataType, values: unknown[]): Data {
+  const offsets = new Int32Array(values.length + 1);
+  const items: unknown[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (Array.isArray(v)) for (const x of v) items.push(x);
+    offsets[i + 1] = items.length;
+  }
+  const child = columnData(item, items);
+  const props = { type, length: values.length, valueOffsets: offsets, child, ...validityOf(values) };
+  return (makeData as (p: typeof props) => Data)(props);
+}
+
 /** One column's values as Arrow data of its type. */
 function columnData(type: DataType, values: unknown[]): Data {
   const arrowType = arrowTypeOf(type);
@@ -180,12 +262,22 @@ function columnData(type: DataType, values: unknown[]): Data {
     }
     return fixedWidthData(arrowType, values, data);
   }
+  const decimal = decimalPartsOf(type);
+  if (decimal) return fixedWidthData(arrowType, values, decimalWords(values));
+  const item = listItemTypeOf(type);
+  if (item) return listData(arrowType, item, values);
   switch (type) {
     case 'Int64':
     case 'TimestampSecond':
     case 'TimestampMillisecond':
     case 'TimestampMicrosecond':
-    case 'TimestampNanosecond': {
+    case 'TimestampNanosecond':
+    case 'TimeMicrosecond':
+    case 'TimeNanosecond':
+    case 'DurationSecond':
+    case 'DurationMillisecond':
+    case 'DurationMicrosecond':
+    case 'DurationNanosecond': {
       const data = new BigInt64Array(length);
       for (let i = 0; i < length; i++) data[i] = toBigInt(values[i]);
       return fixedWidthData(arrowType, values, data);
@@ -195,6 +287,8 @@ function columnData(type: DataType, values: unknown[]): Data {
       for (let i = 0; i < length; i++) data[i] = toBigInt(values[i]);
       return fixedWidthData(arrowType, values, data);
     }
+    case 'IntervalMonthDayNano':
+      return fixedWidthData(arrowType, values, intervalWords(values));
     case 'Null':
       return makeData({ type: new Null(), length, nullCount: length });
     case 'Binary': {

@@ -3,8 +3,9 @@
  * GreptimeDB writes them with Rust's `csv` crate: records end with CRLF; a field is quoted only
  * when it holds a comma, a double quote, CR or LF, and quotes inside are doubled; a record whose
  * only field is empty is written as `""` so that it is not an empty line. Values print as their
- * JSON form (`value-text.ts`) except that strings are bare and null is an empty field. DDL/DML
- * answer `N\n`; no statement at all answers an empty body.
+ * JSON form (`value-text.ts`) except that strings (and decimals, which JSON holds as strings)
+ * are bare and null is an empty field; lists and JSON documents are JSON text. DDL/DML answer
+ * `N\n`; no statement at all answers an empty body.
  */
 import type { StatementResult } from '../../query/sql/execute.js';
 import type { DataType } from '../../shared/types.js';
@@ -30,10 +31,12 @@ function csvRecord(fields: string[]): string {
 /** A value as the text of its CSV field (before quoting). */
 function fieldText(value: unknown, type: DataType): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string' && type !== 'Json') return value;
   const text = jsonValue(value, type);
   // NaN and ±Inf are JSON null, hence empty fields like SQL NULL.
-  return text === 'null' ? '' : text;
+  if (text === 'null') return '';
+  // A JSON string (a decimal, a JSON document that is a string) is written bare, like strings.
+  return text.startsWith('"') ? (JSON.parse(text) as string) : text;
 }
 
 /** The body for at most one statement result. */

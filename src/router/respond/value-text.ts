@@ -2,10 +2,13 @@
  * How `/v1/sql` result values become text. GreptimeDB turns every value into a serde_json value
  * first and each output format prints from that, so all text formats share serde_json's rules:
  * Int64/UInt64/timestamps are exact integers (BigInt here), floats print the way Rust's `ryu` does
- * (always with a fraction or an exponent: `1.0`, `1e16`, `1e-7`), NaN and ±Inf become null, and
- * strings are JSON strings. `compareUtf8` gives serde_json's map order (byte order of UTF-8 keys).
+ * (always with a fraction or an exponent: `1.0`, `1e16`, `1e-7`), NaN and ±Inf become null,
+ * strings are JSON strings, decimals are strings, JSON documents are inlined and lists are arrays.
+ * `compareUtf8` gives serde_json's map order (byte order of UTF-8 keys).
  */
-import type { DataType } from '../../shared/types.js';
+import { formatDecimal } from '../../query/sql/decimal.js';
+import { ryuFloat } from '../../query/sql/display.js';
+import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 
 const FLOAT_TYPES: ReadonlySet<DataType> = new Set<DataType>(['Float32', 'Float64']);
 
@@ -15,27 +18,11 @@ export function isFloatType(type: DataType): boolean {
 }
 
 /**
- * A finite float as Rust's `ryu` prints it: the shortest round-trip digits, plain notation while
- * the value has at most 16 integer digits and at most 4 zeros after the point, otherwise
- * `d.ddde<exp>` with no `+`. JavaScript finds the same shortest digits; only the layout differs
- * (JS switches to exponents at 1e21 and 1e-7 and writes `e+`).
+ * A finite float as Rust's `ryu` prints it (`1.0`, `1e16`, `1e-7`); the query engine's display code
+ * owns the rule, serde_json follows the same one.
  */
 export function floatText(value: number): string {
-  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
-  const sign = value < 0 ? '-' : '';
-  // toExponential() with no argument yields the shortest digits that read back to `value`.
-  const exponential = Math.abs(value).toExponential();
-  const at = exponential.indexOf('e');
-  const digits = exponential.slice(0, at).replace('.', '');
-  const kk = Number(exponential.slice(at + 1)) + 1; // 10^(kk-1) <= |value| < 10^kk
-  const length = digits.length;
-  const k = kk - length;
-  let body: string;
-  if (k >= 0 && kk <= 16) body = `${digits}${'0'.repeat(k)}.0`;
-  else if (kk > 0 && kk <= 16) body = `${digits.slice(0, kk)}.${digits.slice(kk)}`;
-  else if (kk > -5 && kk <= 0) body = `0.${'0'.repeat(-kk)}${digits}`;
-  else body = `${digits[0]}${length > 1 ? `.${digits.slice(1)}` : ''}e${kk - 1}`;
-  return sign + body;
+  return ryuFloat(value);
 }
 
 /** Nested values (lists, structs) as compact JSON with sorted keys, numbers kept exact. */
@@ -61,9 +48,18 @@ function nestedJson(value: unknown): string {
   }
 }
 
-/** One value as JSON text, rendered for its column type. */
+/**
+ * One value as JSON text, rendered for its column type. Decimals are strings with exactly `scale`
+ * fraction digits (`"12.30"`), Json values are the document itself, lists are arrays of their
+ * items' renderings; times, durations and packed intervals are integers.
+ */
 export function jsonValue(value: unknown, type: DataType): string {
   if (value === null || value === undefined) return 'null';
+  if (type === 'Json' && typeof value === 'string') return value;
+  const decimal = decimalPartsOf(type);
+  if (decimal && typeof value === 'bigint') return JSON.stringify(formatDecimal(value, decimal.scale));
+  const item = listItemTypeOf(type);
+  if (item && Array.isArray(value)) return `[${value.map((v) => jsonValue(v, item)).join(',')}]`;
   switch (typeof value) {
     case 'bigint':
       return value.toString();

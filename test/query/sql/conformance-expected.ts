@@ -13,8 +13,6 @@ export const REASONS = {
   explainText: "EXPLAIN prints this engine's plan (router merge and shard fragment), not DataFusion's",
   answersInstead:
     'GreptimeDB (DataFusion) cannot plan this subquery and fails; this engine runs it and returns the correct rows',
-  durationType: 'timestamp - timestamp gives an Interval/Duration value; there is no interval or duration column type',
-  timeType: 'the TIME type is not implemented',
   wireProtocol: 'runs over the PostgreSQL wire protocol, which this server does not listen on',
 } as const;
 
@@ -30,9 +28,5 @@ export const EXPECTED_FAILURES: Record<string, Reason> = {
   'subquery/neumann#10': 'answersInstead',
   'types/timestamp/timestamp#12': 'signatureList',
   'types/timestamp/timestamp#13': 'signatureList',
-  'types/timestamp/timestamp#18': 'durationType',
-  'types/timestamp/timestamp#22': 'timeType',
-  'types/timestamp/timestamp#24': 'timeType',
   'types/timestamp/timestamp#30': 'wireProtocol',
-  'types/timestamp/timestamp_tz#4': 'timeType',
 };

@@ -6,7 +6,7 @@
  */
 import type { DataType } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
-import { arrowNameOf, isBigIntType, isInteger, isNumeric } from '../type-names.js';
+import { arrowNameOf, isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../type-names.js';
 import type { Value } from '../values.js';
 import type { AggregateFunction, Signature } from './types.js';
 
@@ -18,7 +18,7 @@ function noMatch(name: string, argTypes: DataType[]): never {
 
 function numericOne(name: string, argTypes: DataType[]): DataType {
   const t = argTypes[0];
-  if (argTypes.length !== 1 || t === undefined || !(t === 'Null' || isNumeric(t))) noMatch(name, argTypes);
+  if (argTypes.length !== 1 || t === undefined || !(t === 'Null' || isNumericOrDecimal(t))) noMatch(name, argTypes);
   return t as DataType;
 }
 
@@ -117,7 +117,9 @@ const median = valuesAggregate(
   'median',
   (argTypes) => {
     const t = numericOne('median', argTypes);
-    return { argTypes, returnType: t === 'Null' ? 'Float64' : t };
+    // Decimals are read as floats here, as by the other statistics.
+    if (t === 'Null' || isDecimal(t)) return { argTypes: ['Float64'], returnType: 'Float64' };
+    return { argTypes, returnType: t };
   },
   (values) => {
     if (values.length === 0) return null;
@@ -285,7 +287,8 @@ function coMoment(name: string, finish: (s: CoMomentState) => number | null): Ag
     kind: 'aggregate',
     name,
     bind(argTypes) {
-      if (argTypes.length !== 2 || !argTypes.every((t) => t === 'Null' || isNumeric(t))) noMatch(name, argTypes);
+      if (argTypes.length !== 2 || !argTypes.every((t) => t === 'Null' || isNumericOrDecimal(t)))
+        noMatch(name, argTypes);
       return { argTypes: ['Float64', 'Float64'], returnType: 'Float64' };
     },
     create: () => ({ count: 0, meanX: 0, meanY: 0, c: 0, m2x: 0, m2y: 0 }),

@@ -1,13 +1,15 @@
 /**
  * Aggregate functions as partial states: shards `update` per group, the router `merge`s the
  * states of equal groups and `finish`es them. Result types follow DataFusion: count → Int64,
- * sum of signed integers → Int64 (wrapping), of unsigned → UInt64, of floats → Float64,
- * avg → Float64, min/max → the argument's type.
+ * sum of signed integers → Int64 (wrapping), of unsigned → UInt64, of floats → Float64, of
+ * Decimal(p, s) → Decimal(p + 10, s); avg → Float64, of Decimal(p, s) → Decimal(p + 4, s + 4)
+ * (exact, truncated); min/max → the argument's type.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import type { DataType } from '../../../shared/types.js';
+import { type DataType, decimalPartsOf, decimalTypeOf } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
-import { arrowNameOf, isFloat, isNumeric, isUnsignedInteger } from '../type-names.js';
+import { pow10 } from '../decimal.js';
+import { arrowNameOf, DECIMAL_PRECISION_MAX, isDecimal, isFloat, isNumeric, isUnsignedInteger } from '../type-names.js';
 import { compareValues, type Value } from '../values.js';
 import type { AggregateFunction, Signature } from './types.js';
 
@@ -55,6 +57,13 @@ interface SumState {
 function sumType(name: string, argTypes: DataType[]): Signature {
   const t = oneArg(name, argTypes);
   if (t === 'Null') return { argTypes, returnType: 'Int64' };
+  const decimal = decimalPartsOf(t);
+  if (decimal) {
+    return {
+      argTypes,
+      returnType: decimalTypeOf(Math.min(DECIMAL_PRECISION_MAX, decimal.precision + 10), decimal.scale),
+    };
+  }
   if (!isNumeric(t)) throw noMatch(name, argTypes);
   const returnType: DataType = isFloat(t) ? 'Float64' : isUnsignedInteger(t) ? 'UInt64' : 'Int64';
   return { argTypes, returnType };
@@ -85,14 +94,20 @@ const sum: AggregateFunction<SumState> = {
   finish(state, returnType) {
     if (state.sum === null) return null;
     if (returnType === 'Float64') return Number(state.sum);
+    if (isDecimal(returnType)) return state.sum;
     const s = typeof state.sum === 'bigint' ? state.sum : BigInt(state.sum);
     return returnType === 'UInt64' ? BigInt.asUintN(64, s) : BigInt.asIntN(64, s);
   },
 };
 
+/**
+ * `sum` is a float, or for decimals the exact unscaled sum (a bigint), with the argument's scale
+ * kept so `finish` can rescale to the result's scale.
+ */
 interface AvgState {
-  sum: number;
+  sum: number | bigint;
   count: number;
+  scale?: number | undefined;
 }
 
 const avg: AggregateFunction<AvgState> = {
@@ -102,25 +117,44 @@ const avg: AggregateFunction<AvgState> = {
     const t = oneArg('avg', argTypes);
     if (t === 'Null')
       throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: AvgAccumulator for (Null --> Float64)');
+    const decimal = decimalPartsOf(t);
+    if (decimal) {
+      const precision = Math.min(DECIMAL_PRECISION_MAX, decimal.precision + 4);
+      return { argTypes, returnType: decimalTypeOf(precision, Math.min(DECIMAL_PRECISION_MAX, decimal.scale + 4)) };
+    }
     if (!isNumeric(t)) throw noMatch('avg', argTypes);
     return { argTypes, returnType: 'Float64' };
   },
   create: () => ({ sum: 0, count: 0 }),
-  update(states, groupOf, args, rowCount) {
+  update(states, groupOf, args, rowCount, argTypes) {
     const col = args[0] as Value[];
+    const decimal = decimalPartsOf(argTypes[0] as DataType);
     for (let r = 0; r < rowCount; r++) {
       const v = col[r];
       if (v === null || v === undefined) continue;
       const state = states[groupOf[r] as number] as AvgState;
-      state.sum += Number(v);
+      if (decimal) {
+        state.sum = BigInt(state.sum) + (v as bigint);
+        state.scale = decimal.scale;
+      } else state.sum = (state.sum as number) + Number(v);
       state.count++;
     }
   },
   merge(into, from) {
-    into.sum += from.sum;
+    if (typeof from.sum === 'bigint' || typeof into.sum === 'bigint') {
+      into.sum = BigInt(into.sum) + BigInt(from.sum);
+      into.scale ??= from.scale;
+    } else into.sum += from.sum;
     into.count += from.count;
   },
-  finish: (state) => (state.count === 0 ? null : state.sum / state.count),
+  finish(state, returnType) {
+    if (state.count === 0) return null;
+    const target = decimalPartsOf(returnType);
+    if (!target) return (state.sum as number) / state.count;
+    // DataFusion's decimal average: the sum moved to the result scale, divided (truncating).
+    const sum = BigInt(state.sum) * pow10(target.scale - (state.scale ?? target.scale));
+    return sum / BigInt(state.count);
+  },
 };
 
 interface ExtremeState {

@@ -1,14 +1,17 @@
 /**
- * Regular expression functions: regexp_like, regexp_replace, regexp_extract, regexp_match,
- * regexp_count, and the `~` family of operators (bound to regexp_like). Patterns use Rust's
+ * Regular expression functions: regexp_like, regexp_replace, regexp_extract, regexp_match (the
+ * first match's capture groups as a `List<String>`, or the whole match when the pattern has no
+ * groups; NULL without a match), regexp_count, and the `~` family of operators (bound to
+ * regexp_like). Patterns use Rust's
  * `regex` syntax, which JavaScript's `u`-mode RegExp reads the same way for common patterns;
  * leading inline flags (`(?i)`) become RegExp flags. `regexp_replace` replaces the first match
  * unless the flags include `g`, as in DataFusion.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import type { DataType } from '../../../shared/types.js';
+import { type DataType, listTypeOf } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
 import { arrowNameOf } from '../type-names.js';
+import type { Value } from '../values.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 const cache = new Map<string, RegExp>();
@@ -84,6 +87,24 @@ const regexpExtract: ScalarFunction = {
     mapRows(args, rowCount, (s, p) => compileRegex(p as string).exec(s as string)?.[0] ?? null),
 };
 
+const regexpMatch: ScalarFunction = {
+  kind: 'scalar',
+  name: 'regexp_match',
+  bind: (argTypes) => ({ argTypes: strings('regexp_match', argTypes, 2, 3), returnType: listTypeOf('String') }),
+  evaluate: (args, rowCount) =>
+    mapRows(args, rowCount, (s, p, flags): Value => {
+      if ((flags as string | undefined)?.includes('g')) {
+        throw new DbError(
+          ErrorCode.EngineExecuteQuery,
+          'Error during planning: regexp_match() does not support the "global" option',
+        );
+      }
+      const m = compileRegex(p as string, (flags as string | undefined) ?? '').exec(s as string);
+      if (!m) return null;
+      return m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]];
+    }),
+};
+
 const regexpCount: ScalarFunction = {
   kind: 'scalar',
   name: 'regexp_count',
@@ -120,6 +141,7 @@ export const REGEX_FUNCTIONS: Record<string, ScalarFunction> = {
   regexp_like: regexpLike,
   regexp_replace: regexpReplace,
   regexp_extract: regexpExtract,
+  regexp_match: regexpMatch,
   regexp_count: regexpCount,
   matches_term: matchesTerm,
 };

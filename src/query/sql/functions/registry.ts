@@ -4,15 +4,18 @@
  * implementation up here. Add a function by writing it in its family file and listing it below.
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate.js';
+import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
+import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TIME_FUNCTIONS } from './time.js';
 import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
+import { TYPE_FUNCTIONS } from './type-functions.js';
 import type { AggregateFunction, ScalarFunction, SqlFunction } from './types.js';
 
 /** Implementation shapes, re-exported for callers of the registry. */
@@ -22,14 +25,17 @@ const REGISTRY = new Map<string, SqlFunction>();
 for (const family of [
   AGGREGATE_FUNCTIONS,
   ORDERED_AGGREGATE_FUNCTIONS,
+  LIST_AGGREGATE_FUNCTIONS,
   STATS_AGGREGATE_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   STRING_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
+  JSON_FUNCTIONS,
   TIME_FUNCTIONS,
   TIME_CONVERT_FUNCTIONS,
+  TYPE_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
 }

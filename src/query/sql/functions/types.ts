@@ -34,8 +34,11 @@ export interface ScalarFunction {
    * `literals[i]` is argument i's value when it is a constant (undefined otherwise).
    */
   bind(argTypes: DataType[], literals?: Array<Value | undefined>): Signature;
-  /** Column-at-a-time evaluation: `args[i]` holds `rowCount` values of argument i. */
-  evaluate(args: Value[][], rowCount: number, ctx: EvalContext, returnType: DataType): Value[];
+  /**
+   * Column-at-a-time evaluation: `args[i]` holds `rowCount` values of argument i, of type
+   * `argTypes[i]` (what `bind` chose).
+   */
+  evaluate(args: Value[][], rowCount: number, ctx: EvalContext, returnType: DataType, argTypes?: DataType[]): Value[];
 }
 
 /**
@@ -60,7 +63,8 @@ export interface AggregateFunction<S = unknown> {
     order?: AggregateOrder[],
   ): void;
   merge(into: S, from: S, order?: AggregateOrder[]): void;
-  finish(state: S, returnType: DataType): Value;
+  /** The result of a merged state; `order` as in `update`. */
+  finish(state: S, returnType: DataType, order?: AggregateOrder[]): Value;
 }
 
 /** Any registered function. */

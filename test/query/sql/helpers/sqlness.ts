@@ -4,11 +4,12 @@
  * transcripts do, and reports which statements match exactly.
  */
 import fs from 'node:fs';
+import { displayValue } from '../../../../src/query/sql/display.js';
 import type { SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql } from '../../../../src/query/sql/execute.js';
-import { formatDate, formatTimestamp } from '../../../../src/query/sql/timestamps.js';
+import type { Value } from '../../../../src/query/sql/values.js';
 import { codeName, DbError } from '../../../../src/shared/errors.js';
-import { type DataType, timeUnitOf } from '../../../../src/shared/types.js';
+import type { DataType } from '../../../../src/shared/types.js';
 
 export interface SqlnessStatement {
   comments: string[];
@@ -58,20 +59,9 @@ export function expectedOutputs(statements: SqlnessStatement[], transcript: stri
   return outputs;
 }
 
-function formatFloatCell(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  if (Number.isInteger(v) && Math.abs(v) < 1e16) return `${v}.0`;
-  return String(v).replace('e+', 'e');
-}
-
 function cellText(v: unknown, type: DataType): string {
   if (v === null || v === undefined) return '';
-  const unit = timeUnitOf(type);
-  if (unit) return formatTimestamp(v as bigint, unit);
-  if (type === 'Date') return formatDate(v as number);
-  if (type === 'Float32' || type === 'Float64') return formatFloatCell(v as number);
-  return String(v);
+  return displayValue(v as Value, type);
 }
 
 function displayWidth(s: string): number {

@@ -112,3 +112,12 @@ export function staleNaN(): number {
   staleProbeBits[0] = STALE_NAN_BITS;
   return staleProbe[0] as number;
 }
+
+/**
+ * Warnings and infos a query raised, as Prometheus returns them next to the data (`warnings`,
+ * `infos`): texts such as `PromQL warning: quantile value should be between 0 and 1, got 2 (1:20)`.
+ */
+export interface QueryAnnotations {
+  warnings: string[];
+  infos: string[];
+}

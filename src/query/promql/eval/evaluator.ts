@@ -1,0 +1,327 @@
+/**
+ * The evaluator: one instance per time grid (the query's steps, or a subquery's), evaluating
+ * each node for all of its steps at once, as Prometheus' engine does (`promql/engine.go`,
+ * instant queries being one step). Selectors read storage once for the whole grid and then walk
+ * the steps with a cursor, so a range query never re-selects per step.
+ *
+ * Time rules (Prometheus 3): an instant-vector sample is the newest one at or before
+ * `t - offset` and after `t - offset - lookback` (left-open), unless it is a staleness marker;
+ * a range window is `(t - offset - range, t - offset]`; `@` replaces `t` by a fixed time for
+ * that selector or subquery; subquery steps are aligned to multiples of the step in absolute
+ * time.
+ */
+
+import type {
+  DurationExpr,
+  DurationNode,
+  Expr,
+  MatrixSelector,
+  SubqueryExpr,
+  TimeModifiers,
+  VectorSelector,
+} from '../ast.js';
+import { isStaleNaN, type Label, type Labels, PromqlError, type SampleSource } from '../types.js';
+import { evalAggregate } from './aggregate.js';
+import type { Annotations } from './annotations.js';
+import { evalBinary } from './binary.js';
+import { evalCall } from './calls.js';
+import { newStepSeries, type RawSeries, type StepSeries, type Value } from './values.js';
+
+/** What every evaluator of one query shares. */
+export interface QueryContext {
+  source: SampleSource;
+  lookbackMs: number;
+  signal: AbortSignal | undefined;
+  annotations: Annotations;
+  /** The query's own range, for `@ start()`/`@ end()`, `step()` and `range()`. */
+  queryStartMs: number;
+  queryEndMs: number;
+  /** 0 for an instant query. */
+  queryStepMs: number;
+  /** Step of a subquery written without one (`x[10m:]`). */
+  defaultSubqueryStepMs: number;
+}
+
+/** `offset` and `@` of one selector or subquery, resolved for this query. */
+export interface ResolvedModifiers {
+  offsetMs: number;
+  atMs: number | null;
+}
+
+/** A range vector ready for windowing: raw samples plus the window geometry. */
+export interface RangeInput {
+  series: RawSeries[];
+  rangeMs: number;
+  modifiers: ResolvedModifiers;
+}
+
+/** Throws the PromqlError a cancelled or timed-out signal stands for. */
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (!signal?.aborted) return;
+  const reason: unknown = signal.reason;
+  if (reason instanceof PromqlError) throw reason;
+  const name = reason instanceof Error ? reason.name : typeof reason === 'string' ? reason : '';
+  if (name === 'TimeoutError' || name === 'timeout')
+    throw new PromqlError('timeout', 'query timed out in expression evaluation');
+  throw new PromqlError('canceled', 'query was canceled in expression evaluation');
+}
+
+export class Evaluator {
+  readonly steps: number;
+  readonly times: Float64Array;
+
+  constructor(
+    readonly ctx: QueryContext,
+    readonly startMs: number,
+    readonly endMs: number,
+    readonly intervalMs: number,
+  ) {
+    this.steps = endMs < startMs ? 0 : Math.floor((endMs - startMs) / intervalMs) + 1;
+    this.times = new Float64Array(this.steps);
+    for (let i = 0; i < this.steps; i++) this.times[i] = startMs + i * intervalMs;
+  }
+
+  /** The last step's time (the end aligned down to the grid). */
+  get lastTimeMs(): number {
+    return this.steps > 0 ? (this.times[this.steps - 1] as number) : this.startMs;
+  }
+
+  checkCancelled(): void {
+    throwIfCancelled(this.ctx.signal);
+  }
+
+  async eval(expr: Expr): Promise<Value> {
+    this.checkCancelled();
+    switch (expr.type) {
+      case 'NumberLiteral':
+        return { kind: 'scalar', values: new Float64Array(this.steps).fill(expr.value) };
+      case 'StringLiteral':
+        return { kind: 'string', value: expr.value };
+      case 'ParenExpr':
+        return this.eval(expr.expr);
+      case 'UnaryExpr':
+        return this.evalUnary(expr.op, await this.eval(expr.expr));
+      case 'VectorSelector':
+        return { kind: 'vector', series: await this.selectVector(expr, false) };
+      case 'MatrixSelector':
+        return { kind: 'matrix', series: (await this.selectRange(expr)).series };
+      case 'SubqueryExpr':
+        return { kind: 'matrix', series: (await this.evalSubquery(expr)).series };
+      case 'BinaryExpr':
+        return evalBinary(this, expr);
+      case 'AggregateExpr':
+        return evalAggregate(this, expr);
+      case 'Call':
+        return evalCall(this, expr);
+    }
+  }
+
+  /** Evaluates an expression the type checker guarantees to be a scalar. */
+  async scalar(expr: Expr): Promise<Float64Array> {
+    const value = await this.eval(expr);
+    if (value.kind !== 'scalar') throw new PromqlError('internal', `expected scalar, got ${value.kind}`);
+    return value.values;
+  }
+
+  /** Evaluates an expression the type checker guarantees to be an instant vector. */
+  async vector(expr: Expr): Promise<StepSeries[]> {
+    const value = await this.eval(expr);
+    if (value.kind !== 'vector') throw new PromqlError('internal', `expected instant vector, got ${value.kind}`);
+    return value.series;
+  }
+
+  private evalUnary(op: '+' | '-', value: Value): Value {
+    if (op === '+') return value;
+    if (value.kind === 'scalar') return { kind: 'scalar', values: value.values.map((v) => -v) };
+    if (value.kind !== 'vector') throw new PromqlError('internal', `unary minus on ${value.kind}`);
+    return {
+      kind: 'vector',
+      series: value.series.map((s) => ({
+        ...s,
+        dropName: true,
+        values: s.values.map((v) => -v),
+        timestamps: undefined,
+      })),
+    };
+  }
+
+  /** Evaluates a duration expression (`[5m + step()]`) to whole milliseconds. */
+  resolveDuration(node: DurationExpr, allowNegative: boolean): number {
+    const seconds = this.durationSeconds(node);
+    const where = `${node.pos.start}:${node.pos.end}`;
+    if (!Number.isFinite(seconds)) throw new PromqlError('bad_data', `${where}: duration is NaN or infinite`);
+    if (seconds <= 0 && !allowNegative) throw new PromqlError('bad_data', `${where}: duration must be greater than 0`);
+    if (Math.abs(seconds) > 2 ** 63 / 1e9) throw new PromqlError('bad_data', `${where}: duration is out of range`);
+    return Math.trunc(seconds * 1000);
+  }
+
+  private durationSeconds(node: DurationNode): number {
+    if (node.type === 'NumberLiteral') return node.value;
+    const lhs = node.lhs ? this.durationSeconds(node.lhs) : 0;
+    const rhs = node.rhs ? this.durationSeconds(node.rhs) : 0;
+    const where = `${node.pos.start}:${node.pos.end}`;
+    switch (node.op) {
+      case 'step':
+        return this.ctx.queryStepMs / 1000;
+      case 'range':
+        return (this.ctx.queryEndMs - this.ctx.queryStartMs) / 1000;
+      case 'min_of':
+        return Math.min(lhs, rhs);
+      case 'max_of':
+        return Math.max(lhs, rhs);
+      case '+':
+        return node.lhs === null ? rhs : lhs + rhs;
+      case '-':
+        return node.lhs === null ? -rhs : lhs - rhs;
+      case '*':
+        return lhs * rhs;
+      case '/':
+        if (rhs === 0) throw new PromqlError('bad_data', `${where}: division by zero`);
+        return lhs / rhs;
+      case '%':
+        if (rhs === 0) throw new PromqlError('bad_data', `${where}: modulo by zero`);
+        return lhs % rhs;
+      case '^':
+        return lhs ** rhs;
+    }
+  }
+
+  resolveModifiers(m: TimeModifiers): ResolvedModifiers {
+    const offsetMs = m.offsetExpr ? this.resolveDuration(m.offsetExpr, true) : m.offsetMs;
+    let atMs = m.atMs;
+    if (m.startOrEnd === 'start') atMs = this.ctx.queryStartMs;
+    else if (m.startOrEnd === 'end') atMs = this.ctx.queryEndMs;
+    return { offsetMs, atMs };
+  }
+
+  /** The reference time of step `i` for a selector or subquery: `(@ or t) - offset`. */
+  referenceTime(m: ResolvedModifiers, step: number): number {
+    return (m.atMs ?? (this.times[step] as number)) - m.offsetMs;
+  }
+
+  /**
+   * Instant-vector selection for every step. With `withTimestamps` the sample times are kept
+   * too (for `timestamp()`, which reports them instead of the step time).
+   */
+  async selectVector(node: VectorSelector, withTimestamps: boolean): Promise<StepSeries[]> {
+    if (this.steps === 0) return [];
+    const m = this.resolveModifiers(node);
+    const lookback = this.ctx.lookbackMs;
+    const first = this.referenceTime(m, 0);
+    const last = this.referenceTime(m, this.steps - 1);
+    const data = await this.ctx.source.select(
+      { matchers: node.matchers, startMs: first - lookback, endMs: last },
+      this.ctx.signal,
+    );
+    const out: StepSeries[] = [];
+    for (const s of data) {
+      this.checkCancelled();
+      const series = newStepSeries(sortedLabels(s.labels), false, this.steps);
+      if (withTimestamps) series.timestamps = new Float64Array(this.steps);
+      const n = s.t.length;
+      let next = 0;
+      let any = false;
+      for (let i = 0; i < this.steps; i++) {
+        const ref = this.referenceTime(m, i);
+        while (next < n && (s.t[next] as number) <= ref) next++;
+        const k = next - 1;
+        if (k < 0) continue;
+        const t = s.t[k] as number;
+        if (t <= ref - lookback) continue;
+        const v = s.v[k] as number;
+        if (Number.isNaN(v) && isStaleNaN(v)) continue;
+        series.values[i] = v;
+        series.present[i] = 1;
+        if (series.timestamps) series.timestamps[i] = t;
+        any = true;
+      }
+      if (any) out.push(series);
+    }
+    return out;
+  }
+
+  /** A range selector's samples for all steps' windows, staleness markers removed. */
+  async selectRange(node: MatrixSelector): Promise<RangeInput> {
+    const modifiers = this.resolveModifiers(node.selector);
+    const rangeMs = node.rangeExpr ? this.resolveDuration(node.rangeExpr, false) : node.rangeMs;
+    if (this.steps === 0) return { series: [], rangeMs, modifiers };
+    const first = this.referenceTime(modifiers, 0);
+    const last = this.referenceTime(modifiers, this.steps - 1);
+    const data = await this.ctx.source.select(
+      { matchers: node.selector.matchers, startMs: first - rangeMs, endMs: last },
+      this.ctx.signal,
+    );
+    const series: RawSeries[] = [];
+    for (const s of data) {
+      const clean = withoutStaleMarkers(s.t, s.v);
+      if (clean.t.length > 0) series.push({ labels: sortedLabels(s.labels), dropName: false, t: clean.t, v: clean.v });
+    }
+    return { series, rangeMs, modifiers };
+  }
+
+  /**
+   * A subquery's points: its expression evaluated on a child grid of `step`-aligned times
+   * covering every window `((@ or t) - offset - range, (@ or t) - offset]` of this grid.
+   */
+  async evalSubquery(node: SubqueryExpr): Promise<RangeInput> {
+    const modifiers = this.resolveModifiers(node);
+    const rangeMs = node.rangeExpr ? this.resolveDuration(node.rangeExpr, false) : node.rangeMs;
+    let stepMs = node.stepMs;
+    if (node.stepExpr) stepMs = this.resolveDuration(node.stepExpr, false);
+    if (stepMs === 0) stepMs = this.ctx.defaultSubqueryStepMs;
+    if (this.steps === 0) return { series: [], rangeMs, modifiers };
+    const lowest = (modifiers.atMs ?? this.startMs) - modifiers.offsetMs - rangeMs;
+    let innerStart = stepMs * Math.floor(lowest / stepMs);
+    if (innerStart <= lowest) innerStart += stepMs;
+    const innerEnd = (modifiers.atMs ?? this.lastTimeMs) - modifiers.offsetMs;
+    const child = new Evaluator(this.ctx, innerStart, innerEnd, stepMs);
+    const inner = await child.vector(node.expr);
+    const series: RawSeries[] = [];
+    for (const s of inner) {
+      let count = 0;
+      for (let i = 0; i < child.steps; i++) count += s.present[i] as number;
+      if (count === 0) continue;
+      const t = new Float64Array(count);
+      const v = new Float64Array(count);
+      let k = 0;
+      for (let i = 0; i < child.steps; i++) {
+        if (s.present[i] !== 1) continue;
+        t[k] = child.times[i] as number;
+        v[k] = s.values[i] as number;
+        k++;
+      }
+      series.push({ labels: s.labels, dropName: s.dropName, t, v });
+    }
+    return { series, rangeMs, modifiers };
+  }
+}
+
+/** Label sets compare by key, which needs name order; sources should already deliver it. */
+function sortedLabels(labels: Labels): Labels {
+  for (let i = 1; i < labels.length; i++) {
+    if ((labels[i - 1] as Label).name > (labels[i] as Label).name) {
+      return [...labels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
+  }
+  return labels;
+}
+
+function withoutStaleMarkers(t: Float64Array, v: Float64Array): { t: Float64Array; v: Float64Array } {
+  let stale = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i] as number;
+    if (Number.isNaN(x) && isStaleNaN(x)) stale++;
+  }
+  if (stale === 0) return { t, v };
+  const outT = new Float64Array(v.length - stale);
+  const outV = new Float64Array(v.length - stale);
+  let k = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i] as number;
+    if (Number.isNaN(x) && isStaleNaN(x)) continue;
+    outT[k] = t[i] as number;
+    outV[k] = x;
+    k++;
+  }
+  return { t: outT, v: outV };
+}

@@ -13,6 +13,9 @@ import { ServerMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { debugRoutes } from './routes/debug.js';
 import { lineprotoRoutes } from './routes/lineproto.js';
+import { pqlRoutes } from './routes/pql.js';
+import { promApiRoutes } from './routes/prom-api.js';
+import { promRemoteRoutes } from './routes/prom-remote.js';
 import { sqlRoutes } from './routes/sql.js';
 import { sqlToolRoutes } from './routes/sql-tools.js';
 import { ShardCluster } from './shards.js';
@@ -52,6 +55,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...sqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics),
+    ...promRemoteRoutes({ catalog, cluster, ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
+    ...promApiRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, log }, metrics),
+    ...pqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
   ];
   const server = await startHttpServer({
     config,

@@ -163,7 +163,7 @@ export class ShardCluster {
    * Runs a query fragment on every shard. When `signal` fires, the shards' shared cancel flag is
    * raised (they stop at their next scan chunk) and the returned promise rejects at once.
    */
-  async query<T>(lang: 'sql', plan: unknown, signal?: AbortSignal): Promise<T[]> {
+  async query<T>(lang: 'sql' | 'promql', plan: unknown, signal?: AbortSignal): Promise<T[]> {
     for (const s of this.shards) this.requireReady(s);
     const cancel = new SharedArrayBuffer(4);
     const run = Promise.all(this.shards.map((s) => s.run<T>({ op: 'query', lang, plan, cancel })));

@@ -11,6 +11,7 @@ import { checkPermission } from './auth/credentials.js';
 import type { AuthedUser } from './auth/user-provider.js';
 import type { Catalog } from './catalog.js';
 import type { IngestPipeline } from './ingest/pipeline.js';
+import { ShardSampleSource } from './promql-source.js';
 import type { ShardCluster } from './shards.js';
 
 export interface SqlEnvDeps {
@@ -104,5 +105,6 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
       mayRead();
       return cluster.query('sql', plan, signal);
     },
+    promqlSource: (db: string) => new ShardSampleSource(catalog, cluster, { db, user }),
   };
 }

@@ -4,6 +4,8 @@
  * `ShardReply` so errors keep their code across the thread boundary.
  */
 import pino from 'pino';
+import { Piscina } from 'piscina';
+import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
 import { runShardPlan } from '../query/sql/shard-exec.js';
 import { DbError, ErrorCode, toWire } from '../shared/errors.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
@@ -55,6 +57,13 @@ export default async function handle(task: ShardTask): Promise<ShardReply> {
         await requireStore().write(task.payloads);
         return { ok: true, value: null };
       case 'query':
+        if (task.lang === 'promql') {
+          // Sample arrays go back transferred, not copied (Piscina's movable wrapper).
+          const answer = runPromqlShardPlan(task.plan, cancellable(requireStore(), task.cancel));
+          const reply: ShardReply = { ok: true, value: answer.value };
+          const movable = { [Piscina.transferableSymbol]: answer.transfer, [Piscina.valueSymbol]: reply };
+          return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as ShardReply;
+        }
         return { ok: true, value: runShardPlan(task.plan, cancellable(requireStore(), task.cancel)) };
       case 'flush':
         await requireStore().flush();

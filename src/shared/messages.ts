@@ -21,7 +21,7 @@ export type ShardTask =
    * shared 4-byte flag the router sets to 1 when the request times out or its client goes away;
    * the shard checks it between scan chunks, so a cancelled query stops using the shard's CPU.
    */
-  | { op: 'query'; lang: 'sql'; plan: unknown; cancel?: SharedArrayBuffer | undefined }
+  | { op: 'query'; lang: 'sql' | 'promql'; plan: unknown; cancel?: SharedArrayBuffer | undefined }
   | { op: 'flush' }
   | { op: 'compact' }
   /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */

@@ -299,7 +299,23 @@ export type Statement =
   | { kind: 'show_collation'; filter: ShowFilter | null }
   | { kind: 'show_charset'; filter: ShowFilter | null }
   /** `ADMIN fn(args)`: a maintenance call (`flush_table`, `compact_table`, ...). */
-  | { kind: 'admin'; call: FunctionCall };
+  | { kind: 'admin'; call: FunctionCall }
+  /** `TQL EVAL|EXPLAIN|ANALYZE (start, end, step [, lookback]) <promql> [AS alias]` (parse-tql.ts). */
+  | {
+      kind: 'tql';
+      mode: 'eval' | 'explain' | 'analyze';
+      verbose: boolean;
+      format: string | null;
+      start: TqlParameter;
+      end: TqlParameter;
+      step: TqlParameter;
+      lookback: TqlParameter | null;
+      query: string;
+      alias: Ident | null;
+    };
+
+/** A TQL time or duration parameter: literal text, or an SQL expression evaluated when run. */
+export type TqlParameter = { kind: 'text'; text: string } | { kind: 'expr'; expr: Expr };
 
 /** The discriminant of `Statement`. */
 export type StatementKind = Statement['kind'];

@@ -6,6 +6,7 @@
 
 import type { TableInsert } from '../../shared/insert.js';
 import type { DatabaseSchema, DataType, TableSchema } from '../../shared/types.js';
+import type { SampleSource } from '../promql/types.js';
 
 /** A column of a table to create. */
 export interface NewColumn {
@@ -79,4 +80,9 @@ export interface SqlEnv {
   insert(rows: TableInsert): Promise<number>;
   /** Runs a plan fragment on every shard and returns their results in shard order. */
   scatter(plan: unknown, signal?: AbortSignal): Promise<unknown[]>;
+  /**
+   * Where `TQL EVAL` reads series from in database `db` (matchers on the database labels may pick
+   * another). Absent in environments without PromQL: TQL then fails with code 1001.
+   */
+  promqlSource?(db: string): SampleSource;
 }

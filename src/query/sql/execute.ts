@@ -34,6 +34,7 @@ import {
   showTables,
 } from './show.js';
 import { isValidTimezone } from './timestamps.js';
+import { executeTql } from './tql.js';
 
 /** Re-exported for the router, which formats results. */
 export type { StatementResult } from './result.js';
@@ -148,6 +149,8 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
       return showCharset(statement, ctx);
     case 'admin':
       return executeAdmin(statement, session, env);
+    case 'tql':
+      return executeTql(statement, session, env, ctx);
     default: {
       const never: never = statement;
       throw new DbError(ErrorCode.Unsupported, `SQL statement is not supported: ${JSON.stringify(never)}`);

@@ -10,12 +10,12 @@ import { describeToken } from './lexer.js';
 import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js';
 import { parseExpr } from './parse-expr.js';
 import { atQueryStart, parseQuery } from './parse-query.js';
+import { parseTql } from './parse-tql.js';
 import { TokenStream } from './parser-base.js';
 
 /** Statements GreptimeDB has that this engine does not implement yet (answered with code 1001). */
 const NOT_YET_SUPPORTED = new Set([
   'ANALYZE',
-  'TQL',
   'COPY',
   'UPDATE',
   'KILL',
@@ -100,6 +100,8 @@ function parseStatement(ts: TokenStream): Statement {
       const verbose = ts.consumeKeyword('VERBOSE');
       return { kind: 'explain', analyze, verbose, statement: parseStatement(ts) };
     }
+    case 'TQL':
+      return parseTql(ts);
     case 'ADMIN': {
       ts.next();
       const call = parseExpr(ts);

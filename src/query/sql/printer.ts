@@ -21,6 +21,7 @@ import type {
   SqlType,
   Statement,
   TableFactor,
+  TqlParameter,
   WindowSpec,
 } from './ast.js';
 import { parseSql } from './parser.js';
@@ -372,11 +373,29 @@ export function printStatement(statement: Statement): string {
     }
     case 'admin':
       return `ADMIN ${printExpr(statement.call)}`;
+    case 'tql':
+      return printTql(statement);
     default: {
       const never: never = statement;
       throw new Error(`unknown statement ${JSON.stringify(never)}`);
     }
   }
+}
+
+function printTqlParameter(parameter: TqlParameter): string {
+  return parameter.kind === 'text' ? printString(parameter.text) : printExpr(parameter.expr);
+}
+
+/** `TQL EVAL ('0', '10', '5s') <promql> AS alias`: times as strings, which parse back the same. */
+function printTql(statement: Extract<Statement, { kind: 'tql' }>): string {
+  let out = `TQL ${statement.mode.toUpperCase()}`;
+  if (statement.verbose) out += ' VERBOSE';
+  if (statement.format !== null) out += ` FORMAT ${statement.format}`;
+  const parameters = [statement.start, statement.end, statement.step];
+  if (statement.lookback) parameters.push(statement.lookback);
+  out += ` (${parameters.map(printTqlParameter).join(', ')}) ${statement.query}`;
+  if (statement.alias) out += ` AS ${printIdent(statement.alias)}`;
+  return out;
 }
 
 /** `/v1/sql/format`: every statement in canonical form, each ending with `;`, joined by newlines. */

@@ -7,7 +7,7 @@ import { type CaseOutcome, runCase } from './helpers/sqlness.js';
 import { StoreEnv } from './helpers/store-env.js';
 
 /**
- * The GreptimeDB sqlness corpus (shared/conformance/README.md §2), every file outside common/tql,
+ * The GreptimeDB sqlness corpus (shared/conformance/README.md §2), every file including common/tql,
  * run in process over two real ShardStores. Each statement must reproduce its transcript byte for
  * byte unless conformance-expected.ts lists it; a listed statement that passes fails the test too,
  * so the list stays true. Set SQLNESS_DUMP=<file> to write every outcome as JSON.
@@ -16,13 +16,13 @@ import { StoreEnv } from './helpers/store-env.js';
 // shared/ sits beside the repository checkout (as in CI's fresh clone).
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/conformance/sql/common');
 
-/** Case files relative to ROOT without `.sql`, sorted; TQL is PromQL's corpus, not SQL's. */
+/** Case files relative to ROOT without `.sql`, sorted (common/tql runs TQL over the same stores). */
 function caseFiles(dir: string, prefix = ''): string[] {
   const out: string[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
-      if (rel !== 'tql') out.push(...caseFiles(path.join(dir, entry.name), rel));
+      out.push(...caseFiles(path.join(dir, entry.name), rel));
     } else if (entry.name.endsWith('.sql')) out.push(rel.slice(0, -4));
   }
   return out;

@@ -4,9 +4,12 @@
  * exactly as the worker boundary would.
  */
 
+import { runPromqlShardPlan } from '../../../../src/query/promql/store/shard-entry.js';
+import type { SampleSource } from '../../../../src/query/promql/types.js';
 import type { AlteredTable, NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
 import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
+import { type ShardQuery, ShardSampleSource } from '../../../../src/router/promql-source.js';
 import {
   DELETE_MARK_COLUMN_ID,
   encodeWriteBatch,
@@ -190,6 +193,14 @@ export class TestEnv implements SqlEnv {
       }),
     );
     return rows.rowCount;
+  }
+  /** PromQL selectors over the same stores, as the router's source reads the shards. */
+  promqlSource(db: string): SampleSource {
+    const shards: ShardQuery = {
+      query: async <T>(_lang: 'promql', plan: unknown): Promise<T[]> =>
+        this.shards.map((shard) => structuredClone(runPromqlShardPlan(structuredClone(plan), shard).value) as T),
+    };
+    return new ShardSampleSource(this, shards, { db });
   }
   async scatter(plan: unknown): Promise<unknown[]> {
     this.scatterCount++;

@@ -1,0 +1,232 @@
+/**
+ * The shard side of a PromQL selector: scan each planned table over the time range, keep the
+ * series whose tags pass the matchers, and turn rows into `SeriesSamples` (times in ms, values as
+ * float64). Pure code over `ScanSource`; it runs in the shard worker.
+ *
+ *   TableSelect → ScanRequest (time bounds in the table's unit, matchers as series filter)
+ *     → chunks in (series, time) order → series boundaries by tag values → t/v typed arrays
+ *
+ * Samples of all series are packed into two Float64Arrays and each series gets `subarray` views,
+ * so a reply crosses the thread boundary as two transferred buffers whatever the series count.
+ * Values stay in typed arrays all the way: NaN payloads such as the stale marker keep their bits.
+ */
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { ScanColumn, ScanRequest, ScanSource } from '../../../shared/scan.js';
+import type { TimeUnit, Vector } from '../../../shared/types.js';
+import type { Label, Labels, SeriesSamples } from '../types.js';
+import { compileLabelTest, type LabelTest } from './matchers.js';
+import type { LocalSelect, TableSelect } from './plan.js';
+
+const TWO_POW_32 = 4294967296;
+/** Units of each time unit per millisecond, and milliseconds per unit for the coarser `s`. */
+const UNITS_PER_MS: Record<TimeUnit, bigint> = { s: 0n, ms: 1n, us: 1_000n, ns: 1_000_000n };
+const I64_MAX = 2n ** 63n - 1n;
+const I64_MIN = -(2n ** 63n);
+
+function clampI64(v: bigint): bigint {
+  return v > I64_MAX ? I64_MAX : v < I64_MIN ? I64_MIN : v;
+}
+
+/** Floor division for bigints (BigInt `/` truncates toward zero). */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/**
+ * Scan bounds in the table's unit for samples whose ms time (floored) lies in [minMs, maxMs]:
+ * `timeMin` inclusive, `timeMax` exclusive, as ScanRequest wants them.
+ */
+export function scanBounds(
+  unit: TimeUnit,
+  minMs: number | null,
+  maxMs: number | null,
+): { timeMin: bigint | undefined; timeMax: bigint | undefined } {
+  const lo = minMs === null || !Number.isFinite(minMs) ? null : BigInt(Math.ceil(minMs));
+  const hi = maxMs === null || !Number.isFinite(maxMs) ? null : BigInt(Math.floor(maxMs));
+  if (unit === 's') {
+    // A second t covers ms t*1000: t*1000 >= lo ⇔ t >= ceil(lo/1000); t*1000 <= hi ⇔ t <= floor(hi/1000).
+    return {
+      timeMin: lo === null ? undefined : clampI64(-floorDiv(-lo, 1000n)),
+      timeMax: hi === null ? undefined : clampI64(floorDiv(hi, 1000n) + 1n),
+    };
+  }
+  const per = UNITS_PER_MS[unit];
+  return {
+    timeMin: lo === null ? undefined : clampI64(lo * per),
+    timeMax: hi === null ? undefined : clampI64((hi + 1n) * per),
+  };
+}
+
+/** Growable sample storage shared by every series of one select. */
+class SampleArena {
+  t = new Float64Array(4096);
+  v = new Float64Array(4096);
+  count = 0;
+
+  constructor(private readonly max: number) {}
+
+  reserve(extra: number): void {
+    const need = this.count + extra;
+    if (need > this.max) {
+      throw new DbError(
+        ErrorCode.RuntimeResourcesExhausted,
+        `query processing would load too many samples into memory (more than ${this.max} in one shard)`,
+      );
+    }
+    if (need <= this.t.length) return;
+    let size = this.t.length * 2;
+    while (size < need) size *= 2;
+    const t = new Float64Array(size);
+    t.set(this.t.subarray(0, this.count));
+    this.t = t;
+    const v = new Float64Array(size);
+    v.set(this.v.subarray(0, this.count));
+    this.v = v;
+  }
+}
+
+interface OpenSeries {
+  labels: Labels;
+  start: number;
+}
+
+/** Reads the ms time of row i of a chunk's time vector. */
+type TimeReader = (i: number) => number;
+
+function timeReader(vector: Vector, unit: TimeUnit, n: number): TimeReader {
+  const values = vector.values as BigInt64Array;
+  if (unit === 'ms') {
+    // Exact through the 32-bit words while |t| < 2^53 ms (year 285,000): no BigInt per row.
+    const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
+    return (i) => (words[2 * i + 1] as number) * TWO_POW_32 + ((words[2 * i] as number) >>> 0);
+  }
+  if (unit === 's') {
+    const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
+    return (i) => ((words[2 * i + 1] as number) * TWO_POW_32 + ((words[2 * i] as number) >>> 0)) * 1000;
+  }
+  const per = UNITS_PER_MS[unit];
+  return (i) => Number(floorDiv(values[i] as bigint, per));
+}
+
+/** Reads row i of the value vector as a float64 (64-bit integers round as Prometheus would). */
+function valueReader(vector: Vector): (i: number) => number {
+  if (vector.kind === 'f64') {
+    const values = vector.values as Float64Array;
+    return (i) => values[i] as number;
+  }
+  const values = vector.values as BigInt64Array | BigUint64Array;
+  return (i) => Number(values[i] as bigint);
+}
+
+function labelsOf(table: TableSelect, tagVectors: Array<Array<string | null>>, row: number): Labels {
+  const labels: Label[] = [{ name: '__name__', value: table.metric }];
+  table.tags.forEach((tag, k) => {
+    const value = (tagVectors[k] as Array<string | null>)[row];
+    if (value !== null && value !== undefined && value !== '') labels.push({ name: tag.name, value });
+  });
+  labels.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return labels;
+}
+
+/** The scan's series predicate for a table's matchers (undefined when there are none). */
+function seriesFilterOf(table: TableSelect): ScanRequest['seriesFilter'] {
+  if (table.matchers.length === 0) return undefined;
+  const tests: Array<{ id: number; test: LabelTest }> = table.matchers.map((m) => {
+    const name = table.tags.find((t) => t.id === m.columnId)?.name ?? String(m.columnId);
+    return { id: m.columnId, test: compileLabelTest(name, m.op, m.value) };
+  });
+  return (tags) => tests.every((m) => m.test(tags.get(m.id) ?? ''));
+}
+
+/**
+ * Series of one table with samples in range, appended to `out`. With `withSamples` false only the
+ * label sets matter (series API), but a series still needs one non-null sample in range.
+ */
+function selectTable(
+  source: ScanSource,
+  table: TableSelect,
+  select: LocalSelect,
+  arena: SampleArena,
+  withSamples: boolean,
+  out: Array<{ labels: Labels; start: number; end: number }>,
+): void {
+  const columns: ScanColumn[] = [
+    { id: 0, kind: 'i64', role: 'time' },
+    { id: table.value.id, kind: table.value.kind, role: 'field' },
+    ...table.tags.map((t): ScanColumn => ({ id: t.id, kind: 'str', role: 'tag' })),
+  ];
+  const { timeMin, timeMax } = scanBounds(table.timeUnit, select.minMs, select.maxMs);
+  if (timeMin !== undefined && timeMax !== undefined && timeMin >= timeMax) return;
+  const request: ScanRequest = {
+    tableId: table.tableId,
+    columns,
+    timeMin,
+    timeMax,
+    seriesFilter: seriesFilterOf(table),
+  };
+  let open: OpenSeries | null = null;
+  let openHasSample = false;
+  let previousTags: Array<string | null> | null = null;
+  const close = (): void => {
+    if (open && openHasSample) out.push({ labels: open.labels, start: open.start, end: arena.count });
+    open = null;
+    openHasSample = false;
+  };
+  for (const chunk of source.scan(request)) {
+    const n = chunk.rowCount;
+    if (n === 0) continue;
+    const readTime = timeReader(chunk.vectors[0] as Vector, table.timeUnit, n);
+    const valueVector = chunk.vectors[1] as Vector;
+    const readValue = valueReader(valueVector);
+    const valid = valueVector.valid;
+    const tagVectors = chunk.vectors.slice(2).map((v) => v.values as Array<string | null>);
+    if (withSamples) arena.reserve(n);
+    for (let i = 0; i < n; i++) {
+      // Rows come grouped by series, and two series never share every tag value.
+      let changed = previousTags === null;
+      if (!changed) {
+        for (let k = 0; k < tagVectors.length; k++) {
+          if ((tagVectors[k] as Array<string | null>)[i] !== (previousTags as Array<string | null>)[k]) {
+            changed = true;
+            break;
+          }
+        }
+      }
+      if (changed) {
+        close();
+        open = { labels: labelsOf(table, tagVectors, i), start: arena.count };
+        previousTags = tagVectors.map((v) => v[i] ?? null);
+      }
+      if (valid && valid[i] === 0) continue;
+      openHasSample = true;
+      if (!withSamples) continue;
+      arena.t[arena.count] = readTime(i);
+      arena.v[arena.count] = readValue(i);
+      arena.count++;
+    }
+  }
+  close();
+}
+
+/**
+ * Reads the series a `LocalSelect` asks for from this shard's storage. Series come back in scan
+ * order (table by table, series-key order within a table); the router sorts the merged answer.
+ */
+export function selectLocal(source: ScanSource, select: LocalSelect): SeriesSamples[] {
+  const arena = new SampleArena(select.samplesMax);
+  const ranges: Array<{ labels: Labels; start: number; end: number }> = [];
+  for (const table of select.tables) selectTable(source, table, select, arena, true, ranges);
+  // One exact-size buffer each for times and values; series are views into them.
+  const t = arena.t.slice(0, arena.count);
+  const v = arena.v.slice(0, arena.count);
+  return ranges.map((r) => ({ labels: r.labels, t: t.subarray(r.start, r.end), v: v.subarray(r.start, r.end) }));
+}
+
+/** Label sets of the series a `LocalSelect` matches that have at least one sample in range. */
+export function selectLocalSeries(source: ScanSource, select: LocalSelect): Labels[] {
+  const arena = new SampleArena(select.samplesMax);
+  const ranges: Array<{ labels: Labels; start: number; end: number }> = [];
+  for (const table of select.tables) selectTable(source, table, select, arena, false, ranges);
+  return ranges.map((r) => r.labels);
+}

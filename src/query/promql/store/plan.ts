@@ -1,0 +1,56 @@
+/**
+ * The PromQL shard plan: what the router sends each shard to read series for a selector. The
+ * router has already resolved everything that needs the catalog (`__name__` → tables, database
+ * labels, `__field__` → value column, matchers on labels a table lacks); a shard only scans.
+ *
+ * Everything here survives structured clone: plain objects, strings and numbers.
+ *
+ * Extending: a later op (say, `rate(x[5m])` or a partial `sum by` evaluated in the shard) carries
+ * a `LocalSelect` plus its own fields and calls `selectLocal` first, so every op reads series the
+ * same way. Bump `PROMQL_SHARD_PLAN_VERSION` when a shape changes incompatibly.
+ */
+import type { PhysicalKind, TimeUnit } from '../../../shared/types.js';
+import type { MatchOp } from '../types.js';
+
+export const PROMQL_SHARD_PLAN_VERSION = 1;
+
+/** A label matcher on one tag column of a table. */
+export interface TagMatcher {
+  columnId: number;
+  op: MatchOp;
+  value: string;
+}
+
+/** One table to read series from. */
+export interface TableSelect {
+  tableId: number;
+  /** The `__name__` of every series (the table name). */
+  metric: string;
+  /** Unit of the table's time index; samples come back in ms. */
+  timeUnit: TimeUnit;
+  /** Tag columns; each becomes a label named after its column. */
+  tags: Array<{ id: number; name: string }>;
+  /** The field read as the sample value (numbers only; NULL rows are skipped). */
+  value: { id: number; kind: Extract<PhysicalKind, 'f64' | 'i64' | 'u64'> };
+  /** Every matcher must hold; an absent tag counts as the empty string, as in Prometheus. */
+  matchers: TagMatcher[];
+}
+
+/** A series read: matching series of some tables with their samples in [minMs, maxMs]. */
+export interface LocalSelect {
+  tables: TableSelect[];
+  /** Inclusive lower bound in ms; null = unbounded. */
+  minMs: number | null;
+  /** Inclusive upper bound in ms; null = unbounded. */
+  maxMs: number | null;
+  /** Most samples one shard may return before the query fails (memory bound). */
+  samplesMax: number;
+}
+
+/**
+ * - `select`: series with their samples (`SeriesSamples[]`).
+ * - `series`: label sets of series with at least one sample in range (`Labels[]`).
+ */
+export type PromqlShardPlan =
+  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'select'; select: LocalSelect }
+  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'series'; select: LocalSelect };

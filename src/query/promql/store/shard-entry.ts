@@ -1,0 +1,34 @@
+/**
+ * The shard worker's entry for PromQL plan fragments (`ShardTask` with `lang: 'promql'`). Returns
+ * the answer and the buffers to transfer (not copy) back to the router.
+ */
+import { Internal } from '../../../shared/errors.js';
+import type { ScanSource } from '../../../shared/scan.js';
+import { selectLocal, selectLocalSeries } from './local-select.js';
+import { PROMQL_SHARD_PLAN_VERSION, type PromqlShardPlan } from './plan.js';
+
+export interface PromqlShardAnswer {
+  value: unknown;
+  /** Buffers the value's typed arrays live in; each listed once. */
+  transfer: ArrayBuffer[];
+}
+
+export function runPromqlShardPlan(plan: unknown, source: ScanSource): PromqlShardAnswer {
+  const p = plan as PromqlShardPlan;
+  if (p?.version !== PROMQL_SHARD_PLAN_VERSION) throw new Internal('unsupported PromQL shard plan');
+  switch (p.op) {
+    case 'select': {
+      const series = selectLocal(source, p.select);
+      const buffers = new Set<ArrayBuffer>();
+      for (const s of series) {
+        buffers.add(s.t.buffer as ArrayBuffer);
+        buffers.add(s.v.buffer as ArrayBuffer);
+      }
+      return { value: series, transfer: [...buffers] };
+    }
+    case 'series':
+      return { value: selectLocalSeries(source, p.select), transfer: [] };
+    default:
+      throw new Internal(`unknown PromQL shard op ${(p as { op: string }).op}`);
+  }
+}

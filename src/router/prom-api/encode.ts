@@ -1,0 +1,135 @@
+/**
+ * The Prometheus API envelope and value encodings, byte-compatible with Prometheus'
+ * `web/api/v1/json_codec.go` and `util/jsonutil`:
+ *
+ *   success  {"status":"success","data":<data>[,"warnings":[...]][,"infos":[...]]}
+ *   error    {"status":"error","errorType":"bad_data","error":"<message>"}
+ *   vector   [{"metric":{<labels>},"value":[<t>,"<v>"]},...]
+ *   matrix   [{"metric":{<labels>},"values":[[<t>,"<v>"],...]},...]
+ *   scalar   [<t>,"<v>"]          string  [<t>,"<text>"]
+ *
+ * `<t>` is Unix seconds with the milliseconds written as three digits when non-zero (`1.500`);
+ * `<v>` is the shortest round-trip decimal, in exponent form below 1e-6 and from 1e21, with
+ * `NaN`, `+Inf` and `-Inf` for the special values.
+ */
+import zlib from 'node:zlib';
+import { formatFloatF } from '../../query/promql/go-format.js';
+import type { Labels, QueryResult } from '../../query/promql/types.js';
+import type { HttpResponse } from '../http/context.js';
+import type { PromApiError } from './errors.js';
+
+/** Bodies smaller than this go out uncompressed even when the client accepts gzip. */
+const COMPRESS_BYTES_MIN = 1024;
+
+/** Prometheus' `MarshalTimestamp`: ms → seconds text without going through a float. */
+export function formatTimestamp(ms: number): string {
+  let t = Math.round(ms);
+  let sign = '';
+  if (t < 0) {
+    sign = '-';
+    t = -t;
+  }
+  const seconds = Math.floor(t / 1000);
+  const fraction = t % 1000;
+  return fraction === 0 ? `${sign}${seconds}` : `${sign}${seconds}.${String(fraction).padStart(3, '0')}`;
+}
+
+/** Prometheus' `MarshalFloat` (without the quotes). */
+export function formatSampleValue(v: number): string {
+  const magnitude = Math.abs(v);
+  if (magnitude !== 0 && Number.isFinite(v) && (magnitude < 1e-6 || magnitude >= 1e21)) {
+    const [mantissa, exponentText] = v.toExponential().split('e') as [string, string];
+    const exponent = Number(exponentText);
+    const digits = String(Math.abs(exponent)).padStart(2, '0');
+    return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
+  }
+  return formatFloatF(v);
+}
+
+/** A label set as a JSON object, keys in label order (sorted by name). */
+export function labelsJson(labels: Labels): string {
+  let out = '{';
+  for (let i = 0; i < labels.length; i++) {
+    const label = labels[i] as Labels[number];
+    if (i > 0) out += ',';
+    out += `${JSON.stringify(label.name)}:${JSON.stringify(label.value)}`;
+  }
+  return `${out}}`;
+}
+
+function pointJson(t: number, v: number): string {
+  return `[${formatTimestamp(t)},"${formatSampleValue(v)}"]`;
+}
+
+/** The `result` of a query as Prometheus writes it for its `resultType`. */
+export function resultJson(result: QueryResult): string {
+  switch (result.resultType) {
+    case 'scalar':
+      return pointJson(result.t, result.v);
+    case 'string':
+      return `[${formatTimestamp(result.t)},${JSON.stringify(result.v)}]`;
+    case 'vector': {
+      const parts = result.samples.map((s) => `{"metric":${labelsJson(s.labels)},"value":${pointJson(s.t, s.v)}}`);
+      return `[${parts.join(',')}]`;
+    }
+    case 'matrix': {
+      const parts = result.series.map((s) => {
+        const points: string[] = new Array(s.t.length);
+        for (let i = 0; i < s.t.length; i++) points[i] = pointJson(s.t[i] as number, s.v[i] as number);
+        // Prometheus omits `values` for a series without float points (a histogram-only series).
+        return points.length > 0
+          ? `{"metric":${labelsJson(s.labels)},"values":[${points.join(',')}]}`
+          : `{"metric":${labelsJson(s.labels)}}`;
+      });
+      return `[${parts.join(',')}]`;
+    }
+  }
+}
+
+/** `data` of query and query_range. */
+export function queryDataJson(result: QueryResult): string {
+  return `{"resultType":"${result.resultType}","result":${resultJson(result)}}`;
+}
+
+/** Whether the client accepts a gzip answer (`Accept-Encoding: gzip`, not `gzip;q=0`). */
+function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (!acceptEncoding) return false;
+  return acceptEncoding.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+function jsonResponse(status: number, body: string, acceptEncoding: string | undefined): HttpResponse {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (body.length >= COMPRESS_BYTES_MIN && acceptsGzip(acceptEncoding)) {
+    headers['content-encoding'] = 'gzip';
+    headers.vary = 'Accept-Encoding';
+    return { status, headers, body: zlib.gzipSync(body) };
+  }
+  return { status, headers, body };
+}
+
+/** Extra texts a successful answer may carry. */
+export interface Notes {
+  warnings?: readonly string[] | undefined;
+  infos?: readonly string[] | undefined;
+}
+
+/** A success envelope around already-encoded `data` JSON. */
+export function successResponse(dataJson: string, notes: Notes = {}, acceptEncoding?: string): HttpResponse {
+  let body = `{"status":"success","data":${dataJson}`;
+  if (notes.warnings && notes.warnings.length > 0) body += `,"warnings":${JSON.stringify(notes.warnings)}`;
+  if (notes.infos && notes.infos.length > 0) body += `,"infos":${JSON.stringify(notes.infos)}`;
+  return jsonResponse(200, `${body}}`, acceptEncoding);
+}
+
+/** An error envelope; the status follows the errorType. */
+export function errorResponse(err: PromApiError, notes: Notes = {}): HttpResponse {
+  const body: Record<string, unknown> = { status: 'error', errorType: err.errorType, error: err.message };
+  if (notes.warnings && notes.warnings.length > 0) body.warnings = notes.warnings;
+  if (notes.infos && notes.infos.length > 0) body.infos = notes.infos;
+  return jsonResponse(err.status, JSON.stringify(body), undefined);
+}

@@ -1,0 +1,238 @@
+/**
+ * The router's `SampleSource`: PromQL selectors (and remote read queries) answered from the
+ * shards. Matchers that need the catalog are resolved here — `__name__` against table names, the
+ * database labels against databases, `__field__` against field columns, matchers on labels a
+ * table lacks against the empty string — and what is left becomes one `LocalSelect` that every
+ * shard runs over its own data (src/query/promql/store). Series live on exactly one shard, so the
+ * router only concatenates and sorts.
+ *
+ * Any table with a timestamp time index and a numeric field is selectable: its tag columns are
+ * the labels, `__name__` is the table name, the value is `greptime_value` (or the first numeric
+ * field, or the one `__field__` picks), and times are converted to ms.
+ */
+import { compareLabels, labelsKey } from '../query/promql/labels.js';
+import { compileLabelTest, type LabelTest } from '../query/promql/store/matchers.js';
+import {
+  type LocalSelect,
+  PROMQL_SHARD_PLAN_VERSION,
+  type PromqlShardPlan,
+  type TableSelect,
+  type TagMatcher,
+} from '../query/promql/store/plan.js';
+import type { Labels, Matcher, SampleSource, SelectRequest, SeriesSamples } from '../query/promql/types.js';
+import type { DatabaseSchema, TableSchema } from '../shared/types.js';
+import { physicalKindOf, timeUnitOf } from '../shared/types.js';
+import { checkPermission } from './auth/credentials.js';
+import type { AuthedUser } from './auth/user-provider.js';
+
+/** Default bound on samples one shard may return for one selector (Prometheus' `query.max-samples`). */
+export const PROMQL_SAMPLES_MAX = 50_000_000;
+
+export const METRIC_NAME_LABEL = '__name__';
+/** Picks the value column of a multi-field table. */
+export const FIELD_LABEL = '__field__';
+/** Labels that pick the database instead of filtering series; `__schema__` wins over the others. */
+export const DATABASE_LABELS = ['x_greptime_database', '__database__', '__schema__'] as const;
+/** The value column remote write and OTLP create. */
+const DEFAULT_VALUE_COLUMN = 'greptime_value';
+
+/** What the source reads of the catalog. */
+export interface CatalogView {
+  getDatabase(name: string): DatabaseSchema | undefined;
+  listTables(db: string): TableSchema[];
+}
+
+/** What the source needs of the shards: the scatter of `ShardCluster.query`. */
+export interface ShardQuery {
+  query<T>(lang: 'promql', plan: unknown, signal?: AbortSignal): Promise<T[]>;
+}
+
+export interface SampleSourceOptions {
+  /** Database of the request (`db` parameter / header); matchers on database labels override it. */
+  db: string;
+  /** The authenticated user, when a user provider is configured: must be allowed to read. */
+  user?: AuthedUser | null | undefined;
+  /** Per-shard sample bound; default PROMQL_SAMPLES_MAX. */
+  samplesMax?: number | undefined;
+}
+
+function isDatabaseLabel(name: string): boolean {
+  return (DATABASE_LABELS as readonly string[]).includes(name);
+}
+
+/** The value column of a table: the one `__field__` picks, else greptime_value, else the first numeric field. */
+function valueColumnOf(table: TableSchema, fieldTests: LabelTest[]): TableSelect['value'] | null {
+  const numeric = table.columns.filter((c) => {
+    if (c.semantic !== 'FIELD' || c.type === 'Date') return false;
+    const kind = physicalKindOf(c.type);
+    return kind === 'f64' || kind === 'i64' || kind === 'u64';
+  });
+  const chosen =
+    fieldTests.length > 0
+      ? numeric.find((c) => fieldTests.every((test) => test(c.name)))
+      : (numeric.find((c) => c.name === DEFAULT_VALUE_COLUMN) ?? numeric[0]);
+  if (!chosen) return null;
+  return { id: chosen.id, kind: physicalKindOf(chosen.type) as TableSelect['value']['kind'] };
+}
+
+/**
+ * Resolves matchers against the catalog into the plan every shard runs, or null when no table can
+ * match. `minMs`/`maxMs` are inclusive (null = unbounded). Invalid regexes throw InvalidArgument.
+ */
+export function planLocalSelect(
+  catalog: CatalogView,
+  defaultDb: string,
+  matchers: readonly Matcher[],
+  minMs: number | null,
+  maxMs: number | null,
+  samplesMax: number = PROMQL_SAMPLES_MAX,
+): LocalSelect | null {
+  let db = defaultDb;
+  let schemaDb: string | null = null;
+  const databaseTests: LabelTest[] = [];
+  const nameTests: LabelTest[] = [];
+  const fieldTests: LabelTest[] = [];
+  const labelMatchers: Array<{ matcher: Matcher; test: LabelTest }> = [];
+  for (const m of matchers) {
+    const test = compileLabelTest(m.name, m.op, m.value);
+    if (isDatabaseLabel(m.name)) {
+      if (m.op === '=' && m.value !== '') {
+        if (m.name === '__schema__') schemaDb = m.value;
+        else db = m.value;
+      } else {
+        databaseTests.push(test);
+      }
+    } else if (m.name === METRIC_NAME_LABEL) nameTests.push(test);
+    else if (m.name === FIELD_LABEL) fieldTests.push(test);
+    else labelMatchers.push({ matcher: m, test });
+  }
+  if (schemaDb !== null) db = schemaDb;
+  if (db.startsWith('greptime-')) db = db.slice('greptime-'.length);
+  if (!databaseTests.every((test) => test(db)) || !catalog.getDatabase(db)) return null;
+
+  const tables: TableSelect[] = [];
+  for (const table of catalog.listTables(db)) {
+    if (!nameTests.every((test) => test(table.name))) continue;
+    const timeColumn = table.columns.find((c) => c.name === table.timeIndex);
+    const timeUnit = timeColumn ? timeUnitOf(timeColumn.type) : null;
+    if (!timeUnit) continue;
+    const value = valueColumnOf(table, fieldTests);
+    if (!value) continue;
+    const tags = table.columns.filter((c) => c.semantic === 'TAG').map((c) => ({ id: c.id, name: c.name }));
+    const tagMatchers: TagMatcher[] = [];
+    let possible = true;
+    for (const { matcher, test } of labelMatchers) {
+      const tag = tags.find((t) => t.name === matcher.name);
+      if (tag) tagMatchers.push({ columnId: tag.id, op: matcher.op, value: matcher.value });
+      // A label the table does not have is empty on every series of it.
+      else if (!test('')) possible = false;
+    }
+    if (!possible) continue;
+    tables.push({ tableId: table.id, metric: table.name, timeUnit, tags, value, matchers: tagMatchers });
+  }
+  if (tables.length === 0) return null;
+  return { tables, minMs, maxMs, samplesMax };
+}
+
+/** ms bound of a SampleSource argument: integers pass, infinities mean unbounded. */
+function boundOf(ms: number, round: (x: number) => number): number | null {
+  return Number.isFinite(ms) ? round(ms) : null;
+}
+
+export class ShardSampleSource implements SampleSource {
+  private readonly samplesMax: number;
+
+  constructor(
+    private readonly catalog: CatalogView,
+    private readonly shards: ShardQuery,
+    private readonly options: SampleSourceOptions,
+  ) {
+    this.samplesMax = options.samplesMax ?? PROMQL_SAMPLES_MAX;
+  }
+
+  private mayRead(): void {
+    if (this.options.user) checkPermission(this.options.user, 'read');
+  }
+
+  /** Series and samples in (startMs, endMs], as selectors read them. */
+  select(request: SelectRequest, signal?: AbortSignal): Promise<SeriesSamples[]> {
+    const minMs = boundOf(request.startMs, (x) => Math.floor(x) + 1);
+    return this.selectRange(request.matchers, minMs, boundOf(request.endMs, Math.floor), signal);
+  }
+
+  /** Series and samples in [minMs, maxMs] (null = unbounded), sorted by label set. */
+  async selectRange(
+    matchers: readonly Matcher[],
+    minMs: number | null,
+    maxMs: number | null,
+    signal?: AbortSignal,
+  ): Promise<SeriesSamples[]> {
+    this.mayRead();
+    const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.samplesMax);
+    if (!select) return [];
+    const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'select', select };
+    const perShard = await this.shards.query<SeriesSamples[]>('promql', plan, signal);
+    return perShard.flat().sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /** Label sets of series matching any matcher set with a sample in [startMs, endMs], sorted. */
+  async series(
+    matcherSets: readonly (readonly Matcher[])[],
+    startMs: number,
+    endMs: number,
+    signal?: AbortSignal,
+  ): Promise<Labels[]> {
+    this.mayRead();
+    const minMs = boundOf(startMs, Math.ceil);
+    const maxMs = boundOf(endMs, Math.floor);
+    const answers = await Promise.all(
+      matcherSets.map(async (matchers) => {
+        const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.samplesMax);
+        if (!select) return [];
+        const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'series', select };
+        return (await this.shards.query<Labels[]>('promql', plan, signal)).flat();
+      }),
+    );
+    const unique = new Map<string, Labels>();
+    for (const labels of answers.flat()) unique.set(labelsKey(labels), labels);
+    return [...unique.values()].sort(compareLabels);
+  }
+
+  /** Label names over series matching any matcher set (all series when there is none), sorted. */
+  async labelNames(
+    matcherSets: readonly (readonly Matcher[])[],
+    startMs: number,
+    endMs: number,
+    signal?: AbortSignal,
+  ): Promise<string[]> {
+    const names = new Set<string>();
+    for (const labels of await this.series(matcherSets.length > 0 ? matcherSets : [[]], startMs, endMs, signal)) {
+      for (const label of labels) names.add(label.name);
+    }
+    return [...names].sort();
+  }
+
+  /** Values of one label over series matching any matcher set (all series when there is none), sorted. */
+  async labelValues(
+    name: string,
+    matcherSets: readonly (readonly Matcher[])[],
+    startMs: number,
+    endMs: number,
+    signal?: AbortSignal,
+  ): Promise<string[]> {
+    const values = new Set<string>();
+    for (const labels of await this.series(matcherSets.length > 0 ? matcherSets : [[]], startMs, endMs, signal)) {
+      for (const label of labels) if (label.name === name) values.add(label.value);
+    }
+    return [...values].sort();
+  }
+}
+
+/** The sample source of one request over the server's catalog and shards. */
+export function createSampleSource(
+  catalog: CatalogView,
+  shards: ShardQuery,
+  options: SampleSourceOptions,
+): ShardSampleSource {
+  return new ShardSampleSource(catalog, shards, options);
+}

@@ -1,0 +1,163 @@
+/**
+ * Prometheus remote write and remote read (reference ingest §2, admin §7.5):
+ * `POST /v1/metricsapi/write` and `POST /v1/metricsapi/read`. Errors use the short body
+ * `{"error": "..."}`; malformed bodies are 400, bodies that expand beyond the body limit 413.
+ *
+ * The `physical_table` URL parameter (GreptimeDB's metric-engine physical table) is accepted and
+ * has no effect: every metric is its own ordinary table here (docs/metrics-storage.md).
+ */
+import { DbError, InvalidArgument } from '../../shared/errors.js';
+import { yieldToEventLoop } from '../../shared/yield.js';
+import { checkPermission } from '../auth/credentials.js';
+import type { Catalog } from '../catalog.js';
+import { empty, type HttpResponse, type Route, text } from '../http/context.js';
+import { HttpStatusError } from '../http/http-status-error.js';
+import { databaseOf } from '../http/params.js';
+import type { IngestPipeline } from '../ingest/pipeline.js';
+import { metadataInsert } from '../ingest/prom-remote/metadata.js';
+import { ResponseType, STREAMED_CONTENT_TYPE } from '../ingest/prom-remote/proto-schema.js';
+import { encodeChunkedReadResponse, encodeReadResponse } from '../ingest/prom-remote/read-encode.js';
+import { decodeReadRequest, negotiateResponseType } from '../ingest/prom-remote/read-request.js';
+import { SnappyError, snappyCompress, snappyDecompress } from '../ingest/prom-remote/snappy-block.js';
+import { toTableInserts } from '../ingest/prom-remote/to-inserts.js';
+import { decodeWriteRequest, WireError } from '../ingest/prom-remote/write-decode.js';
+import type { ServerMetrics } from '../metrics.js';
+import { type ShardQuery, ShardSampleSource } from '../promql-source.js';
+
+/** The protocol name of remote write in metrics and for the write timeout's 504. */
+const WRITE_PROTOCOL = 'metricsapi-write';
+/** Without a configured body limit, decompression still stops here (as the HTTP server does). */
+const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
+
+export interface PromRemoteDeps {
+  catalog: Catalog;
+  cluster: ShardQuery;
+  ingest: IngestPipeline;
+  /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed body. */
+  bodyLimitBytes: number;
+}
+
+/**
+ * Remote write 1.0 only: a 2.0 request (`proto=io.prometheus.write.v2.Request`) gets 415, which
+ * tells a Prometheus configured for 2.0 to fall back to 1.0.
+ */
+function checkWriteContentType(header: string | undefined): void {
+  if (header === undefined || header.trim() === '') return;
+  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  const proto = params.find((p) => p.startsWith('proto='))?.slice('proto='.length);
+  if (type === 'application/x-protobuf' && (proto === undefined || proto === 'prometheus.writerequest')) return;
+  throw new HttpStatusError(415, `unsupported prometheus remote write content type: ${header}`);
+}
+
+/** Snappy is what Prometheus sends; zstd (vmagent) would need a codec Node 20 lacks. */
+function checkContentEncoding(header: string | undefined): void {
+  const encoding = (header ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'snappy') return;
+  throw new HttpStatusError(415, `unsupported prometheus remote request content encoding: ${header}`);
+}
+
+function decompress(body: Buffer, bodyLimitBytes: number): Buffer {
+  try {
+    return snappyDecompress(body, bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX);
+  } catch (err) {
+    if (err instanceof SnappyError && err.tooLarge) {
+      throw new HttpStatusError(413, `Failed to buffer the request body: ${err.message}`);
+    }
+    throw new InvalidArgument(`Failed to decompress snappy prometheus remote request: ${(err as Error).message}`);
+  }
+}
+
+export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): Route[] {
+  const { catalog, cluster, ingest, bodyLimitBytes } = deps;
+  const lookup = (db: string, table: string) => catalog.getTable(db, table);
+  return [
+    {
+      methods: ['POST'],
+      pattern: '/v1/metricsapi/write',
+      errorShape: 'short',
+      protocol: WRITE_PROTOCOL,
+      handler: async (ctx) => {
+        if (ctx.user) checkPermission(ctx.user, 'write');
+        // VictoriaMetrics' agent asks which protocol version it may use before writing.
+        if (ctx.query.has('get_vm_proto_version')) return text(200, '1');
+        metrics.ingestBytes.inc({ protocol: WRITE_PROTOCOL }, ctx.body.length);
+        try {
+          checkWriteContentType(ctx.headers.get('content-type'));
+          checkContentEncoding(ctx.headers.get('content-encoding'));
+          const db = databaseOf(ctx, ['db']);
+          if (ctx.body.length === 0) return empty(204);
+          const raw = decompress(ctx.body, bodyLimitBytes);
+          let decoded: ReturnType<typeof decodeWriteRequest>;
+          try {
+            decoded = decodeWriteRequest(raw);
+          } catch (err) {
+            if (!(err instanceof WireError)) throw err;
+            throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
+          }
+          await yieldToEventLoop();
+          const inserts = toTableInserts(decoded, db, lookup);
+          const sampleRows = inserts.reduce((n, i) => n + i.rowCount, 0);
+          const metadata = metadataInsert(decoded.metadata, db);
+          if (metadata) inserts.push(metadata);
+          await yieldToEventLoop();
+          await ingest.write(inserts, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' });
+          metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, sampleRows);
+          metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });
+          return empty(204);
+        } catch (err) {
+          const rejected = err instanceof HttpStatusError || (err instanceof DbError && err.code < 5000);
+          metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
+          throw err;
+        }
+      },
+    },
+    {
+      methods: ['POST'],
+      pattern: '/v1/metricsapi/read',
+      errorShape: 'short',
+      handler: async (ctx): Promise<HttpResponse> => {
+        if (ctx.user) checkPermission(ctx.user, 'read');
+        try {
+          checkContentEncoding(ctx.headers.get('content-encoding'));
+          const db = databaseOf(ctx, ['db']);
+          const raw = decompress(ctx.body, bodyLimitBytes);
+          let request: ReturnType<typeof decodeReadRequest>;
+          try {
+            request = decodeReadRequest(raw);
+          } catch (err) {
+            if (err instanceof DbError) throw err;
+            throw new InvalidArgument(`Failed to decode prometheus remote request: ${(err as Error).message}`);
+          }
+          const responseType = negotiateResponseType(request.acceptedResponseTypes);
+          if (responseType === null) {
+            throw new InvalidArgument(
+              `server does not support any of the requested response types: [${request.acceptedResponseTypes.join(' ')}]; supported: [SAMPLES STREAMED_XOR_CHUNKS]`,
+            );
+          }
+          const source = new ShardSampleSource(catalog, cluster, { db, user: ctx.user });
+          const results = [];
+          // One query at a time bounds memory to the largest query, not the sum.
+          for (const q of request.queries) {
+            results.push(await source.selectRange(q.matchers, q.startMs, q.endMs, ctx.signal));
+          }
+          metrics.queries.inc({ kind: 'remote_read', outcome: 'ok' });
+          if (responseType === ResponseType.STREAMED_XOR_CHUNKS) {
+            return {
+              status: 200,
+              headers: { 'content-type': STREAMED_CONTENT_TYPE },
+              body: encodeChunkedReadResponse(results),
+            };
+          }
+          return {
+            status: 200,
+            headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+            body: snappyCompress(encodeReadResponse(results)),
+          };
+        } catch (err) {
+          metrics.queries.inc({ kind: 'remote_read', outcome: 'error' });
+          throw err;
+        }
+      },
+    },
+  ];
+}

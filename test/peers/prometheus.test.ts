@@ -95,8 +95,29 @@ remote_write:
     });
     t.match(metadata, { type: 'gauge', help: /build/i }, 'metadata arrived');
 
-    // HTTP API (to be added with the PromQL routes): assert that
-    // `${shoal.url}/v1/metricsapi/api/v1/query?query=up` answers the same `up` series here.
+    // The Prometheus HTTP API of ShoalDB answers like the writer's own API for what it sent.
+    for (const query of ['up', 'prometheus_build_info']) {
+      const own = await prometheusQuery(writer.url, query);
+      const ours = await waitFor(`${query} through /v1/metricsapi/api/v1/query`, 30_000, async () => {
+        const r = await prometheusQuery(`${shoal.url}/v1/metricsapi`, query);
+        return r.length > 0 ? r : null;
+      });
+      t.same(
+        ours.map((s) => s.metric),
+        own.map((s) => s.metric),
+        `${query}: the same series and labels as Prometheus itself answers`,
+      );
+      t.same(
+        ours.map((s) => s.value[1]),
+        own.map((s) => s.value[1]),
+        `${query}: the same value`,
+      );
+    }
+    const rate = await prometheusQuery(
+      `${shoal.url}/v1/metricsapi`,
+      'sum(rate(prometheus_http_requests_total[1m])) >= 0',
+    );
+    t.equal(rate.length, 1, 'a rate over remote-written counters evaluates');
 
     // --- 2. remote read from a Prometheus without targets ---
     const reader: RunningPrometheus = await startPrometheus(

@@ -2,8 +2,10 @@
  * Wires the server together: catalog → shard workers → ingest pipeline → routes → listeners.
  * Returns a handle whose `stop` drains in-flight requests before closing the shards.
  */
+
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
+import { initZstd } from '../shared/zstd.js';
 import { createUserProvider } from './auth/user-provider.js';
 import { Catalog } from './catalog.js';
 import { startHttpServer } from './http/server.js';
@@ -31,6 +33,7 @@ export interface RunningApp {
 
 export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
   const userProvider = createUserProvider(config.userProvider, (msg) => log.warn(msg));
+  await initZstd();
   const catalog = await Catalog.open(config.storage.dataHome, config.storage.shards);
   const { cluster, recovered } = await ShardCluster.start(config, log, catalog.deadTableIds());
   recovered.then(

@@ -1,6 +1,8 @@
 /** Body limit (413), request timeout (408) and their interaction with the x-greptime-timeout header. */
+
 import net from 'node:net';
 import zlib from 'node:zlib';
+import { compress as zstdCompress, init as zstdInit } from '@bokuweb/zstd-wasm';
 import t from 'tap';
 import { sql, startServer, writeLines } from '../helpers/server.js';
 
@@ -79,6 +81,33 @@ t.test('a gzip body is decompressed, and a decompression bomb is refused', async
   t.equal(refused.status, 413);
   const bad = await writeLines(server.url, 'not gzip at all', 'db=public', { 'content-encoding': 'gzip' });
   t.equal(bad.status, 400);
+});
+
+t.test('a zstd body is decompressed; a bomb gets 413 and a corrupt body 400, storing nothing', async (t) => {
+  await zstdInit();
+  const server = await startServer({ httpToml: 'body_limit = "64KiB"' });
+  t.teardown(() => server.stop());
+  const send = (body: Uint8Array) =>
+    writeLines(server.url, Buffer.from(body) as unknown as string, 'db=public&precision=ms', {
+      'content-encoding': 'zstd',
+    });
+  const ok = await send(zstdCompress(Buffer.from('zs,host=a v=1.5 1000\nzs,host=b v=2.5 2000')));
+  t.equal(ok.status, 204, ok.text);
+  t.same((await sql(server.url, 'SELECT host, v FROM zs ORDER BY host')).body.output?.[0]?.records?.rows, [
+    ['a', 1.5],
+    ['b', 2.5],
+  ]);
+  const bomb = zstdCompress(Buffer.from(`zs,host=c v=1 3000\n${'#'.repeat(10 * 1024 * 1024)}`));
+  t.ok(bomb.length < 64 * 1024, 'the bomb fits the body limit compressed');
+  t.equal((await send(bomb)).status, 413);
+  const corrupt = zstdCompress(Buffer.from('zs,host=d v=1 4000')).slice(0, 12);
+  t.equal((await send(corrupt)).status, 400);
+  t.equal((await send(Buffer.from('zs,host=e v=1 5000'))).status, 400, 'not zstd at all');
+  t.same(
+    (await sql(server.url, 'SELECT count(*) FROM zs')).body.output?.[0]?.records?.rows,
+    [[2]],
+    'nothing else stored',
+  );
 });
 
 t.test('http.timeout answers 408 when a request takes too long', async (t) => {

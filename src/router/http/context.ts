@@ -43,7 +43,7 @@ export interface Route {
   pattern: string;
   handler: Handler;
   errorShape: ErrorShape;
-  /** Decode `Content-Encoding: gzip|deflate|br` bodies (ingest routes). */
+  /** Decode `Content-Encoding: gzip|deflate|br|zstd` bodies (ingest routes). */
   decompress?: boolean;
   /** Debug routes bypass the timeout and the configured body limit (they have their own cap). */
   debug?: boolean;

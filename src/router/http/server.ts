@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.js';
 import { DbError } from '../../shared/errors.js';
 import { parseDurationMs } from '../../shared/size-duration.js';
+import { ZstdError, zstdDecompress } from '../../shared/zstd.js';
 import { checkPermission, extractCredentials, isAuthExempt } from '../auth/credentials.js';
 import type { UserProvider } from '../auth/user-provider.js';
 import { errorResponse } from '../respond/error.js';
@@ -325,6 +326,8 @@ function decompress(body: Buffer, encoding: string | undefined, limit: number): 
         }
       case 'br':
         return zlib.brotliDecompressSync(body, { maxOutputLength });
+      case 'zstd':
+        return Buffer.from(zstdDecompress(body, maxOutputLength));
       case 'identity':
         return body;
       default:
@@ -332,7 +335,8 @@ function decompress(body: Buffer, encoding: string | undefined, limit: number): 
         return body;
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+    const tooLarge = err instanceof ZstdError && err.tooLarge;
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError || tooLarge) {
       throw textError(413, 'Failed to buffer the request body: length limit exceeded');
     }
     throw textError(400, `Failed to decompress the request body (${enc}): ${(err as Error).message}`);

@@ -12,10 +12,9 @@
  * nullable. Fixed-width columns are built straight from typed arrays plus a validity bitmap so
  * 64-bit (and 128-bit) values stay exact.
  *
- * Compression (`compression=lz4|zstd`, URL only): `lz4` writes LZ4_FRAME-compressed bodies with
- * our own frame encoder (`lz4-frame.ts`), since apache-arrow ships no codecs. `zstd` is a known
- * deviation: there is no zstd encoder among our dependencies (Node 20's zlib has none), so the
- * stream is answered uncompressed — still a valid stream any Arrow reader accepts.
+ * Compression (`compression=lz4|zstd`, URL only): apache-arrow ships no codecs, so `lz4` uses our
+ * own LZ4_FRAME encoder (`lz4-frame.ts`) and `zstd` the WebAssembly build of the reference library
+ * (src/shared/zstd.ts; Node 20's zlib has none). A reader needs the codec registered too.
  *
  * GreptimeDB itself writes the IPC *file* format here; the interface spec asks for a stream, which
  * clients read with `tableFromIPC`/`RecordBatchStreamReader` without seeking.
@@ -70,7 +69,11 @@ import {
 import type { StatementResult } from '../../query/sql/execute.js';
 import { unpackInterval } from '../../query/sql/interval.js';
 import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
+import { zstdCompress, zstdDecompress } from '../../shared/zstd.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
+
+/** Largest Arrow buffer we would ever decode (the registry needs a decoder; we only encode). */
+const ZSTD_BUFFER_BYTES_MAX = 1 << 30;
 
 /** The `compression` URL parameter, resolved. */
 export type ArrowCompression = 'lz4' | 'zstd' | null;
@@ -82,6 +85,17 @@ export function parseArrowCompression(text: string | null | undefined): ArrowCom
 }
 
 compressionRegistry.set(CompressionType.LZ4_FRAME, { encode: lz4FrameCompress, decode: lz4FrameDecompress });
+let zstdRegistered = false;
+
+/** Registers zstd on first use: apache-arrow tries the codec when it is set, after initZstd(). */
+function ensureZstdCodec(): void {
+  if (zstdRegistered) return;
+  compressionRegistry.set(CompressionType.ZSTD, {
+    encode: (bytes) => zstdCompress(bytes),
+    decode: (bytes) => zstdDecompress(bytes, ZSTD_BUFFER_BYTES_MAX),
+  });
+  zstdRegistered = true;
+}
 
 /** The Arrow type GreptimeDB gives a column of this logical type. */
 export function arrowTypeOf(type: DataType): ArrowType {
@@ -330,6 +344,8 @@ export function arrowBody(result: StatementResult | undefined, compression: Arro
     batches.push(new RecordBatch(schema, makeData({ type: new Struct(fields), length, nullCount: 0, children })));
   }
   const table = new Table(schema, batches);
-  // zstd: no encoder available, answered uncompressed (see the file comment).
-  return tableToIPC(table, 'stream', compression === 'lz4' ? CompressionType.LZ4_FRAME : null);
+  if (compression === 'zstd') ensureZstdCodec();
+  const codec =
+    compression === 'lz4' ? CompressionType.LZ4_FRAME : compression === 'zstd' ? CompressionType.ZSTD : null;
+  return tableToIPC(table, 'stream', codec);
 }

@@ -249,6 +249,11 @@ export interface ColumnSchema {
   nullable: boolean;
   /** SQL text of the default expression, as written in CREATE TABLE; absent when none. */
   defaultSql?: string | undefined;
+  /**
+   * Types the column had before `ALTER TABLE ... MODIFY COLUMN` changed its physical kind, one per
+   * kind: storage still holds the older rows under (id, that kind), and reads cast them.
+   */
+  priorTypes?: DataType[] | undefined;
 }
 
 export interface TableSchema {

@@ -9,7 +9,7 @@
  * DROP DEFAULT (several), SET 'k' = 'v' [, ...], UNSET 'k' [, ...].
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type ColumnSchema, physicalKindOf, type TableSchema } from '../../shared/types.js';
+import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
 import type { AlterOperation, Statement } from './ast.js';
 import { defaultSqlOf, NAME_PATTERN, newColumnOf, normalizeTimestampDefault } from './ddl.js';
 import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from './env.js';
@@ -20,6 +20,11 @@ import { normalizeIdent } from './scope.js';
 import { dataTypeOfSql, sqlNameOf } from './type-names.js';
 
 type Column = AlteredTable['columns'][number];
+
+/** Types whose stored values a later type can be cast from: plain scalars, not Json/Binary/lists. */
+function isRecastable(type: DataType): boolean {
+  return type !== 'Json' && type !== 'Binary' && !type.startsWith('List<') && !type.startsWith('Decimal(');
+}
 
 /** Table options ALTER TABLE SET/UNSET may change (GreptimeDB's mutable region options). */
 const MUTABLE_OPTIONS = /^(ttl|comment|sst_format|skip_wal|compaction\..+|append_mode|memtable\..+)$/;
@@ -119,9 +124,19 @@ function applyOperation(
         throw invalidAlter(tableName, `column ${name} is a tag or the time index; only fields can change type`);
       }
       if (physicalKindOf(type) !== physicalKindOf(column.type)) {
-        throw new DbError(
-          ErrorCode.Unsupported,
-          `This feature is not implemented: changing column ${name} from ${sqlNameOf(column.type)} to ${sqlNameOf(type)} (stored values would need converting)`,
+        if (!isRecastable(type) || !isRecastable(column.type)) {
+          throw new DbError(
+            ErrorCode.Unsupported,
+            `Not supported: changing column ${name} from ${sqlNameOf(column.type)} to ${sqlNameOf(type)}`,
+          );
+        }
+        // Stored rows keep their old kind; reads cast them (planner.ts). One prior type per kind,
+        // the newest, since that is what the latest rows of that kind were written as.
+        const priors = [...(column.priorTypes ?? []), column.type].filter(
+          (t) => physicalKindOf(t) !== physicalKindOf(type),
+        );
+        column.priorTypes = priors.filter(
+          (t, i) => !priors.slice(i + 1).some((later) => physicalKindOf(later) === physicalKindOf(t)),
         );
       }
       column.type = type;

@@ -15,6 +15,8 @@ export interface NewColumn {
   semantic: 'TAG' | 'FIELD' | 'TIMESTAMP';
   nullable: boolean;
   defaultSql?: string | undefined;
+  /** See `ColumnSchema.priorTypes`. */
+  priorTypes?: DataType[] | undefined;
 }
 
 /** A table to create, as checked by the SQL layer (one time index, keys exist). */

@@ -170,6 +170,11 @@ export interface ShardScan {
    * for rows written before the column existed (storage returns NULL for those).
    */
   fills?: Array<Value | undefined> | undefined;
+  /**
+   * Columns whose type changed kind (MODIFY COLUMN): rows written before hold the value in slot
+   * `source` (an extra scan column of the old kind), cast into slot `target`.
+   */
+  casts?: Array<{ target: number; source: number; from: DataType; to: DataType }> | undefined;
 }
 
 /** What a shard returns: projected rows, or partial aggregates per group. */

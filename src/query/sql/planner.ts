@@ -521,6 +521,17 @@ export function scanOf(
     if (role === 'time') time = { slot, type: c.type };
     if (role === 'tag' && c.type === 'String' && schema && fill === undefined) stringTags.set(slot, schema.id);
   });
+  // Rows written before MODIFY COLUMN changed a field's kind are read from the old kind and cast.
+  const casts: NonNullable<ShardPlan['scan']>['casts'] = [];
+  scanned.forEach((ci, target) => {
+    const c = scope.columns[ci] as ScopeColumn;
+    if (c.schema?.semantic !== 'FIELD') return;
+    for (const from of c.schema.priorTypes ?? []) {
+      casts.push({ target, source: columns.length, from, to: c.type });
+      columns.push({ id: c.schema.id, kind: physicalKindOf(from), role: 'field' });
+      types.push(from);
+    }
+  });
   const pruning = extractPruning(filter, { time, stringTags });
   const scan: NonNullable<ShardPlan['scan']> = {
     tableId: table.id,
@@ -531,5 +542,6 @@ export function scanOf(
     seriesFilter: pruning.seriesFilter,
   };
   if (fills.some((f) => f !== undefined)) scan.fills = fills;
+  if (casts.length > 0) scan.casts = casts;
   return scan;
 }

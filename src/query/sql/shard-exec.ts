@@ -19,7 +19,7 @@ import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } 
 import { RangeSink } from './range-exec.js';
 import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
-import { type Value, valueKey } from './values.js';
+import { castValue, type Value, valueKey } from './values.js';
 
 /** Executes a plan fragment made by the planner against this shard's storage. */
 export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
@@ -42,11 +42,35 @@ export function runPlanOnBatches(p: ShardPlan, batches: Iterable<Batch>): ShardR
         ? new RangeSink(p.output, ctx)
         : new AggregateSink(p.output, ctx, budget);
   for (const batch of batches) {
-    const withFills = p.scan?.fills ? fillColumns(batch, p.scan.fills) : batch;
+    const withCasts = p.scan?.casts ? castColumns(batch, p.scan.casts) : batch;
+    const withFills = p.scan?.fills ? fillColumns(withCasts, p.scan.fills) : withCasts;
     const rows = p.filter ? filterBatch(p.filter, withFills, ctx) : withFills;
     if (rows.rowCount > 0 && !sink.add(rows)) break;
   }
   return sink.finish();
+}
+
+/**
+ * Takes a value from an older kind where a row has one (rows written before MODIFY COLUMN), cast
+ * to the column's type; a value that does not cast reads NULL, as a safe cast does.
+ */
+function castColumns(batch: Batch, casts: NonNullable<NonNullable<ShardPlan['scan']>['casts']>): Batch {
+  const columns = batch.columns.slice();
+  for (const { target, source, from, to } of casts) {
+    const old = batch.columns[source] as Value[];
+    const col = (columns[target] as Value[]).slice();
+    for (let r = 0; r < batch.rowCount; r++) {
+      const v = old[r] as Value;
+      if (v === null) continue;
+      try {
+        col[r] = castValue(v, from, to);
+      } catch {
+        col[r] = null;
+      }
+    }
+    columns[target] = col;
+  }
+  return { rowCount: batch.rowCount, columns };
 }
 
 /** Replaces NULLs of columns with a fill value (NOT NULL columns added after rows were written). */

@@ -93,12 +93,15 @@ t.test('MODIFY COLUMN sets and drops defaults with GreptimeDB checks', async (t)
   await t.rejects(run(env, 'ALTER TABLE t MODIFY COLUMN o SET DEFAULT NULL'), { code: 1004 });
 });
 
-t.test('MODIFY COLUMN changes a field type within its storage kind only', async (t) => {
+t.test('MODIFY COLUMN changes a field type; across storage kinds older rows are cast when read', async (t) => {
   const env = await setup();
   await run(env, 'ALTER TABLE t MODIFY COLUMN i DOUBLE');
   t.same(await rows(env, 'SELECT i FROM t'), [[1], [2]]);
   t.equal(env.getTable('public', 't')?.columns[0]?.type, 'Float64');
-  await t.rejects(run(env, 'ALTER TABLE t MODIFY COLUMN i STRING'), { code: 1001 });
+  await run(env, 'ALTER TABLE t MODIFY COLUMN i STRING');
+  t.same(env.getTable('public', 't')?.columns[0]?.priorTypes, ['Float64']);
+  t.same(await rows(env, 'SELECT i FROM t'), [['1.0'], ['2.0']], 'cast as Arrow casts a double to text');
+  await t.rejects(run(env, 'ALTER TABLE t MODIFY COLUMN i DECIMAL(10, 2)'), { code: 1001 });
 });
 
 t.test('SET and UNSET change table options', async (t) => {

@@ -4,7 +4,8 @@
  *
  * Environment: BENCH_SECONDS (default 60) for the main ingest run, BENCH_HIGHCARD_SECONDS
  * (default 30) for the 100,000-host run, BENCH_QUERY_ROWS (default 2,000,000; 0 skips) for the
- * SQL query bench, BENCH_PROFILE=1 to take CPU profiles of the server.
+ * SQL query bench, BENCH_PROMQL_SERIES (default 10,000; 0 skips) for the PromQL query bench
+ * (pushdown on and off), BENCH_PROFILE=1 to take CPU profiles of the server.
  */
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type LoadResult, runLineprotoLoad } from './ingest/lineproto-load.js';
 import { summariseProfiles } from './profile-summary.js';
+import { describePromql, runPromqlBench } from './query/promql-queries.js';
 import { type QueryBenchResult, runQueryBench } from './query/sql-queries.js';
 import { startBenchServer } from './server.js';
 
@@ -95,6 +97,18 @@ async function main(): Promise<void> {
     }
   }
 
+  const promqlSeries = Number(process.env.BENCH_PROMQL_SERIES ?? 10_000);
+  if (promqlSeries > 0) {
+    console.log(`query: PromQL over ${promqlSeries.toLocaleString('en-US')} series, pushdown on and off`);
+    const p = await runPromqlBench(promqlSeries);
+    console.log(describePromql(p));
+    sections.push(`### PromQL queries
+
+\`\`\`
+${describePromql(p)}
+\`\`\``);
+  }
+
   let commit = 'unknown';
   try {
     commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
@@ -106,7 +120,7 @@ async function main(): Promise<void> {
     `Date: ${new Date().toISOString()}`,
     `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
     `Node: ${process.version}; commit ${commit}`,
-    `Command: BENCH_SECONDS=${seconds} BENCH_HIGHCARD_SECONDS=${highcardSeconds} BENCH_QUERY_ROWS=${queryRows}${profile ? ' BENCH_PROFILE=1' : ''} npm run bench`,
+    `Command: BENCH_SECONDS=${seconds} BENCH_HIGHCARD_SECONDS=${highcardSeconds} BENCH_QUERY_ROWS=${queryRows} BENCH_PROMQL_SERIES=${promqlSeries}${profile ? ' BENCH_PROFILE=1' : ''} npm run bench`,
   ].join('  \n');
   const latest = `<!-- latest:start -->\n## Latest run\n\n${header}\n\n${sections.join('\n\n')}\n<!-- latest:end -->`;
   const existing = fs.existsSync(RESULTS) ? fs.readFileSync(RESULTS, 'utf8') : '# Benchmark results\n\n';

@@ -5,6 +5,7 @@
 import client from 'prom-client';
 import type { ShardStats } from '../shared/messages.js';
 import { VERSION } from '../shared/version.js';
+import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
 
 export class ServerMetrics {
   readonly registry = new client.Registry();
@@ -73,6 +74,33 @@ export class ServerMetrics {
       registers,
     });
     this.registerShardMetrics(shardStats);
+    this.registerPromqlTraffic();
+  }
+
+  /** What shards returned for PromQL queries, by kind (raw samples, step values, partial states). */
+  private registerPromqlTraffic(): void {
+    const registers = [this.registry];
+    const kinds = Object.keys(promqlShardTraffic) as ShardTrafficKind[];
+    new client.Counter({
+      name: 'shoaldb_promql_shard_samples_returned_total',
+      help: 'Values shards returned to the router for PromQL: raw samples, per-step values or partial aggregates',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        this.reset();
+        for (const kind of kinds) this.inc({ kind }, promqlShardTraffic[kind].samples);
+      },
+    });
+    new client.Counter({
+      name: 'shoaldb_promql_shard_bytes_returned_total',
+      help: 'Bytes of the typed arrays shards returned to the router for PromQL, by kind',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        this.reset();
+        for (const kind of kinds) this.inc({ kind }, promqlShardTraffic[kind].bytes);
+      },
+    });
   }
 
   /**

@@ -10,6 +10,13 @@
  * the labels, `__name__` is the table name, the value is `greptime_value` (or the first numeric
  * field, or the one `__field__` picks), and times are converted to ms.
  */
+import {
+  answerBytes,
+  type EvalAnswer,
+  type EvalRequest,
+  type ShardEvaluation,
+} from '../query/promql/distribute/eval-plan.js';
+import { presentCount } from '../query/promql/distribute/step-pack.js';
 import { compareLabels, labelsKey } from '../query/promql/labels.js';
 import { compileLabelTest, type LabelTest } from '../query/promql/store/matchers.js';
 import {
@@ -36,6 +43,40 @@ export const DATABASE_LABELS = ['x_greptime_database', '__database__', '__schema
 /** The value column remote write and OTLP create. */
 const DEFAULT_VALUE_COLUMN = 'greptime_value';
 
+/**
+ * `SHOALDB_PROMQL_PUSHDOWN=off` makes the router evaluate every PromQL query itself from raw
+ * samples, as before pushdown: a switch for comparing the two (bench/query/promql-queries.ts) and
+ * for ruling pushdown out when an answer looks wrong.
+ */
+export const PROMQL_PUSHDOWN_DEFAULT = process.env.SHOALDB_PROMQL_PUSHDOWN !== 'off';
+
+/** What shards returned to the router for PromQL: raw samples, per-step values, partial states. */
+export type ShardTrafficKind = 'raw' | 'step' | 'partial';
+
+/**
+ * Process-wide tallies of what shards returned for PromQL queries (`/metrics`:
+ * `shoaldb_promql_shard_samples_returned_total` and `..._bytes_returned_total`). "Samples" are raw
+ * samples, present step values, or present partial entries (one per group and step, or per
+ * selected series and step).
+ */
+export const promqlShardTraffic: Record<ShardTrafficKind, { samples: number; bytes: number }> = {
+  raw: { samples: 0, bytes: 0 },
+  step: { samples: 0, bytes: 0 },
+  partial: { samples: 0, bytes: 0 },
+};
+
+function countAnswer(answer: EvalAnswer): void {
+  if (!answer.ok) return;
+  const r = answer.result;
+  let samples = 0;
+  if (r.kind === 'step' || r.kind === 'k') samples = presentCount(r.series);
+  else if (r.kind === 'fold') for (const c of r.state.count) samples += c > 0 ? 1 : 0;
+  else samples = r.state.count.length;
+  const tally = promqlShardTraffic[r.kind === 'step' ? 'step' : 'partial'];
+  tally.samples += samples;
+  tally.bytes += answerBytes(answer);
+}
+
 /** What the source reads of the catalog. */
 export interface CatalogView {
   getDatabase(name: string): DatabaseSchema | undefined;
@@ -54,6 +95,8 @@ export interface SampleSourceOptions {
   user?: AuthedUser | null | undefined;
   /** Per-shard sample bound; default PROMQL_SAMPLES_MAX. */
   samplesMax?: number | undefined;
+  /** Evaluate series-local subtrees in the shards; default PROMQL_PUSHDOWN_DEFAULT. */
+  pushdown?: boolean | undefined;
 }
 
 function isDatabaseLabel(name: string): boolean {
@@ -139,8 +182,9 @@ function boundOf(ms: number, round: (x: number) => number): number | null {
   return Number.isFinite(ms) ? round(ms) : null;
 }
 
-export class ShardSampleSource implements SampleSource {
+export class ShardSampleSource implements SampleSource, ShardEvaluation {
   private readonly samplesMax: number;
+  readonly pushdownEnabled: boolean;
 
   constructor(
     private readonly catalog: CatalogView,
@@ -148,6 +192,7 @@ export class ShardSampleSource implements SampleSource {
     private readonly options: SampleSourceOptions,
   ) {
     this.samplesMax = options.samplesMax ?? PROMQL_SAMPLES_MAX;
+    this.pushdownEnabled = options.pushdown ?? PROMQL_PUSHDOWN_DEFAULT;
   }
 
   private mayRead(): void {
@@ -172,7 +217,34 @@ export class ShardSampleSource implements SampleSource {
     if (!select) return [];
     const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'select', select };
     const perShard = await this.shards.query<SeriesSamples[]>('promql', plan, signal);
-    return perShard.flat().sort((a, b) => compareLabels(a.labels, b.labels));
+    const series = perShard.flat();
+    for (const s of series) {
+      promqlShardTraffic.raw.samples += s.t.length;
+      promqlShardTraffic.raw.bytes += s.t.byteLength + s.v.byteLength;
+    }
+    return series.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /**
+   * Evaluates a series-local subtree (or a partial aggregation) in every shard. Each selector's
+   * tables are resolved here, as `selectRange` resolves them; a selector no table can match reads
+   * nothing in the shards.
+   */
+  async evaluateInShards(request: EvalRequest, signal?: AbortSignal): Promise<EvalAnswer[]> {
+    this.mayRead();
+    const { selectorMatchers, ...rest } = request;
+    const selectors = selectorMatchers.map((matchers) => ({
+      matchers,
+      tables: planLocalSelect(this.catalog, this.options.db, matchers, null, null, this.samplesMax)?.tables ?? [],
+    }));
+    const plan: PromqlShardPlan = {
+      version: PROMQL_SHARD_PLAN_VERSION,
+      op: 'eval',
+      eval: { ...rest, selectors, samplesMax: this.samplesMax },
+    };
+    const answers = await this.shards.query<EvalAnswer>('promql', plan, signal);
+    for (const answer of answers) countAnswer(answer);
+    return answers;
   }
 
   /** Label sets of series matching any matcher set with a sample in [startMs, endMs], sorted. */

@@ -39,6 +39,16 @@ function cancellable(source: ScanSource, cancel: SharedArrayBuffer | undefined):
     },
   };
 }
+/** A check that throws once the router raised the query's cancel flag (for evaluation loops). */
+function cancelPoll(cancel: SharedArrayBuffer | undefined): (() => void) | undefined {
+  if (!cancel) return undefined;
+  const flag = new Int32Array(cancel);
+  return () => {
+    if (Atomics.load(flag, 0) === 0) return;
+    queriesCancelled++;
+    throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
+  };
+}
 let log = pino({ name: 'shard' });
 
 function requireStore(): ShardStore {
@@ -59,7 +69,11 @@ export default async function handle(task: ShardTask): Promise<ShardReply> {
       case 'query':
         if (task.lang === 'promql') {
           // Sample arrays go back transferred, not copied (Piscina's movable wrapper).
-          const answer = runPromqlShardPlan(task.plan, cancellable(requireStore(), task.cancel));
+          const answer = await runPromqlShardPlan(
+            task.plan,
+            cancellable(requireStore(), task.cancel),
+            cancelPoll(task.cancel),
+          );
           const reply: ShardReply = { ok: true, value: answer.value };
           const movable = { [Piscina.transferableSymbol]: answer.transfer, [Piscina.valueSymbol]: reply };
           return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as ShardReply;

@@ -107,14 +107,14 @@ t.test('local select over one shard', async (t) => {
   });
 
   t.test('the shard entry lists every buffer to transfer and refuses unknown plans', async (t) => {
-    const answer = runPromqlShardPlan(
+    const answer = await runPromqlShardPlan(
       { version: PROMQL_SHARD_PLAN_VERSION, op: 'select', select: local([table()]) },
       store,
     );
     t.equal(answer.transfer.length, 2);
     const copy = structuredClone(answer.value, { transfer: answer.transfer }) as SeriesSamples[];
     t.same(plain(copy), plain(selectLocal(store, local([table()]))));
-    t.throws(() => runPromqlShardPlan({ version: 99, op: 'select' }, store), /unsupported PromQL shard plan/);
+    await t.rejects(runPromqlShardPlan({ version: 99, op: 'select' }, store), /unsupported PromQL shard plan/);
   });
 });
 
@@ -202,10 +202,12 @@ t.test('the router source resolves names, databases and fields against the catal
   // transfer, as the worker boundary does.
   const shards: ShardQuery = {
     async query<T>(_lang: 'promql', plan: unknown): Promise<T[]> {
-      return stores.map((store) => {
-        const answer = runPromqlShardPlan(structuredClone(plan), store);
-        return structuredClone(answer.value, { transfer: answer.transfer }) as T;
-      });
+      return Promise.all(
+        stores.map(async (store) => {
+          const answer = await runPromqlShardPlan(structuredClone(plan), store);
+          return structuredClone(answer.value, { transfer: answer.transfer }) as T;
+        }),
+      );
     },
   };
   await catalog.createDatabase('other', {}, false);

@@ -11,8 +11,11 @@
 
 import type { Expr } from './ast.js';
 import { documentedType, typeOf } from './ast.js';
+import { isShardEvaluation } from './distribute/eval-plan.js';
+import { ShardPushdown } from './distribute/shard-pushdown.js';
 import { Annotations } from './eval/annotations.js';
 import { Evaluator, type QueryContext, throwIfCancelled } from './eval/evaluator.js';
+import { Interrupter } from './eval/interrupter.js';
 import { DUPLICATE_LABELSET, mergeSameLabels, type StepSeries, type Value } from './eval/values.js';
 import { compareLabels, labelsKey, METRIC_NAME } from './labels.js';
 import { parseExpr } from './parse.js';
@@ -65,6 +68,9 @@ function context(opts: QueryOptions, text: string, startMs: number, endMs: numbe
     queryEndMs: endMs,
     queryStepMs: stepMs,
     defaultSubqueryStepMs: DEFAULT_SUBQUERY_STEP_MS,
+    interrupt: new Interrupter(opts.signal),
+    pushdown:
+      opts.pushdown !== false && isShardEvaluation(opts.source) ? new ShardPushdown(opts.source, text) : undefined,
   };
 }
 

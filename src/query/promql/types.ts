@@ -81,6 +81,11 @@ export interface QueryOptions {
   /** Lookback delta in ms; Prometheus' default is 5 minutes. */
   lookbackDeltaMs?: number;
   signal?: AbortSignal;
+  /**
+   * Evaluate series-local subtrees and partial aggregations in the shards when the source can
+   * (src/query/promql/distribute); default true. False evaluates everything in the router.
+   */
+  pushdown?: boolean;
 }
 
 /** Prometheus' API `errorType` values the engine can raise. */

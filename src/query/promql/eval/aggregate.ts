@@ -19,7 +19,7 @@ import { newStepSeries, SeriesCollector, type StepSeries, type Value } from './v
 const INT64_MAX = 2 ** 63;
 
 /** Output labels of a group: the `by` labels, or all but the `without` labels and the name. */
-function groupLabels(labels: Labels, grouping: ReadonlySet<string>, without: boolean): Labels {
+export function groupLabels(labels: Labels, grouping: ReadonlySet<string>, without: boolean): Labels {
   if (without) return labels.filter((l) => !grouping.has(l.name) && l.name !== METRIC_NAME);
   if (grouping.size === 0) return [];
   return labels.filter((l) => grouping.has(l.name));
@@ -51,7 +51,10 @@ export async function evalAggregate(ev: Evaluator, node: AggregateExpr): Promise
     case 'bottomk':
     case 'limitk':
     case 'limit_ratio':
-      return { kind: 'vector', series: selectK(ev, node, param as Float64Array, input, groupOf, groupIndex.size) };
+      return {
+        kind: 'vector',
+        series: await selectK(ev, node, param as Float64Array, input, groupOf, groupIndex.size, input.length),
+      };
     case 'quantile':
       warnQuantileParam(ev, node, param as Float64Array);
       break;
@@ -69,7 +72,7 @@ export async function evalAggregate(ev: Evaluator, node: AggregateExpr): Promise
   const op = node.op;
 
   for (let i = 0; i < ev.steps; i++) {
-    ev.checkCancelled();
+    await ev.checkpoint();
     seen.fill(0);
     for (let si = 0; si < input.length; si++) {
       const s = input[si] as StepSeries;
@@ -220,15 +223,21 @@ interface Candidate {
 const byValue: Less<Candidate> = (a, b) => Number.isNaN(a.value) || a.value < b.value;
 const byReverseValue: Less<Candidate> = (a, b) => Number.isNaN(a.value) || a.value > b.value;
 
-/** topk, bottomk, limitk, limit_ratio: whole input series selected per group and step. */
-function selectK(
+/**
+ * topk, bottomk, limitk, limit_ratio: whole input series selected per group and step. Group
+ * indices are in order of first appearance in the input. `inputCount` bounds k: the input's
+ * length, or when `input` holds only the shards' preselected candidates, the number of series the
+ * shards had (src/query/promql/distribute/partial-k.ts).
+ */
+export async function selectK(
   ev: Evaluator,
   node: AggregateExpr,
   param: Float64Array,
   input: StepSeries[],
   groupOf: Int32Array,
   groups: number,
-): StepSeries[] {
+  inputCount: number,
+): Promise<StepSeries[]> {
   const op = node.op;
   const { min, max, hasNaN } = paramRange(param);
   const paramPos = (node.param as NonNullable<AggregateExpr['param']>).pos;
@@ -250,7 +259,7 @@ function selectK(
   const seen = new Uint8Array(groups);
 
   for (let i = 0; i < ev.steps; i++) {
-    ev.checkCancelled();
+    await ev.checkpoint();
     const p = param[i] as number;
     let k = 0;
     let ratio = 0;
@@ -258,7 +267,7 @@ function selectK(
       if (p === 0) continue;
       ratio = Math.max(-1, Math.min(1, p));
     } else {
-      k = Math.min(Math.trunc(p), input.length);
+      k = Math.min(Math.trunc(p), inputCount);
       if (k < 1) continue;
     }
     seen.fill(0);
@@ -342,7 +351,7 @@ async function countValues(ev: Evaluator, node: AggregateExpr): Promise<Value> {
   if (!node.without) grouping.add(valueLabel);
   const collector = new SeriesCollector(ev.steps);
   for (let i = 0; i < ev.steps; i++) {
-    ev.checkCancelled();
+    await ev.checkpoint();
     const counts = new Map<string, { labels: Labels; count: number }>();
     for (const s of input) {
       if (s.present[i] !== 1) continue;

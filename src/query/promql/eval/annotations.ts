@@ -81,6 +81,12 @@ export class Annotations {
     return this.query === '' ? '' : ` (${positionText(this.query, pos.start)})`;
   }
 
+  /** Adds texts already formatted elsewhere (a shard's evaluation of part of this query). */
+  addTexts(warnings: readonly string[], infos: readonly string[]): void {
+    for (const text of warnings) this.warnings.add(text);
+    for (const text of infos) this.plainInfos.add(text);
+  }
+
   warn(message: string, pos: PositionRange): void {
     this.warnings.add(`PromQL warning: ${message}${this.at(pos)}`);
   }

@@ -81,11 +81,11 @@ export async function evalBinary(ev: Evaluator, node: BinaryExpr): Promise<Value
   switch (node.op) {
     case 'and':
     case 'unless':
-      return { kind: 'vector', series: filterSet(ev, node.op, matching, lhs.series, rhs.series) };
+      return { kind: 'vector', series: await filterSet(ev, node.op, matching, lhs.series, rhs.series) };
     case 'or':
-      return { kind: 'vector', series: unionSet(ev, matching, lhs.series, rhs.series) };
+      return { kind: 'vector', series: await unionSet(ev, matching, lhs.series, rhs.series) };
     default:
-      return { kind: 'vector', series: vectorVector(ev, node, matching, lhs.series, rhs.series) };
+      return { kind: 'vector', series: await vectorVector(ev, node, matching, lhs.series, rhs.series) };
   }
 }
 
@@ -101,6 +101,7 @@ function vectorScalar(
   const marksName = isArithmetic(op) || node.returnBool;
   const out: StepSeries[] = [];
   for (const s of vector) {
+    ev.checkCancelled();
     const result = newStepSeries(s.labels, s.dropName || marksName, ev.steps);
     let any = false;
     for (let i = 0; i < ev.steps; i++) {
@@ -156,17 +157,18 @@ class Signatures {
   }
 }
 
-function filterSet(
+async function filterSet(
   ev: Evaluator,
   op: 'and' | 'unless',
   matching: VectorMatching,
   lhs: StepSeries[],
   rhs: StepSeries[],
-): StepSeries[] {
+): Promise<StepSeries[]> {
   const sigs = new Signatures(matching, lhs, rhs);
   const stamp = new Int32Array(sigs.count);
   const masks = lhs.map(() => new Uint8Array(ev.steps));
   for (let i = 0; i < ev.steps; i++) {
+    await ev.checkpoint();
     const mark = i + 1;
     for (let j = 0; j < rhs.length; j++)
       if ((rhs[j] as StepSeries).present[i] === 1) stamp[sigs.right[j] as number] = mark;
@@ -184,13 +186,19 @@ function filterSet(
   return out;
 }
 
-function unionSet(ev: Evaluator, matching: VectorMatching, lhs: StepSeries[], rhs: StepSeries[]): StepSeries[] {
+async function unionSet(
+  ev: Evaluator,
+  matching: VectorMatching,
+  lhs: StepSeries[],
+  rhs: StepSeries[],
+): Promise<StepSeries[]> {
   const sigs = new Signatures(matching, lhs, rhs);
   const stamp = new Int32Array(sigs.count);
   const collector = new SeriesCollector(ev.steps);
   const leftKeys = lhs.map((s) => labelsKey(s.labels));
   const rightKeys = rhs.map((s) => labelsKey(s.labels));
   for (let i = 0; i < ev.steps; i++) {
+    await ev.checkpoint();
     const mark = i + 1;
     for (let j = 0; j < lhs.length; j++) {
       const s = lhs[j] as StepSeries;
@@ -212,13 +220,13 @@ interface Operand {
   value: number;
 }
 
-function vectorVector(
+async function vectorVector(
   ev: Evaluator,
   node: BinaryExpr,
   matching: VectorMatching,
   lhs: StepSeries[],
   rhs: StepSeries[],
-): StepSeries[] {
+): Promise<StepSeries[]> {
   const op = node.op;
   const swapped = matching.card === 'one-to-many';
   // The "many" side is walked, the "one" side is looked up by signature.
@@ -256,6 +264,7 @@ function vectorVector(
 
   const filling = matching.fillLeft !== null || matching.fillRight !== null;
   for (let i = 0; i < ev.steps; i++) {
+    await ev.checkpoint();
     const mark = i + 1;
     const manyPresent = many.some((s) => s.present[i] === 1);
     const onePresent = one.some((s) => s.present[i] === 1);

@@ -53,14 +53,15 @@ async function scalarArguments(ev: Evaluator, args: Expr[], skip: number): Promi
  * Applies `visit(series index, step, window)` to every non-empty window of every series:
  * window i of a series covers `(ref_i - range, ref_i]` with `ref_i = (@ or t_i) - offset`.
  */
-export function forEachWindow(
+export async function forEachWindow(
   ev: Evaluator,
   input: RangeInput,
   visit: (seriesIndex: number, step: number, window: RangeWindow) => void,
-): void {
+): Promise<void> {
   const { rangeMs, modifiers } = input;
-  input.series.forEach((s, si) => {
-    ev.checkCancelled();
+  for (let si = 0; si < input.series.length; si++) {
+    await ev.checkpoint();
+    const s = input.series[si] as RangeInput['series'][number];
     const window: RangeWindow = {
       t: s.t,
       v: s.v,
@@ -88,7 +89,7 @@ export function forEachWindow(
       window.evalTimeMs = ev.times[i] as number;
       visit(si, i, window);
     }
-  });
+  }
 }
 
 async function evalRangeFunction(ev: Evaluator, node: Call, func: FunctionDef): Promise<StepSeries[]> {
@@ -102,7 +103,7 @@ async function evalRangeFunction(ev: Evaluator, node: Call, func: FunctionDef): 
   const outputs = input.series.map((s) => newStepSeries(s.labels, !func.keepsMetricName || s.dropName, ev.steps));
   const checksQuantile = func.name === 'quantile_over_time';
   const quantileArg = node.args[0] as Expr;
-  forEachWindow(ev, input, (si, i, window) => {
+  await forEachWindow(ev, input, (si, i, window) => {
     for (let k = 0; k < scalars.length; k++) scalarArgs[k] = (scalars[k] as Float64Array)[i] as number;
     if (checksQuantile) {
       const q = scalarArgs[0] as number;
@@ -152,6 +153,7 @@ async function evalElementwise(ev: Evaluator, node: Call, func: FunctionDef): Pr
   }
   const out: StepSeries[] = [];
   for (const s of input) {
+    await ev.checkpoint();
     const result = newStepSeries(s.labels, !func.keepsMetricName || s.dropName, ev.steps);
     let any = false;
     for (let i = 0; i < ev.steps; i++) {

@@ -25,6 +25,7 @@ import { evalAggregate } from './aggregate.js';
 import type { Annotations } from './annotations.js';
 import { evalBinary } from './binary.js';
 import { evalCall } from './calls.js';
+import type { Interrupter } from './interrupter.js';
 import { newStepSeries, type RawSeries, type StepSeries, type Value } from './values.js';
 
 /** What every evaluator of one query shares. */
@@ -40,6 +41,18 @@ export interface QueryContext {
   queryStepMs: number;
   /** Step of a subquery written without one (`x[10m:]`). */
   defaultSubqueryStepMs: number;
+  /** Cancellation checks and yields to the event loop (see interrupter.ts). */
+  interrupt: Interrupter;
+  /** Evaluates series-local subtrees where the series live (router only; src/query/promql/distribute). */
+  pushdown?: Pushdown | undefined;
+}
+
+/**
+ * Evaluation in the shards: answers the value of `expr` on `ev`'s grid when the subtree can be
+ * evaluated there, or null when the evaluator must evaluate it itself.
+ */
+export interface Pushdown {
+  evaluate(ev: Evaluator, expr: Expr): Promise<Value | null>;
 }
 
 /** `offset` and `@` of one selector or subquery, resolved for this query. */
@@ -55,16 +68,7 @@ export interface RangeInput {
   modifiers: ResolvedModifiers;
 }
 
-/** Throws the PromqlError a cancelled or timed-out signal stands for. */
-export function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (!signal?.aborted) return;
-  const reason: unknown = signal.reason;
-  if (reason instanceof PromqlError) throw reason;
-  const name = reason instanceof Error ? reason.name : typeof reason === 'string' ? reason : '';
-  if (name === 'TimeoutError' || name === 'timeout')
-    throw new PromqlError('timeout', 'query timed out in expression evaluation');
-  throw new PromqlError('canceled', 'query was canceled in expression evaluation');
-}
+export { throwIfCancelled } from './interrupter.js';
 
 export class Evaluator {
   readonly steps: number;
@@ -86,12 +90,22 @@ export class Evaluator {
     return this.steps > 0 ? (this.times[this.steps - 1] as number) : this.startMs;
   }
 
+  /** Throws if the query was cancelled (no yield: for synchronous loops). */
   checkCancelled(): void {
-    throwIfCancelled(this.ctx.signal);
+    this.ctx.interrupt.check();
+  }
+
+  /** Throws if the query was cancelled and yields to the event loop now and then. */
+  checkpoint(): Promise<void> {
+    return this.ctx.interrupt.checkpoint();
   }
 
   async eval(expr: Expr): Promise<Value> {
-    this.checkCancelled();
+    await this.checkpoint();
+    if (this.ctx.pushdown) {
+      const pushed = await this.ctx.pushdown.evaluate(this, expr);
+      if (pushed) return pushed;
+    }
     switch (expr.type) {
       case 'NumberLiteral':
         return { kind: 'scalar', values: new Float64Array(this.steps).fill(expr.value) };
@@ -215,7 +229,7 @@ export class Evaluator {
     );
     const out: StepSeries[] = [];
     for (const s of data) {
-      this.checkCancelled();
+      await this.checkpoint();
       const series = newStepSeries(sortedLabels(s.labels), false, this.steps);
       if (withTimestamps) series.timestamps = new Float64Array(this.steps);
       const n = s.t.length;

@@ -157,7 +157,7 @@ async function absent(ev: Evaluator, arg: Expr): Promise<Value> {
 async function absentOverTime(ev: Evaluator, arg: Expr): Promise<Value> {
   const input = await rangeArgument(ev, arg);
   const missing = new Uint8Array(ev.steps).fill(1);
-  forEachWindow(ev, input, (_si, i) => {
+  await forEachWindow(ev, input, (_si, i) => {
     missing[i] = 0;
   });
   return onesWhere(ev, absentLabels(arg), missing);

@@ -5,11 +5,12 @@
  *
  * Everything here survives structured clone: plain objects, strings and numbers.
  *
- * Extending: a later op (say, `rate(x[5m])` or a partial `sum by` evaluated in the shard) carries
- * a `LocalSelect` plus its own fields and calls `selectLocal` first, so every op reads series the
- * same way. Bump `PROMQL_SHARD_PLAN_VERSION` when a shape changes incompatibly.
+ * `eval` carries the resolved tables of each selector of its subtree and reads them through
+ * `selectLocal` too, so every op reads series the same way. Bump `PROMQL_SHARD_PLAN_VERSION` when
+ * a shape changes incompatibly.
  */
 import type { PhysicalKind, TimeUnit } from '../../../shared/types.js';
+import type { EvalPlan } from '../distribute/eval-plan.js';
 import type { MatchOp } from '../types.js';
 
 export const PROMQL_SHARD_PLAN_VERSION = 1;
@@ -50,7 +51,10 @@ export interface LocalSelect {
 /**
  * - `select`: series with their samples (`SeriesSamples[]`).
  * - `series`: label sets of series with at least one sample in range (`Labels[]`).
+ * - `eval`: a series-local subtree or a partial aggregation evaluated over this shard's series
+ *   (`EvalAnswer`, src/query/promql/distribute).
  */
 export type PromqlShardPlan =
   | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'select'; select: LocalSelect }
-  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'series'; select: LocalSelect };
+  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'series'; select: LocalSelect }
+  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'eval'; eval: EvalPlan };

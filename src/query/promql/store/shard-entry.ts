@@ -4,6 +4,8 @@
  */
 import { Internal } from '../../../shared/errors.js';
 import type { ScanSource } from '../../../shared/scan.js';
+import { transferOf } from '../distribute/eval-plan.js';
+import { runEvalPlan } from '../distribute/shard-eval.js';
 import { selectLocal, selectLocalSeries } from './local-select.js';
 import { PROMQL_SHARD_PLAN_VERSION, type PromqlShardPlan } from './plan.js';
 
@@ -13,7 +15,15 @@ export interface PromqlShardAnswer {
   transfer: ArrayBuffer[];
 }
 
-export function runPromqlShardPlan(plan: unknown, source: ScanSource): PromqlShardAnswer {
+/**
+ * Runs one plan fragment over this shard's data. `poll` throws once the router cancelled the
+ * query; evaluation checks it between units of work (scans check their own flag per chunk).
+ */
+export async function runPromqlShardPlan(
+  plan: unknown,
+  source: ScanSource,
+  poll?: () => void,
+): Promise<PromqlShardAnswer> {
   const p = plan as PromqlShardPlan;
   if (p?.version !== PROMQL_SHARD_PLAN_VERSION) throw new Internal('unsupported PromQL shard plan');
   switch (p.op) {
@@ -28,6 +38,10 @@ export function runPromqlShardPlan(plan: unknown, source: ScanSource): PromqlSha
     }
     case 'series':
       return { value: selectLocalSeries(source, p.select), transfer: [] };
+    case 'eval': {
+      const answer = await runEvalPlan(p.eval, source, poll);
+      return { value: answer, transfer: transferOf(answer) };
+    }
     default:
       throw new Internal(`unknown PromQL shard op ${(p as { op: string }).op}`);
   }

@@ -198,7 +198,11 @@ export class TestEnv implements SqlEnv {
   promqlSource(db: string): SampleSource {
     const shards: ShardQuery = {
       query: async <T>(_lang: 'promql', plan: unknown): Promise<T[]> =>
-        this.shards.map((shard) => structuredClone(runPromqlShardPlan(structuredClone(plan), shard).value) as T),
+        Promise.all(
+          this.shards.map(
+            async (shard) => structuredClone((await runPromqlShardPlan(structuredClone(plan), shard)).value) as T,
+          ),
+        ),
     };
     return new ShardSampleSource(this, shards, { db });
   }

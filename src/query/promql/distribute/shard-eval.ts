@@ -1,0 +1,65 @@
+/**
+ * The shard side of PromQL pushdown: evaluates a series-local subtree (or the partial form of an
+ * aggregation over one) with the same evaluator the router uses, over this shard's series only.
+ *
+ *   EvalPlan → tree from wire → Evaluator over LocalSampleSource (selectLocal, sync underneath)
+ *     → 'step': the subtree's step series, packed
+ *     → 'partial': fold states (sum, avg, ...), k selections, or count_values counts
+ *
+ * A PromqlError becomes part of the answer (its type would not survive the thread boundary as an
+ * error); anything else propagates as a shard error.
+ */
+import type { ScanSource } from '../../../shared/scan.js';
+import type { AggregateExpr } from '../ast.js';
+import { Annotations } from '../eval/annotations.js';
+import { Evaluator, type QueryContext } from '../eval/evaluator.js';
+import { Interrupter } from '../eval/interrupter.js';
+import { PromqlError } from '../types.js';
+import type { EvalAnswer, EvalPlan, EvalResult } from './eval-plan.js';
+import { LocalSampleSource } from './local-source.js';
+import { countValuesPartial } from './partial-count-values.js';
+import { foldPartial } from './partial-fold.js';
+import { selectKPartial } from './partial-k.js';
+import { FOLD_OPS, K_OPS } from './series-local.js';
+import { packSeries } from './step-pack.js';
+import { exprFromWire } from './wire-expr.js';
+
+async function partialOf(ev: Evaluator, node: AggregateExpr): Promise<EvalResult> {
+  if (FOLD_OPS.has(node.op)) {
+    const input = await ev.vector(node.expr);
+    return { kind: 'fold', state: await foldPartial(ev, node, input) };
+  }
+  if (K_OPS.has(node.op)) return selectKPartial(ev, node);
+  if (node.op === 'count_values') return { kind: 'count_values', state: await countValuesPartial(ev, node) };
+  throw new PromqlError('internal', `aggregation ${node.op} has no partial form`);
+}
+
+/**
+ * Runs one evaluation plan over this shard's data. `poll` throws once the router cancelled the
+ * query (its shared cancel flag).
+ */
+export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, poll?: () => void): Promise<EvalAnswer> {
+  const ctx: QueryContext = {
+    source: new LocalSampleSource(scan, plan.selectors, plan.samplesMax),
+    lookbackMs: plan.query.lookbackMs,
+    signal: undefined,
+    annotations: new Annotations(plan.text),
+    queryStartMs: plan.query.startMs,
+    queryEndMs: plan.query.endMs,
+    queryStepMs: plan.query.stepMs,
+    defaultSubqueryStepMs: plan.query.defaultSubqueryStepMs,
+    interrupt: new Interrupter(undefined, poll),
+  };
+  const ev = new Evaluator(ctx, plan.grid.startMs, plan.grid.endMs, plan.grid.intervalMs);
+  try {
+    const expr = exprFromWire(plan.expr);
+    let result: EvalResult;
+    if (plan.kind === 'step') result = { kind: 'step', series: packSeries(await ev.vector(expr), ev.steps) };
+    else if (expr.type === 'AggregateExpr') result = await partialOf(ev, expr);
+    else throw new PromqlError('internal', `a partial shard plan needs an aggregation, got ${expr.type}`);
+    return { ok: true, result, warnings: [...ctx.annotations.warnings], infos: ctx.annotations.infos };
+  } catch (err) {
+    if (err instanceof PromqlError) return { ok: false, errorType: err.errorType, message: err.message };
+    throw err;
+  }
+}

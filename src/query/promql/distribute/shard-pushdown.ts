@@ -1,0 +1,105 @@
+/**
+ * The router side of PromQL pushdown, hooked into the evaluator (`QueryContext.pushdown`). The
+ * evaluator offers every node it is about to evaluate, top-down; the first series-local node on
+ * each path (series-local.ts) is therefore a maximal one. It goes to every shard with the
+ * evaluator's grid and the query's settings, and the answers are merged:
+ *
+ *   'step'     the shards' step series, sorted by label set (the unpushed order)
+ *   'partial'  fold states → mergeFold;  k selections → mergeK;  counts → mergeCountValues
+ *
+ * The rest of the query is evaluated here as before, so results equal the unpushed evaluation
+ * (floating sums across shards aside: partial-fold.ts). The shards' annotations are merged into
+ * the query's, equal texts once.
+ */
+import type { AggregateExpr, Expr } from '../ast.js';
+import type { Evaluator, Pushdown } from '../eval/evaluator.js';
+import type { StepSeries, Value } from '../eval/values.js';
+import { compareLabels } from '../labels.js';
+import { PromqlError } from '../types.js';
+import type { CountValuesState, EvalAnswer, EvalResult, FoldState, ShardEvaluation } from './eval-plan.js';
+import { mergeCountValues } from './partial-count-values.js';
+import { mergeFold } from './partial-fold.js';
+import { type KPartialWire, mergeK } from './partial-k.js';
+import { pushdownKindOf, selectorsOf } from './series-local.js';
+import { unpackSeries } from './step-pack.js';
+import { exprToWire } from './wire-expr.js';
+
+export class ShardPushdown implements Pushdown {
+  constructor(
+    private readonly target: ShardEvaluation,
+    /** The query text (annotation positions); '' when the query came as a tree. */
+    private readonly text: string,
+  ) {}
+
+  async evaluate(ev: Evaluator, expr: Expr): Promise<Value | null> {
+    const kind = pushdownKindOf(expr);
+    if (kind === null || ev.steps === 0) return null;
+    const ctx = ev.ctx;
+    const answers = await this.target.evaluateInShards(
+      {
+        expr: exprToWire(expr),
+        kind,
+        text: this.text,
+        grid: { startMs: ev.startMs, endMs: ev.endMs, intervalMs: ev.intervalMs },
+        query: {
+          startMs: ctx.queryStartMs,
+          endMs: ctx.queryEndMs,
+          stepMs: ctx.queryStepMs,
+          lookbackMs: ctx.lookbackMs,
+          defaultSubqueryStepMs: ctx.defaultSubqueryStepMs,
+        },
+        selectorMatchers: selectorsOf(expr).map((s) => s.matchers),
+      },
+      ctx.signal,
+    );
+    await ev.checkpoint();
+    const results = this.resultsOf(ev, answers);
+    if (kind === 'step') return { kind: 'vector', series: mergeSteps(ev, results) };
+    return { kind: 'vector', series: await mergePartials(ev, expr as AggregateExpr, results) };
+  }
+
+  /** The shards' results, or the first shard's PromQL error; annotations go to the query's. */
+  private resultsOf(ev: Evaluator, answers: readonly EvalAnswer[]): EvalResult[] {
+    const results: EvalResult[] = [];
+    for (const answer of answers) {
+      if (!answer.ok) throw new PromqlError(answer.errorType, answer.message);
+      ev.ctx.annotations.addTexts(answer.warnings, answer.infos);
+      results.push(answer.result);
+    }
+    return results;
+  }
+}
+
+function mergeSteps(ev: Evaluator, results: readonly EvalResult[]): StepSeries[] {
+  const series: StepSeries[] = [];
+  for (const r of results) {
+    if (r.kind !== 'step') throw new PromqlError('internal', `expected step series from a shard, got ${r.kind}`);
+    for (const s of unpackSeries(r.series, ev.steps)) series.push(s);
+  }
+  return series.sort((a, b) => compareLabels(a.labels, b.labels));
+}
+
+function mergePartials(ev: Evaluator, node: AggregateExpr, results: readonly EvalResult[]): Promise<StepSeries[]> {
+  const kinds = new Set(results.map((r) => r.kind));
+  if (kinds.size > 1) throw new PromqlError('internal', 'shards answered different partial forms');
+  switch (results[0]?.kind) {
+    case undefined:
+      return Promise.resolve([]);
+    case 'fold':
+      return mergeFold(
+        ev,
+        node,
+        results.map((r) => (r as { state: FoldState }).state),
+      );
+    case 'k':
+      return mergeK(ev, node, results as KPartialWire[]);
+    case 'count_values':
+      return mergeCountValues(
+        ev,
+        node,
+        results.map((r) => (r as { state: CountValuesState }).state),
+      );
+    default:
+      throw new PromqlError('internal', 'a shard answered step series for a partial aggregation');
+  }
+}

@@ -229,7 +229,8 @@ const ESCAPES: Record<string, string> = {
 
 /** A string as a JSON string literal, escaped the way JSONB prints strings. */
 export function jsonString(value: string): string {
-  return `"${value.replace(/["\\\b\f\n\r\t\u2028\u2029]/g, (c) => ESCAPES[c] as string)}"`;
+  // Other control characters must be escaped too, or the text would not parse back as JSON.
+  return `"${value.replace(/["\\\u0000-\u001f\u2028\u2029]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
 /** The canonical text of a node. */

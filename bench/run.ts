@@ -5,13 +5,17 @@
  * Environment: BENCH_SECONDS (default 60) for the main ingest run, BENCH_HIGHCARD_SECONDS
  * (default 30) for the 100,000-host run, BENCH_QUERY_ROWS (default 2,000,000; 0 skips) for the
  * SQL query bench, BENCH_PROMQL_SERIES (default 10,000; 0 skips) for the PromQL query bench
- * (pushdown on and off), BENCH_PROFILE=1 to take CPU profiles of the server.
+ * (pushdown on and off), BENCH_OTLP_SECONDS (default 10; 0 skips) for OTLP logs ingest,
+ * BENCH_OTLP_METRICS_SECONDS (default 10; 0 skips) for OTLP metrics ingest,
+ * BENCH_PROFILE=1 to take CPU profiles of the server.
  */
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type LoadResult, runLineprotoLoad } from './ingest/lineproto-load.js';
+import { describeOtlpLogs, runOtlpLogsLoad } from './ingest/otlp-logs.js';
+import { describeOtlpMetrics, runOtlpMetricsLoad } from './ingest/otlp-metrics.js';
 import { summariseProfiles } from './profile-summary.js';
 import { describePromql, runPromqlBench } from './query/promql-queries.js';
 import { type QueryBenchResult, runQueryBench } from './query/sql-queries.js';
@@ -97,6 +101,34 @@ async function main(): Promise<void> {
     }
   }
 
+  const otlpSeconds = Number(process.env.BENCH_OTLP_SECONDS ?? 10);
+  if (otlpSeconds > 0) {
+    const shape = { seconds: otlpSeconds, concurrency: 4, recordsPerRequest: 1000 };
+    console.log('ingest: OTLP logs, protobuf ExportLogsServiceRequest, POST /v1/otlp/v1/logs, WAL fsync');
+    const server = await startBenchServer();
+    try {
+      const r = await runOtlpLogsLoad({ url: server.url, ...shape });
+      console.log(describeOtlpLogs(r, shape));
+      sections.push(`### OTLP logs ingest\n\n\`\`\`\n${describeOtlpLogs(r, shape)}\n\`\`\``);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  const otlpMetricsSeconds = Number(process.env.BENCH_OTLP_METRICS_SECONDS ?? 10);
+  if (otlpMetricsSeconds > 0) {
+    const shape = { seconds: otlpMetricsSeconds, concurrency: 4 };
+    console.log('ingest: OTLP metrics, protobuf ExportMetricsServiceRequest, POST /v1/otlp/v1/metrics, WAL fsync');
+    const server = await startBenchServer();
+    try {
+      const r = await runOtlpMetricsLoad({ url: server.url, ...shape });
+      console.log(describeOtlpMetrics(r, shape));
+      sections.push(`### OTLP metrics ingest\n\n\`\`\`\n${describeOtlpMetrics(r, shape)}\n\`\`\``);
+    } finally {
+      await server.stop();
+    }
+  }
+
   const promqlSeries = Number(process.env.BENCH_PROMQL_SERIES ?? 10_000);
   if (promqlSeries > 0) {
     console.log(`query: PromQL over ${promqlSeries.toLocaleString('en-US')} series, pushdown on and off`);
@@ -120,7 +152,7 @@ ${describePromql(p)}
     `Date: ${new Date().toISOString()}`,
     `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
     `Node: ${process.version}; commit ${commit}`,
-    `Command: BENCH_SECONDS=${seconds} BENCH_HIGHCARD_SECONDS=${highcardSeconds} BENCH_QUERY_ROWS=${queryRows} BENCH_PROMQL_SERIES=${promqlSeries}${profile ? ' BENCH_PROFILE=1' : ''} npm run bench`,
+    `Command: BENCH_SECONDS=${seconds} BENCH_HIGHCARD_SECONDS=${highcardSeconds} BENCH_QUERY_ROWS=${queryRows} BENCH_PROMQL_SERIES=${promqlSeries} BENCH_OTLP_SECONDS=${otlpSeconds} BENCH_OTLP_METRICS_SECONDS=${otlpMetricsSeconds}${profile ? ' BENCH_PROFILE=1' : ''} npm run bench`,
   ].join('  \n');
   const latest = `<!-- latest:start -->\n## Latest run\n\n${header}\n\n${sections.join('\n\n')}\n<!-- latest:end -->`;
   const existing = fs.existsSync(RESULTS) ? fs.readFileSync(RESULTS, 'utf8') : '# Benchmark results\n\n';

@@ -14,7 +14,13 @@ import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { debugRoutes } from './routes/debug.js';
+import { hecRoutes } from './routes/hec.js';
 import { lineprotoRoutes } from './routes/lineproto.js';
+import { lokiRoutes } from './routes/loki.js';
+import { opentsdbRoutes } from './routes/opentsdb.js';
+import { otlpLogRoutes } from './routes/otlp-logs.js';
+import { otlpMetricsRoutes } from './routes/otlp-metrics.js';
+import { otlpTraceRoutes } from './routes/otlp-traces.js';
 import { pqlRoutes } from './routes/pql.js';
 import { promApiRoutes } from './routes/prom-api.js';
 import { promRemoteRoutes } from './routes/prom-remote.js';
@@ -58,7 +64,13 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...sqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics),
+    ...lokiRoutes({ ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
+    ...hecRoutes(ingest, metrics),
+    ...opentsdbRoutes(ingest, metrics),
     ...promRemoteRoutes({ catalog, cluster, ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
+    ...otlpMetricsRoutes({ catalog, ingest }, metrics),
+    ...otlpTraceRoutes({ catalog, ingest }, metrics),
+    ...otlpLogRoutes(ingest, metrics),
     ...promApiRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, log }, metrics),
     ...pqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
   ];

@@ -107,7 +107,7 @@ export function toTableInserts(decoded: DecodedWrite, defaultDb: string, lookup:
 }
 
 /** The value column of an existing table: `greptime_value`, else its only Float64 field. */
-function valueColumnOf(existing: TableSchema | undefined): string {
+export function valueColumnOf(existing: TableSchema | undefined): string {
   if (!existing || existing.columns.some((c) => c.name === VALUE_COLUMN)) return VALUE_COLUMN;
   const fields = existing.columns.filter((c) => c.semantic === 'FIELD');
   if (fields.length === 1 && fields[0]?.type === 'Float64') return fields[0].name;

@@ -1,0 +1,65 @@
+/**
+ * Splunk HEC answers: every response is `{"text": ..., "code": N}` with Splunk's documented status
+ * codes (Splunk "Troubleshoot HTTP Event Collector"; reference ingest §5), plus
+ * `"invalid-event-number"` (0-based index of the first bad event of a batch) on per-event errors.
+ * Clients branch on `code`, so these numbers and their HTTP statuses are the contract.
+ *
+ *   0 200 Success                  5 400 No data                 6 400 Invalid data format
+ *   2 401 Token is required        7 400 Incorrect index         8 500 Internal server error
+ *   4 403 Invalid token            9 503 Server is busy         10 400 Data channel is missing
+ *  11 400 Invalid data channel    12 400 Event field is required
+ *  13 400 Event field cannot be blank                           15 400 Error in handling indexed fields
+ *  17 200 HEC is healthy
+ */
+import type { HttpResponse } from '../../http/context.js';
+
+export const HecCode = {
+  Success: 0,
+  TokenRequired: 2,
+  InvalidToken: 4,
+  NoData: 5,
+  InvalidDataFormat: 6,
+  IncorrectIndex: 7,
+  InternalError: 8,
+  ServerBusy: 9,
+  InvalidDataChannel: 11,
+  EventFieldRequired: 12,
+  EventFieldBlank: 13,
+  IndexedFields: 15,
+  Healthy: 17,
+} as const;
+
+/** A refusal in Splunk's terms; `invalidEventNumber` is set for errors about one event of a batch. */
+export class HecError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    text: string,
+    readonly invalidEventNumber?: number,
+  ) {
+    super(text);
+  }
+
+  toResponse(): HttpResponse {
+    return hecResponse(this.status, this.code, this.message, this.invalidEventNumber);
+  }
+}
+
+/** The body `{"text", "code"[, "invalid-event-number"]}` with its status. */
+export function hecResponse(status: number, code: number, text: string, invalidEventNumber?: number): HttpResponse {
+  const body: Record<string, unknown> = { text, code };
+  if (invalidEventNumber !== undefined) body['invalid-event-number'] = invalidEventNumber;
+  return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/** `Invalid data format` (6) for event number `n` of the batch. */
+export function invalidDataFormat(n: number): HecError {
+  return new HecError(400, HecCode.InvalidDataFormat, 'Invalid data format', n);
+}
+
+/** `Error in handling indexed fields` (15) for event number `n`. */
+export function indexedFieldsError(n: number): HecError {
+  return new HecError(400, HecCode.IndexedFields, 'Error in handling indexed fields', n);
+}
+
+export const NO_DATA = (): HecError => new HecError(400, HecCode.NoData, 'No data');

@@ -1,0 +1,128 @@
+/**
+ * Loki push (reference ingest §4): `POST /v1/logpush/api/v1/push`, protobuf+snappy or JSON, into
+ * the log table named by `x-greptime-log-table-name` (default `loki_logs`). Answers 204 on success,
+ * as Loki does (GreptimeDB answers 200 with a body; Promtail and Alloy accept any 2xx).
+ *
+ * Errors: a malformed request is 400 `{"error": ...}` (415 for a content type or encoding we do not
+ * read, 413 past the body limit), decided before anything is written; a refusal of the write
+ * itself (table conflicts, missing database) has the native body `{code, error, execution_time_ms}`
+ * that GreptimeDB gives errors of its table-write stage.
+ */
+import { DbError, httpStatusOf } from '../../shared/errors.js';
+import { yieldToEventLoop } from '../../shared/yield.js';
+import { checkPermission } from '../auth/credentials.js';
+import { empty, type HttpResponse, json, type Route } from '../http/context.js';
+import { HttpStatusError } from '../http/http-status-error.js';
+import { databaseOf } from '../http/params.js';
+import { decodePushJson } from '../ingest/loki/push-json.js';
+import { decodePushProtobuf } from '../ingest/loki/push-protobuf.js';
+import type { LokiStream } from '../ingest/loki/push-streams.js';
+import { DEFAULT_TABLE, lokiInsert } from '../ingest/loki/to-inserts.js';
+import type { IngestPipeline } from '../ingest/pipeline.js';
+import type { ServerMetrics } from '../metrics.js';
+import { errorResponse } from '../respond/error.js';
+
+const PROTOCOL = 'loki';
+/** Without a configured body limit, snappy decompression still stops here (as the HTTP server does). */
+const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
+/** Encodings the HTTP server has already undone; `snappy` is the protobuf body's own framing. */
+const DECODED_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
+/** Longest table name accepted from the header. */
+const TABLE_NAME_CHARS_MAX = 255;
+
+export interface LokiDeps {
+  ingest: IngestPipeline;
+  /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed protobuf. */
+  bodyLimitBytes: number;
+}
+
+/** A rejection answered before decoding, with the route's `{"error": ...}` body. */
+class RequestRejected extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function mediaTypeOf(header: string | undefined): string {
+  return (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function tableOf(header: string | undefined): string {
+  if (header === undefined) return DEFAULT_TABLE;
+  const name = header.trim();
+  if (name === '' || name.length > TABLE_NAME_CHARS_MAX || /[\x00-\x1f\x7f]/.test(name)) {
+    throw new RequestRejected(400, `Invalid x-greptime-log-table-name: ${JSON.stringify(header)}`);
+  }
+  return name;
+}
+
+function decode(ctx: { headers: Map<string, string>; body: Buffer }, bodyLimitBytes: number): LokiStream[] {
+  const contentType = ctx.headers.get('content-type');
+  const type = mediaTypeOf(contentType);
+  const encoding = (ctx.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  if (type === 'application/x-protobuf') {
+    if (!DECODED_ENCODINGS.has(encoding) && encoding !== 'snappy') {
+      throw new RequestRejected(415, `Unsupported Content-Encoding: ${encoding}`);
+    }
+    return decodePushProtobuf(ctx.body, bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX);
+  }
+  if (type === 'application/json') {
+    if (!DECODED_ENCODINGS.has(encoding)) throw new RequestRejected(415, `Unsupported Content-Encoding: ${encoding}`);
+    return decodePushJson(ctx.body);
+  }
+  if (contentType === undefined) throw new RequestRejected(415, 'Header of type `content-type` was missing');
+  throw new RequestRejected(
+    415,
+    `Unsupported content type: ${contentType}; expected application/json or application/x-protobuf`,
+  );
+}
+
+export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
+  const { ingest, bodyLimitBytes } = deps;
+  return [
+    {
+      methods: ['POST'],
+      pattern: '/v1/logpush/api/v1/push',
+      errorShape: 'short',
+      decompress: true,
+      protocol: PROTOCOL,
+      handler: async (ctx): Promise<HttpResponse> => {
+        metrics.ingestBytes.inc({ protocol: PROTOCOL }, ctx.body.length);
+        let writing = false;
+        try {
+          if (ctx.user) checkPermission(ctx.user, 'write');
+          if (ctx.headers.has('x-greptime-pipeline-name')) {
+            throw new RequestRejected(400, 'Loki ingestion through a pipeline is not supported');
+          }
+          const db = databaseOf(ctx, ['db']);
+          const table = tableOf(ctx.headers.get('x-greptime-log-table-name'));
+          const streams = decode(ctx, bodyLimitBytes);
+          await yieldToEventLoop();
+          const insert = lokiInsert(streams, db, table);
+          writing = true;
+          const rows = await ingest.write([insert], {
+            autoCreateTable: true,
+            autoAddColumns: true,
+            createMergeMode: 'append',
+          });
+          metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
+          metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
+          return empty(204);
+        } catch (err) {
+          const rejected =
+            err instanceof RequestRejected ||
+            err instanceof HttpStatusError ||
+            (err instanceof DbError && httpStatusOf(err.code) < 500);
+          metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
+          if (err instanceof RequestRejected) return json(err.status, { error: err.message });
+          if (writing && err instanceof DbError)
+            return errorResponse(err, 'native', Math.round(performance.now() - ctx.startMs));
+          throw err;
+        }
+      },
+    },
+  ];
+}

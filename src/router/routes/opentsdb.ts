@@ -1,0 +1,124 @@
+/**
+ * OpenTSDB put (reference ingest §6): `POST /v1/tsjson/api/put`, one point or an array of points,
+ * one table per metric. Answers follow OpenTSDB:
+ *
+ *   no `summary`/`details`   all good → 204; any bad point → 400 naming the first one and why,
+ *                            and nothing of the request is stored
+ *   `?summary`               `{"success": N, "failed": M}`
+ *   `?details`               the same plus `"errors": [{"datapoint", "error"}]`
+ *
+ * With `summary` or `details` the good points are stored and the bad ones counted (and listed);
+ * the status is 200 when none failed and 400 otherwise. A write refused by the catalog (type
+ * conflict with an existing table) fails the points of that metric only. Unlike GreptimeDB, a
+ * failed put is never a masked 500: the message says which point and why.
+ */
+import { DbError, httpStatusOf, InvalidArgument } from '../../shared/errors.js';
+import { yieldToEventLoop } from '../../shared/yield.js';
+import { checkPermission } from '../auth/credentials.js';
+import { empty, type HttpResponse, json, type Route } from '../http/context.js';
+import { databaseOf } from '../http/params.js';
+import {
+  checkPoint,
+  isPointError,
+  type PointError,
+  type PutPoint,
+  parsePutBody,
+} from '../ingest/opentsdb/put-points.js';
+import { type MetricBatch, metricBatches } from '../ingest/opentsdb/to-inserts.js';
+import type { IngestPipeline } from '../ingest/pipeline.js';
+import type { ServerMetrics } from '../metrics.js';
+
+const PROTOCOL = 'opentsdb';
+/** Encodings the HTTP server has already undone. */
+const DECODED_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
+const WRITE_OPTIONS = { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' } as const;
+
+/** The point as messages name it: its position and metric. */
+function describe(error: PointError): string {
+  const metric = (error.datapoint as { metric?: unknown } | null)?.metric;
+  return typeof metric === 'string' && metric !== ''
+    ? `data point ${error.index} (metric ${JSON.stringify(metric)})`
+    : `data point ${error.index}`;
+}
+
+/**
+ * Writes every batch in one request when the catalog accepts them all; when it refuses one, writes
+ * the batches one by one to learn which metrics fail. The pipeline checks every insert before
+ * writing any, so a refusal (4xx) has stored nothing and the second pass writes no row twice.
+ */
+async function writeBatches(ingest: IngestPipeline, batches: MetricBatch[]): Promise<PointError[]> {
+  try {
+    await ingest.write(
+      batches.map((b) => b.insert),
+      WRITE_OPTIONS,
+    );
+    return [];
+  } catch (err) {
+    if (!(err instanceof DbError) || httpStatusOf(err.code) >= 500) throw err;
+  }
+  const failed: PointError[] = [];
+  for (const batch of batches) {
+    try {
+      await ingest.write([batch.insert], WRITE_OPTIONS);
+    } catch (err) {
+      if (!(err instanceof DbError) || httpStatusOf(err.code) >= 500) throw err;
+      for (const p of batch.points) failed.push({ index: p.index, datapoint: p.datapoint, error: err.publicMessage() });
+    }
+  }
+  return failed;
+}
+
+export function opentsdbRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
+  return [
+    {
+      methods: ['POST'],
+      pattern: '/v1/tsjson/api/put',
+      errorShape: 'short',
+      decompress: true,
+      protocol: PROTOCOL,
+      handler: async (ctx): Promise<HttpResponse> => {
+        metrics.ingestBytes.inc({ protocol: PROTOCOL }, ctx.body.length);
+        const count = (outcome: string) => metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome });
+        try {
+          if (ctx.user) checkPermission(ctx.user, 'write');
+          const encoding = (ctx.headers.get('content-encoding') ?? '').trim().toLowerCase();
+          if (!DECODED_ENCODINGS.has(encoding)) {
+            count('rejected');
+            return json(415, { error: `Unsupported Content-Encoding: ${encoding}` });
+          }
+          const summary = ctx.query.has('summary');
+          const details = ctx.query.has('details');
+          const db = databaseOf(ctx, ['db']);
+          const results = parsePutBody(ctx.body).map(checkPoint);
+          const points = results.filter((r): r is PutPoint => !isPointError(r));
+          const invalid = results.filter(isPointError);
+          await yieldToEventLoop();
+
+          if (!summary && !details) {
+            const first = invalid[0];
+            if (first) throw new InvalidArgument(`Invalid ${describe(first)}: ${first.error}`);
+            const rows = await ingest.write(
+              metricBatches(points, db).map((b) => b.insert),
+              WRITE_OPTIONS,
+            );
+            metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
+            count('ok');
+            return empty(204);
+          }
+
+          const refused = points.length > 0 ? await writeBatches(ingest, metricBatches(points, db)) : [];
+          const failures = [...invalid, ...refused].sort((a, b) => a.index - b.index);
+          const success = points.length - refused.length;
+          metrics.ingestRows.inc({ protocol: PROTOCOL }, success);
+          count(failures.length === 0 ? 'ok' : 'rejected');
+          const body: Record<string, unknown> = { success, failed: failures.length };
+          if (details) body.errors = failures.map((f) => ({ datapoint: f.datapoint, error: f.error }));
+          return json(failures.length === 0 ? 200 : 400, body);
+        } catch (err) {
+          count(err instanceof DbError && httpStatusOf(err.code) < 500 ? 'rejected' : 'failed');
+          throw err;
+        }
+      },
+    },
+  ];
+}

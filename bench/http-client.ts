@@ -21,3 +21,31 @@ export function post(agent: http.Agent, url: URL, body: Buffer): Promise<number>
     req.end(body);
   });
 }
+
+/** A POST that also keeps the answer's text, so a load generator can report its first failure. */
+export function postForAnswer(
+  agent: http.Agent,
+  url: URL,
+  body: Buffer,
+  contentType: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: { 'content-type': contentType, 'content-length': body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('latin1') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

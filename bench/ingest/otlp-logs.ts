@@ -6,8 +6,10 @@
  * time. Reports log records/s and request bytes/s acknowledged, and checks the stored count
  * through SQL afterwards.
  */
+
 import http from 'node:http';
 import { OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { postForAnswer } from '../http-client.js';
 
 export interface OtlpLogsLoadOptions {
   url: string;
@@ -85,28 +87,6 @@ export function buildRequest(variant: number, records: number): Buffer {
   return Buffer.from(type.encode(type.fromObject({ resourceLogs })).finish());
 }
 
-function post(agent: http.Agent, url: URL, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('latin1') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 export async function runOtlpLogsLoad(opts: OtlpLogsLoadOptions): Promise<OtlpLogsLoadResult> {
   const requests = Array.from({ length: REQUEST_VARIANTS }, (_, v) => buildRequest(v, opts.recordsPerRequest));
   const url = new URL(`${opts.url}/v1/otlp/v1/logs`);
@@ -122,7 +102,7 @@ export async function runOtlpLogsLoad(opts: OtlpLogsLoadOptions): Promise<OtlpLo
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
       const body = requests[next++ % requests.length] as Buffer;
-      const res = await post(agent, url, body);
+      const res = await postForAnswer(agent, url, body, 'application/x-protobuf');
       if (res.status === 200) {
         recordsAcked += opts.recordsPerRequest;
         requestBytes += body.length;

@@ -10,8 +10,10 @@
  * rewritten in place (their offsets are found once per pre-built request), so every request writes
  * new rows instead of overwriting the previous ones.
  */
+
 import http from 'node:http';
 import { OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { postForAnswer } from '../http-client.js';
 
 export interface OtlpMetricsLoadOptions {
   url: string;
@@ -148,28 +150,6 @@ function buildRequest(variant: number): { request: PrebuiltRequest; points: numb
   return { request: { body, timeOffsets }, points, samples };
 }
 
-function post(agent: http.Agent, url: URL, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('latin1') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 async function sqlRows(url: string, statement: string): Promise<unknown[][]> {
   const res = await fetch(`${url}/v1/sql?sql=${encodeURIComponent(statement)}`);
   const answer = (await res.json()) as { output?: Array<{ records?: { rows: unknown[][] } }> };
@@ -197,7 +177,7 @@ export async function runOtlpMetricsLoad(opts: OtlpMetricsLoadOptions): Promise<
       // One second apart per request: every request's rows are new.
       const timeNanos = BigInt(START_MS + n * 1000) * NANOS_PER_MS;
       for (const at of request.timeOffsets) request.body.writeBigUInt64LE(timeNanos, at);
-      const res = await post(agent, url, request.body);
+      const res = await postForAnswer(agent, url, request.body, 'application/x-protobuf');
       if (res.status === 200) {
         requestsAcked++;
         requestBytes += request.body.length;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -162,6 +163,19 @@ export interface SqlBody {
   code?: number;
   error?: string;
   execution_time_ms?: number;
+}
+
+/**
+ * A SQL runner for tests whose statements must all succeed: each answer is asserted to be 200
+ * (the message names the statement and the server's text). `url` is read per call, so a test
+ * that restarts its server keeps one runner.
+ */
+export function checkedSql(t: Test, url: () => string) {
+  return async (statement: string): Promise<SqlBody> => {
+    const r = await sql(url(), statement);
+    t.equal(r.status, 200, `${statement}: ${r.text}`);
+    return r.body;
+  };
 }
 
 /** The rows of the first statement's records. */

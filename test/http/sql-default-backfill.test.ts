@@ -4,7 +4,7 @@
  * restart. An explicit NULL stays NULL.
  */
 import t from 'tap';
-import { type SqlBody, sql, startServer, writeLines } from '../helpers/server.js';
+import { checkedSql, type SqlBody, startServer, writeLines } from '../helpers/server.js';
 
 const rows = (b: SqlBody) => b.output?.[0]?.records?.rows;
 
@@ -12,11 +12,7 @@ t.test('ALTER TABLE ADD COLUMN ... DEFAULT backfills older rows at read time', a
   const first = await startServer({ shards: 2 });
   let server = first;
   t.teardown(() => server.stop());
-  const q = async (s: string) => {
-    const r = await sql(server.url, s);
-    t.equal(r.status, 200, `${s}: ${r.text}`);
-    return r.body;
-  };
+  const q = checkedSql(t, () => server.url);
   await q('CREATE TABLE t (h STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE)');
   await q("INSERT INTO t VALUES ('a', 1, 1), ('b', 2, 2)");
   await q("ADMIN flush_table('t')");

@@ -4,7 +4,7 @@
  * stored as the new type. Holds through flush, compaction and a restart, and back again.
  */
 import t from 'tap';
-import { type SqlBody, sql, startServer } from '../helpers/server.js';
+import { checkedSql, type SqlBody, sql, startServer } from '../helpers/server.js';
 
 const rows = (b: SqlBody) => b.output?.[0]?.records?.rows;
 
@@ -12,11 +12,7 @@ t.test('MODIFY COLUMN across storage kinds casts older rows when read', async (t
   const first = await startServer({ shards: 2 });
   let server = first;
   t.teardown(() => server.stop());
-  const q = async (s: string) => {
-    const r = await sql(server.url, s);
-    t.equal(r.status, 200, `${s}: ${r.text}`);
-    return r.body;
-  };
+  const q = checkedSql(t, () => server.url);
   await q('CREATE TABLE m (h STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, s STRING, n BIGINT)');
   await q("INSERT INTO m VALUES ('a', 1, '1.5', 10), ('b', 2, 'x', 20)");
   await q("ADMIN flush_table('m')");

@@ -3,7 +3,7 @@
  * free loopback port, temporary storage directory, config written by the test. The process is
  * stopped by PID in the test's teardown, always.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,11 +11,37 @@ import path from 'node:path';
 
 export const PROMETHEUS_BINARY = process.env.PROMETHEUS_BINARY ?? '/usr/bin/prometheus';
 
-/** Why peer tests cannot run here, or null when the binary is present. */
+/** Bounds each apt-get step (three at most stay under tap's 300 s per file), so an unreachable mirror skips instead of hanging. */
+const INSTALL_TIMEOUT_MS = 90_000;
+
+/**
+ * Installs Debian's `prometheus` package when the binary is missing and this process may (root,
+ * apt-get present); `.ci/run` normally has done it already. Returns what went wrong, or null.
+ */
+function installPrometheus(): string | null {
+  if (process.env.PROMETHEUS_BINARY) return 'PROMETHEUS_BINARY names a missing file';
+  if (!fs.existsSync('/usr/bin/apt-get')) return 'apt-get is not available';
+  if (process.getuid?.() !== 0) return 'installing packages needs root';
+  const run = (args: string[]) =>
+    spawnSync('apt-get', args, {
+      stdio: 'ignore',
+      timeout: INSTALL_TIMEOUT_MS,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  // Package lists may be empty on a fresh machine: update once if the first install fails.
+  if (run(['install', '-y', 'prometheus']).status !== 0) {
+    run(['update']);
+    if (run(['install', '-y', 'prometheus']).status !== 0) return 'apt-get install -y prometheus failed';
+  }
+  return null;
+}
+
+/** Why peer tests cannot run here (after trying to install the package), or null when they can. */
 export function prometheusMissingReason(): string | null {
-  return fs.existsSync(PROMETHEUS_BINARY)
-    ? null
-    : `${PROMETHEUS_BINARY} not found (install the Debian package: apt-get install -y prometheus)`;
+  if (fs.existsSync(PROMETHEUS_BINARY)) return null;
+  const failure = installPrometheus();
+  if (failure === null && fs.existsSync(PROMETHEUS_BINARY)) return null;
+  return `${PROMETHEUS_BINARY} not found and could not be installed (${failure ?? 'no binary after install'}); install the Debian package: apt-get install -y prometheus`;
 }
 
 /** A free TCP port on 127.0.0.1 (bound and released; a tiny race is acceptable in tests). */

@@ -6,8 +6,9 @@
  * 2. Prometheus B has no scrape targets and remote-reads from ShoalDB (`read_recent: true`); its
  *    own query API must answer `prometheus_build_info` with what A wrote.
  *
- * Skips, saying why, only when the binary is absent. Both Prometheus processes are stopped by PID
- * in teardown.
+ * Installs the Debian package when the binary is missing (root and apt-get needed; `.ci/run` does it
+ * up front) and skips, saying why, only when that is not possible. Both Prometheus processes are
+ * stopped by PID in teardown.
  */
 import t from 'tap';
 import {

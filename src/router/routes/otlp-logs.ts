@@ -4,69 +4,37 @@
  * answer waits until every row is durable. Records that cannot be stored are counted in
  * `partial_success`; when none can, the answer is 400.
  */
-import { DbError } from '../../shared/errors.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
-import { checkPermission } from '../auth/credentials.js';
 import type { Route } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
 import { DEFAULT_LOG_TABLE, logsToInserts } from '../ingest/otlp/logs-to-inserts.js';
-import { handleOtlpExport, OtlpRequestError } from '../ingest/otlp/request.js';
+import { OtlpRequestError } from '../ingest/otlp/request.js';
 import { checkLogPipeline, tableNameOf } from '../ingest/otlp/trace-log-headers.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
-
-/** The protocol name of log ingestion in metrics. */
-const PROTOCOL = 'otlp-logs';
+import { otlpExportRoute } from './otlp-export-route.js';
 
 export function otlpLogRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
   return [
-    {
-      methods: ['POST'],
-      pattern: '/v1/otlp/v1/logs',
-      errorShape: 'short',
-      decompress: true,
-      protocol: PROTOCOL,
-      handler: async (ctx) => {
-        if (ctx.user) checkPermission(ctx.user, 'write');
-        metrics.ingestBytes.inc({ protocol: PROTOCOL }, ctx.body.length);
-        try {
-          const response = await handleOtlpExport(ctx, 'logs', async (request) => {
-            checkLogPipeline(ctx.headers);
-            const db = databaseOf(ctx, ['db']);
-            const table = tableNameOf(ctx.headers, 'x-greptime-log-table-name', DEFAULT_LOG_TABLE);
-            const mapped = logsToInserts(request, db, table, BigInt(Date.now()) * 1_000_000n);
-            if (mapped.accepted === 0 && mapped.rejected > 0) {
-              throw new OtlpRequestError(
-                400,
-                `All ${mapped.rejected} log records were rejected: ${mapped.firstRejection}`,
-              );
-            }
-            // Let a timeout or a disconnect that happened while decoding stop the write.
-            await yieldToEventLoop();
-            if (ctx.signal.aborted) throw ctx.signal.reason;
-            if (mapped.accepted > 0) {
-              await ingest.write([mapped.insert], {
-                autoCreateTable: true,
-                autoAddColumns: true,
-                createMergeMode: 'append',
-              });
-            }
-            metrics.ingestRows.inc({ protocol: PROTOCOL }, mapped.accepted);
-            if (mapped.rejected === 0) return null;
-            return {
-              rejected: mapped.rejected,
-              message: `${mapped.rejected} log records rejected; first: ${mapped.firstRejection}`,
-            };
-          });
-          metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: response.status === 200 ? 'ok' : 'rejected' });
-          return response;
-        } catch (err) {
-          const rejected = err instanceof HttpStatusError || (err instanceof DbError && err.code < 5000);
-          metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
-          throw err;
-        }
-      },
-    },
+    otlpExportRoute('logs', 'otlp-logs', metrics, async (ctx, request) => {
+      checkLogPipeline(ctx.headers);
+      const db = databaseOf(ctx, ['db']);
+      const table = tableNameOf(ctx.headers, 'x-greptime-log-table-name', DEFAULT_LOG_TABLE);
+      const mapped = logsToInserts(request, db, table, BigInt(Date.now()) * 1_000_000n);
+      if (mapped.accepted === 0 && mapped.rejected > 0) {
+        throw new OtlpRequestError(400, `All ${mapped.rejected} log records were rejected: ${mapped.firstRejection}`);
+      }
+      // Let a timeout or a disconnect that happened while decoding stop the write.
+      await yieldToEventLoop();
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (mapped.accepted > 0) {
+        await ingest.write([mapped.insert], { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' });
+      }
+      return {
+        rows: mapped.accepted,
+        rejected: mapped.rejected,
+        message: `${mapped.rejected} log records rejected; first: ${mapped.firstRejection}`,
+      };
+    }),
   ];
 }

@@ -1,0 +1,54 @@
+/**
+ * The route shape the three OTLP/HTTP signals share: write permission, per-protocol counters, and
+ * the OTLP exchange (decode by content type, answer `Export*ServiceResponse` or `google.rpc.Status`
+ * in the request's encoding). Each signal supplies only how a decoded request becomes rows.
+ */
+import { DbError } from '../../shared/errors.js';
+import { checkPermission } from '../auth/credentials.js';
+import type { RequestContext, Route } from '../http/context.js';
+import { HttpStatusError } from '../http/http-status-error.js';
+import { handleOtlpExport, type OtlpRequestOf, type OtlpSignal } from '../ingest/otlp/request.js';
+import type { ServerMetrics } from '../metrics.js';
+
+/** What a signal stored for one request: rows written, and what it rejected (with why). */
+export interface OtlpExportOutcome {
+  rows: number;
+  rejected: number;
+  message: string;
+}
+
+export function otlpExportRoute<S extends OtlpSignal>(
+  signal: S,
+  protocol: string,
+  metrics: ServerMetrics,
+  store: (ctx: RequestContext, request: OtlpRequestOf[S]) => Promise<OtlpExportOutcome>,
+): Route {
+  return {
+    methods: ['POST'],
+    pattern: `/v1/otlp/v1/${signal}`,
+    errorShape: 'short',
+    decompress: true,
+    protocol,
+    handler: async (ctx) => {
+      metrics.ingestBytes.inc({ protocol }, ctx.body.length);
+      let rows = 0;
+      try {
+        const response = await handleOtlpExport(ctx, signal, async (request) => {
+          // Inside the exchange, so a refusal is answered as an OTLP status like other errors.
+          if (ctx.user) checkPermission(ctx.user, 'write');
+          const outcome = await store(ctx, request);
+          rows = outcome.rows;
+          return outcome.rejected === 0 ? null : { rejected: outcome.rejected, message: outcome.message };
+        });
+        const ok = response.status === 200;
+        if (ok) metrics.ingestRows.inc({ protocol }, rows);
+        metrics.ingestRequests.inc({ protocol, outcome: ok ? 'ok' : 'rejected' });
+        return response;
+      } catch (err) {
+        const rejected = err instanceof HttpStatusError || (err instanceof DbError && err.code < 5000);
+        metrics.ingestRequests.inc({ protocol, outcome: rejected ? 'rejected' : 'failed' });
+        throw err;
+      }
+    },
+  };
+}

@@ -718,7 +718,11 @@ class Converter {
  * - `2.` (a number ending in a point): the point becomes a space;
  * - `min_of(a, b)` / `max_of(a, b)` as functions (lezer knows them only inside durations): the
  *   name becomes `minute`, a function name of the same length; the converter reads the real one.
+ * - function names lezer dropped with Prometheus 3 but that Prometheus 2.x and GreptimeDB still
+ *   accept (`holt_winters`): likewise a known name of the same length (`STAND_INS`).
  */
+const STAND_INS: Record<string, string> = { holt_winters: 'day_of_month' };
+
 function lezerInput(query: string, tokens: Token[]): string {
   let input = query;
   const replace = (at: number, text: string): void => {
@@ -735,6 +739,9 @@ function lezerInput(query: string, tokens: Token[]): string {
     ) {
       replace(token.pos, 'minute');
     }
+    const standIn = STAND_INS[token.text];
+    if (standIn !== undefined && token.kind === 'identifier' && tokens[i + 1]?.text === '(')
+      replace(token.pos, standIn);
   });
   return input;
 }

@@ -141,6 +141,17 @@ const power: ScalarFunction = {
   evaluate: (args, rowCount) => mapRows(args, rowCount, (a, b) => (a as number) ** (b as number)),
 };
 
+/** `isnan(x)`: true for NaN (any payload, the stale marker included), false otherwise. */
+const isnan: ScalarFunction = {
+  kind: 'scalar',
+  name: 'isnan',
+  bind(argTypes) {
+    requireNumeric('isnan', argTypes, [1]);
+    return { argTypes: ['Float64'], returnType: 'Boolean' };
+  },
+  evaluate: (args, rowCount) => mapRows(args, rowCount, (v) => Number.isNaN(v as number)),
+};
+
 /** Math functions by SQL name. */
 export const MATH_FUNCTIONS: Record<string, ScalarFunction> = {
   abs,
@@ -153,6 +164,7 @@ export const MATH_FUNCTIONS: Record<string, ScalarFunction> = {
   log10: unaryFloat('log10', Math.log10),
   log2: unaryFloat('log2', Math.log2),
   exp: unaryFloat('exp', Math.exp),
+  isnan,
   power,
   pow: { ...power, name: 'power' },
 };

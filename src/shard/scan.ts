@@ -11,6 +11,7 @@
 import { DELETE_MARK_COLUMN_ID } from '../shared/codec/write-batch.js';
 import { StorageUnavailable } from '../shared/errors.js';
 import type { ScanChunk, ScanColumn, ScanRequest } from '../shared/scan.js';
+import { parseSeriesKey, type SeriesTags, tagMapOf } from '../shared/series-key.js';
 import type { Vector } from '../shared/types.js';
 import { MemtableSource } from './memtable/memtable-source.js';
 import { ABSENT, type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './merge/part.js';
@@ -18,7 +19,6 @@ import { type DetachedRows, RowBuffer } from './merge/row-buffer.js';
 import { type DeleteMarks, mergeSeries } from './merge/series-merge.js';
 import { type SeriesSource, walkSeries } from './merge/series-walk.js';
 import { SegmentSource } from './segment/segment-source.js';
-import { parseSeriesKey, type SeriesTags, tagMapOf } from './series-key.js';
 import type { ShardState } from './state.js';
 
 /** Rows per scan chunk. */

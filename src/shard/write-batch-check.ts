@@ -50,8 +50,13 @@ export function problemOfBatch(batch: WriteBatch): string | null {
     for (const tuple of t.seriesTags) {
       if (!stringsOk(tuple, width) || tuple.length !== width) return `${where}: bad series tags`;
     }
+    if (t.seriesKeys !== undefined) {
+      if (!stringsOk(t.seriesKeys, t.seriesKeys.length) || t.seriesTags.length !== 0)
+        return `${where}: bad series keys`;
+      for (const key of t.seriesKeys) if (key === null) return `${where}: bad series keys`;
+    }
     if (!(t.rowSeries instanceof Uint32Array) || t.rowSeries.length !== n) return `${where}: bad row series`;
-    const seriesCount = t.seriesTags.length;
+    const seriesCount = t.seriesKeys?.length ?? t.seriesTags.length;
     for (let i = 0; i < n; i++) if ((t.rowSeries[i] as number) >= seriesCount) return `${where}: bad row series`;
     for (const f of t.fields) {
       const v = f.vector;

@@ -28,10 +28,36 @@ export interface TableInsert {
    */
   rowSeries?: Uint32Array | undefined;
   /**
+   * Optional, with `rowSeries`: the series already resolved by the parser, so that no per-row tag
+   * vector is needed (TAG columns may then carry empty vectors). `tuples[k][j]` is series k's value
+   * of the j-th TAG column in name order (null = absent); `shards[k]` its shard. Tuples are only
+   * read, and may be shared with a parser's cache.
+   */
+  series?:
+    | {
+        tuples: Array<Array<string | null>>;
+        shards: Uint16Array;
+        /**
+         * Optional, parallel to `tuples`: long-lived objects of the parser (its series cache) on
+         * which the pipeline keeps each series' storage key, so that a known series' key is
+         * built once, not once per request.
+         */
+        keyHolders?: StorageKeyHolder[] | undefined;
+      }
+    | undefined;
+  /**
    * The rows are deletes (SQL DELETE): each becomes a tombstone for its (series, timestamp).
    * Only the tag and time index columns are read.
    */
   deletes?: boolean | undefined;
+}
+
+/**
+ * A series' storage key as last computed: valid while the series' table is `tableId` and the
+ * insert's tag columns (in name order) have the ids `idsKey` (joined by commas).
+ */
+export interface StorageKeyHolder {
+  storageKey?: { tableId: number; idsKey: string; key: string } | undefined;
 }
 
 /** How the ingest pipeline may change the catalog for a request. */

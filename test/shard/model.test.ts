@@ -5,10 +5,10 @@
  */
 import path from 'node:path';
 import t from 'tap';
-import { seriesKeyOf } from '../../src/shard/series-key.js';
 import type { ShardStore } from '../../src/shard/store.js';
 import type { MergeMode } from '../../src/shared/codec/write-batch.js';
 import type { ScanColumn } from '../../src/shared/scan.js';
+import { seriesKeyOf } from '../../src/shared/series-key.js';
 import { type Cell, copyDir, type Kinds, openStore, payload, scanRows, type TestRow, tempDir } from './helpers.js';
 
 const KINDS: Kinds = { 10: 'f64', 11: 'i64', 12: 'str', 13: 'bool' };

@@ -12,7 +12,8 @@ import {
   type TableRows,
 } from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
-import type { InsertColumn, InsertOptions, TableInsert } from '../../shared/insert.js';
+import type { InsertColumn, InsertOptions, StorageKeyHolder, TableInsert } from '../../shared/insert.js';
+import { seriesKeyOf } from '../../shared/series-key.js';
 import {
   type ColumnSchema,
   type DataType,
@@ -271,6 +272,43 @@ function seriesOfRows(
 }
 
 /**
+ * The storage key of each series (see src/shared/series-key.ts), from its holder while the table
+ * and its tag column ids are those the key was built for; otherwise built and kept there.
+ */
+function storageKeysOf(
+  holders: StorageKeyHolder[],
+  tuples: Array<Array<string | null>>,
+  tagIds: number[],
+  tableId: number,
+): string[] {
+  const idsKey = tagIds.join(',');
+  const keys = new Array<string>(tuples.length);
+  const pairs: Array<[number, string]> = [];
+  for (let k = 0; k < tuples.length; k++) {
+    const holder = holders[k] as StorageKeyHolder;
+    const cached = holder.storageKey;
+    if (cached !== undefined && cached.tableId === tableId && cached.idsKey === idsKey) {
+      keys[k] = cached.key;
+      continue;
+    }
+    const tuple = tuples[k] as Array<string | null>;
+    pairs.length = 0;
+    for (let p = 0; p < tuple.length; p++) {
+      const v = tuple[p];
+      if (v !== null && v !== undefined) pairs.push([tagIds[p] as number, v]);
+    }
+    pairs.sort((a, b) => a[0] - b[0]);
+    const key = seriesKeyOf(
+      pairs.map((x) => x[0]),
+      pairs.map((x) => x[1]),
+    );
+    holder.storageKey = { tableId, idsKey, key };
+    keys[k] = key;
+  }
+  return keys;
+}
+
+/**
  * Splits one table's rows into per-shard `TableRows`, keyed by catalog column ids. A row's shard
  * is decided by its series (the table plus its non-null tags, sorted by tag name), computed once
  * per series; tags are sent once per series (see `TableRows`).
@@ -301,11 +339,15 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
   const mergeMode = mergeModeOf(table);
 
   const n = insert.rowCount;
-  const { rowSeries, tuples } = seriesOfRows(insert, tagVectors);
+  const resolved = insert.series && insert.rowSeries?.length === n ? insert.series : undefined;
+  const { rowSeries, tuples } = resolved
+    ? { rowSeries: insert.rowSeries as Uint32Array, tuples: resolved.tuples }
+    : seriesOfRows(insert, tagVectors);
   const seriesCount = tuples.length;
   const tupleOf = (k: number): Array<string | null> => tuples[k] as Array<string | null>;
-  const seriesShard = new Uint16Array(seriesCount);
-  if (shards > 1) {
+  let seriesShard: Uint16Array = new Uint16Array(seriesCount);
+  if (resolved) seriesShard = resolved.shards;
+  else if (shards > 1) {
     for (let k = 0; k < seriesCount; k++) seriesShard[k] = shardOfSeries(base, tagNames, tupleOf(k), shards);
   }
   const counts = new Uint32Array(shards);
@@ -314,6 +356,7 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
     counts[s] = (counts[s] as number) + 1;
   }
 
+  const keys = resolved?.keyHolders ? storageKeysOf(resolved.keyHolders, tuples, tagIds, table.id) : undefined;
   const out: Array<TableRows | undefined> = new Array(shards);
   for (let s = 0; s < shards; s++) {
     const count = counts[s] as number;
@@ -325,7 +368,8 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
         rowCount: n,
         timestamps,
         tagIds,
-        seriesTags: tuples,
+        seriesTags: keys ? [] : tuples,
+        seriesKeys: keys,
         rowSeries,
         fields,
       };
@@ -335,6 +379,7 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
     const localSeries = new Uint32Array(count);
     const localIndex = new Int32Array(seriesCount).fill(-1);
     const seriesTags: Array<Array<string | null>> = [];
+    const seriesKeys: string[] = [];
     const ts = new BigInt64Array(count);
     let k = 0;
     for (let r = 0; r < n; r++) {
@@ -342,9 +387,10 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
       if (seriesShard[g] !== s) continue;
       let local = localIndex[g] as number;
       if (local < 0) {
-        local = seriesTags.length;
+        local = keys ? seriesKeys.length : seriesTags.length;
         localIndex[g] = local;
-        seriesTags.push(tupleOf(g));
+        if (keys) seriesKeys.push(keys[g] as string);
+        else seriesTags.push(tupleOf(g));
       }
       rows[k] = r;
       localSeries[k] = local;
@@ -358,6 +404,7 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
       timestamps: ts,
       tagIds,
       seriesTags,
+      seriesKeys: keys ? seriesKeys : undefined,
       rowSeries: localSeries,
       fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
     };

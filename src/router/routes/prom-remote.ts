@@ -18,6 +18,7 @@ import { metadataInsert } from '../ingest/prom-remote/metadata.js';
 import { ResponseType, STREAMED_CONTENT_TYPE } from '../ingest/prom-remote/proto-schema.js';
 import { encodeChunkedReadResponse, encodeReadResponse } from '../ingest/prom-remote/read-encode.js';
 import { decodeReadRequest, negotiateResponseType } from '../ingest/prom-remote/read-request.js';
+import { SeriesCache } from '../ingest/prom-remote/series-cache.js';
 import { SnappyError, snappyCompress, snappyDecompress } from '../ingest/prom-remote/snappy-block.js';
 import { toTableInserts } from '../ingest/prom-remote/to-inserts.js';
 import { decodeWriteRequest, WireError } from '../ingest/prom-remote/write-decode.js';
@@ -28,10 +29,15 @@ import { type ShardQuery, ShardSampleSource } from '../promql-source.js';
 const WRITE_PROTOCOL = 'metricsapi-write';
 /** Without a configured body limit, decompression still stops here (as the HTTP server does). */
 const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
+/**
+ * Series-cache entries per generation and database (at most twice as many are held). About half
+ * a KiB each for a TSBS-sized label set, so the default bounds the cache near 128 MiB.
+ */
+const SERIES_CACHE_GENERATION = 131_072;
 
 export interface PromRemoteDeps {
   catalog: Catalog;
-  cluster: ShardQuery;
+  cluster: ShardQuery & { readonly count: number };
   ingest: IngestPipeline;
   /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed body. */
   bodyLimitBytes: number;
@@ -70,6 +76,16 @@ function decompress(body: Buffer, bodyLimitBytes: number): Buffer {
 export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): Route[] {
   const { catalog, cluster, ingest, bodyLimitBytes } = deps;
   const lookup = (db: string, table: string) => catalog.getTable(db, table);
+  // One cache per request database: the default database is part of what labels resolve to.
+  const caches = new Map<string, SeriesCache>();
+  const cacheOf = (db: string): SeriesCache => {
+    let cache = caches.get(db);
+    if (!cache) {
+      cache = new SeriesCache(SERIES_CACHE_GENERATION);
+      caches.set(db, cache);
+    }
+    return cache;
+  };
   return [
     {
       methods: ['POST'],
@@ -89,13 +105,13 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
           const raw = decompress(ctx.body, bodyLimitBytes);
           let decoded: ReturnType<typeof decodeWriteRequest>;
           try {
-            decoded = decodeWriteRequest(raw);
+            decoded = decodeWriteRequest(raw, { cache: cacheOf(db), defaultDb: db, shards: cluster.count });
           } catch (err) {
             if (!(err instanceof WireError)) throw err;
             throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
           }
           await yieldToEventLoop();
-          const inserts = toTableInserts(decoded, db, lookup);
+          const inserts = toTableInserts(decoded, lookup);
           const sampleRows = inserts.reduce((n, i) => n + i.rowCount, 0);
           const metadata = metadataInsert(decoded.metadata, db);
           if (metadata) inserts.push(metadata);

@@ -18,9 +18,9 @@
  */
 import assert from 'node:assert';
 import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
+import { compareSeriesKeys, seriesKeyOf } from '../../shared/series-key.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
-import { compareSeriesKeys, seriesKeyOf } from '../series-key.js';
 import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
 
 export interface MemColumn {
@@ -142,7 +142,9 @@ export class TableMemtable {
     const order = rows.tagIds.map((id, t) => ({ id, t })).sort((a, b) => a.id - b.id);
     const ids: number[] = [];
     const values: string[] = [];
-    const batchSeries = new Array<MemSeries>(rows.seriesTags.length);
+    const keys = rows.seriesKeys;
+    const batchSeries = new Array<MemSeries>(keys?.length ?? rows.seriesTags.length);
+    if (keys) for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
     for (let k = 0; k < rows.seriesTags.length; k++) {
       const tuple = rows.seriesTags[k] as Array<string | null>;
       ids.length = 0;

@@ -3,8 +3,9 @@
  * docs/formats/segment.md). It is all a reader needs to choose blocks: series by tags, blocks by
  * row range and time range.
  */
+
+import { parseSeriesKey, seriesKeyOf } from '../../shared/series-key.js';
 import { type FieldSpec, kindCodeOf, kindOfCode } from '../merge/part.js';
-import { parseSeriesKey, seriesKeyOf } from '../series-key.js';
 import type { BlockMeta, ColumnStats } from './block-codec.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
 

@@ -37,8 +37,14 @@ export interface TableRows {
   tagIds: number[];
   /** Distinct tag tuples of this batch: `seriesTags[s][t]` is the value of `tagIds[t]` (null = absent). */
   seriesTags: Array<Array<string | null>>;
-  /** `rowSeries[r]`: the index into `seriesTags` of row r's series. */
+  /** `rowSeries[r]`: the index into `seriesTags` (or `seriesKeys`) of row r's series. */
   rowSeries: Uint32Array;
+  /**
+   * Instead of tuples, the series' storage keys (`seriesKeyOf` in src/shard/series-key.ts), when
+   * the router has them cached: one string per series to encode and none to build in the shard.
+   * When present, `seriesTags` is empty.
+   */
+  seriesKeys?: string[] | undefined;
   /** Field columns. */
   fields: Array<{ id: number; vector: Vector }>;
 }
@@ -134,6 +140,7 @@ export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
       g: t.tagIds,
       st: t.seriesTags,
       rs: bytesOf(t.rowSeries),
+      ...(t.seriesKeys ? { sk: t.seriesKeys } : {}),
       f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
     })),
   });
@@ -149,6 +156,7 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       g: number[];
       st: Array<Array<string | null>>;
       rs: Uint8Array;
+      sk?: string[];
       f: Array<[number, WireVector]>;
     }>;
   };
@@ -161,6 +169,7 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       tagIds: t.g,
       seriesTags: t.st,
       rowSeries: new Uint32Array(aligned(t.rs)),
+      seriesKeys: t.sk,
       fields: t.f.map(([id, w]) => ({ id, vector: vectorFromWire(w) })),
     })),
   };

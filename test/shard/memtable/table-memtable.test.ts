@@ -6,7 +6,7 @@ import t from 'tap';
 import { MemtableSource } from '../../../src/shard/memtable/memtable-source.js';
 import { TableMemtable } from '../../../src/shard/memtable/table-memtable.js';
 import { I64_MAX, I64_MIN, type Part } from '../../../src/shard/merge/part.js';
-import { parseSeriesKey, seriesKeyOf } from '../../../src/shard/series-key.js';
+import { parseSeriesKey, seriesKeyOf } from '../../../src/shared/series-key.js';
 import { type TestRow, tableRows } from '../helpers.js';
 
 function table(rows: TestRow[]): TableMemtable {

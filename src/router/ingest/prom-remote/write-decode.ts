@@ -1,23 +1,22 @@
 /**
- * Decodes a remote write 1.0 `WriteRequest` (field numbers in proto-schema.ts) straight from the
- * wire into flat arrays: one entry per `TimeSeries` with its labels as sent, and every sample's
- * timestamp and value in two Float64Arrays. No object is made per sample, and values stay in typed
- * arrays from the wire to the insert, which keeps NaN payloads (the stale marker) bit for bit —
- * a plain JS array would canonicalise them.
+ * Decodes a remote write 1.0 `WriteRequest` (field numbers in proto-schema.ts) in one pass over
+ * the decompressed bytes, with no object per message: the position lives in a local, varints are
+ * read inline, and a series' labels stay bytes. Each `TimeSeries`' label bytes are hashed and
+ * looked up in the series cache; only a label set never seen before is decoded into strings and
+ * checked (series-labels.ts). Samples go to two Float64Arrays, which keep NaN payloads (the stale
+ * marker) bit for bit — a plain JS array would canonicalise them.
  *
- * Exemplars and native histograms are accepted and skipped (counted, not stored); metadata entries
- * are returned for the metadata table.
+ * Strict as Go's generated unmarshalers: field number 0, group and unknown wire types, varints
+ * over 10 bytes, lengths past the end and known fields with the wrong wire type are refused, and
+ * strings must be valid UTF-8 (checked when a label set is new: a cache hit has the very bytes
+ * that passed before). Exemplars and native histograms are accepted and skipped (counted);
+ * metadata entries are returned for the metadata table.
  */
+import { isUtf8 } from 'node:buffer';
+import type { SeriesCache, SeriesEntry } from './series-cache.js';
+import { hashBytes } from './series-cache.js';
+import { seriesEntryOf } from './series-labels.js';
 import { WireError, WireReader, WireType } from './wire-reader.js';
-
-/** One `TimeSeries` of the request: labels as sent, samples as a range of the flat arrays. */
-export interface DecodedSeries {
-  labelNames: string[];
-  labelValues: string[];
-  /** Index of the first sample in `DecodedWrite.timestamps/values`. */
-  sampleStart: number;
-  sampleCount: number;
-}
 
 /** One `MetricMetadata` entry. */
 export interface DecodedMetadata {
@@ -29,7 +28,11 @@ export interface DecodedMetadata {
 }
 
 export interface DecodedWrite {
-  series: DecodedSeries[];
+  /** The series of every `TimeSeries` that has samples, in request order. */
+  series: SeriesEntry[];
+  /** `sampleStart[i]`: index of series i's first sample in `timestamps`/`values`. */
+  sampleStart: Uint32Array;
+  sampleCounts: Uint32Array;
   /** Sample timestamps, ms since the epoch (exact integers). */
   timestamps: Float64Array;
   values: Float64Array;
@@ -40,129 +43,295 @@ export interface DecodedWrite {
   histogramCount: number;
 }
 
+/** Where series come from: the cache of the request's default database and the shard count. */
+export interface SeriesResolver {
+  cache: SeriesCache;
+  defaultDb: string;
+  shards: number;
+}
+
+const TWO_POW_32 = 4294967296;
+const TAG_LABELS = 0x0a; // field 1, length-delimited
+const TAG_SAMPLES = 0x12; // field 2, length-delimited
+const TAG_SAMPLE_VALUE = 0x09; // field 1, fixed64
+const TAG_SAMPLE_TIME = 0x10; // field 2, varint
+
+// The decoder's cursor. Module state, not an object: one decode runs at a time (synchronously).
+let buf: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(new ArrayBuffer(0));
+let pos = 0;
+let varintHigh = 0;
+
+function varint32(end: number): number {
+  if (pos >= end) throw new WireError(`truncated varint at offset ${pos}`);
+  const b0 = buf[pos] as number;
+  if (b0 < 0x80) {
+    pos++;
+    return b0;
+  }
+  const v = varint64(end);
+  if (varintHigh !== 0) throw new WireError(`varint too large at offset ${pos}`);
+  return v;
+}
+
+/** A varint of up to 64 bits: the low word is returned, the high word left in `varintHigh`. */
+function varint64(end: number): number {
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= end) throw new WireError(`truncated varint at offset ${pos}`);
+    const b = buf[pos++] as number;
+    if (i < 4) lo |= (b & 0x7f) << (7 * i);
+    else if (i === 4) {
+      lo |= (b & 0x0f) << 28;
+      hi |= (b & 0x7f) >>> 4;
+    } else hi |= (b & 0x7f) << (7 * i - 32);
+    if (b < 0x80) {
+      varintHigh = hi >>> 0;
+      return lo >>> 0;
+    }
+  }
+  throw new WireError(`varint longer than 10 bytes at offset ${pos}`);
+}
+
+/** Reads a tag; checks field number and wire type. Returns the raw tag (field << 3 | type). */
+function tag(end: number): number {
+  const start = pos;
+  const t = varint32(end);
+  const wireType = t & 7;
+  if (t >>> 3 === 0) throw new WireError(`illegal field number 0 at offset ${start}`);
+  if (wireType !== 0 && wireType !== 1 && wireType !== 2 && wireType !== 5) {
+    throw new WireError(`unsupported wire type ${wireType} at offset ${start}`);
+  }
+  return t;
+}
+
+/** A length prefix; returns the end of the delimited bytes (pos is at their start). */
+function delimitedEnd(end: number): number {
+  const length = varint32(end);
+  if (length > end - pos) throw new WireError(`length ${length} at offset ${pos} runs past the end`);
+  return pos + length;
+}
+
+function skip(wireType: number, end: number): void {
+  if (wireType === WireType.Varint) varint64(end);
+  else if (wireType === WireType.Fixed64) {
+    if (pos + 8 > end) throw new WireError(`truncated fixed64 at offset ${pos}`);
+    pos += 8;
+  } else if (wireType === WireType.LengthDelimited) pos = delimitedEnd(end);
+  else {
+    if (pos + 4 > end) throw new WireError(`truncated fixed32 at offset ${pos}`);
+    pos += 4;
+  }
+}
+
+function wrongType(t: number, message: string, expected: number): never {
+  throw new WireError(`${message} field ${t >>> 3} has wire type ${t & 7}, expected ${expected}`);
+}
+
 class SampleBuffer {
-  timestamps = new Float64Array(1024);
-  values = new Float64Array(1024);
+  timestamps = new Float64Array(4096);
+  values = new Float64Array(4096);
   count = 0;
 
-  push(timestamp: number, value: number): void {
-    if (this.count === this.timestamps.length) {
-      const t = new Float64Array(this.count * 2);
-      t.set(this.timestamps);
-      this.timestamps = t;
-      const v = new Float64Array(this.count * 2);
-      v.set(this.values);
-      this.values = v;
-    }
-    this.timestamps[this.count] = timestamp;
-    this.values[this.count] = value;
-    this.count++;
+  grow(): void {
+    const t = new Float64Array(this.count * 2);
+    t.set(this.timestamps);
+    this.timestamps = t;
+    const v = new Float64Array(this.count * 2);
+    v.set(this.values);
+    this.values = v;
   }
 }
 
-/** Decodes a WriteRequest; throws `WireError` on anything malformed. */
-export function decodeWriteRequest(bytes: Uint8Array): DecodedWrite {
-  const r = new WireReader(bytes);
+class SeriesList {
+  entries: SeriesEntry[] = [];
+  start = new Uint32Array(1024);
+  count = new Uint32Array(1024);
+
+  push(entry: SeriesEntry, start: number, count: number): void {
+    const n = this.entries.length;
+    if (n === this.start.length) {
+      const s = new Uint32Array(n * 2);
+      s.set(this.start);
+      this.start = s;
+      const c = new Uint32Array(n * 2);
+      c.set(this.count);
+      this.count = c;
+    }
+    this.entries.push(entry);
+    this.start[n] = start;
+    this.count[n] = count;
+  }
+}
+
+/** Decodes a WriteRequest; throws `WireError` (malformed) or InvalidArgument (bad labels). */
+export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver): DecodedWrite {
+  buf = bytes;
+  view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  pos = 0;
   const samples = new SampleBuffer();
-  const out: DecodedWrite = {
-    series: [],
+  const series = new SeriesList();
+  const metadata: DecodedMetadata[] = [];
+  const skipped = { exemplars: 0, histograms: 0 };
+  const end = bytes.length;
+  try {
+    while (pos < end) {
+      const t = tag(end);
+      const field = t >>> 3;
+      if (field === 1 || field === 3) {
+        if ((t & 7) !== WireType.LengthDelimited) wrongType(t, 'WriteRequest', WireType.LengthDelimited);
+        const messageEnd = delimitedEnd(end);
+        if (field === 1) timeSeries(messageEnd, samples, series, skipped, resolver);
+        else metadata.push(decodeMetadata(new WireReader(bytes, pos, messageEnd)));
+        pos = messageEnd;
+      } else {
+        skip(t & 7, end);
+      }
+    }
+  } finally {
+    buf = new Uint8Array(0);
+    view = new DataView(new ArrayBuffer(0));
+  }
+  return {
+    series: series.entries,
+    sampleStart: series.start,
+    sampleCounts: series.count,
     timestamps: samples.timestamps,
     values: samples.values,
-    sampleCount: 0,
-    metadata: [],
-    exemplarCount: 0,
-    histogramCount: 0,
+    sampleCount: samples.count,
+    metadata,
+    exemplarCount: skipped.exemplars,
+    histogramCount: skipped.histograms,
   };
-  while (!r.done) {
-    const [field, wireType] = r.tag();
-    if (field === 1) {
-      r.expect(field, wireType, WireType.LengthDelimited, 'WriteRequest');
-      const { start, end } = r.delimited();
-      out.series.push(decodeTimeSeries(new WireReader(bytes, start, end), samples, out));
-    } else if (field === 3) {
-      r.expect(field, wireType, WireType.LengthDelimited, 'WriteRequest');
-      const { start, end } = r.delimited();
-      out.metadata.push(decodeMetadata(new WireReader(bytes, start, end)));
-    } else {
-      r.skip(wireType);
-    }
-  }
-  out.timestamps = samples.timestamps;
-  out.values = samples.values;
-  out.sampleCount = samples.count;
-  return out;
 }
 
-function decodeTimeSeries(r: WireReader, samples: SampleBuffer, out: DecodedWrite): DecodedSeries {
-  const series: DecodedSeries = { labelNames: [], labelValues: [], sampleStart: samples.count, sampleCount: 0 };
-  while (!r.done) {
-    const [field, wireType] = r.tag();
-    switch (field) {
-      case 1: {
-        r.expect(field, wireType, WireType.LengthDelimited, 'TimeSeries');
-        const { start, end } = r.delimited();
-        decodeLabel(new WireReader(r.bytes, start, end), series);
-        break;
+// Label field ranges of the series being decoded: [start of tag, end of message] pairs.
+let labelRanges = new Int32Array(128);
+
+function timeSeries(
+  end: number,
+  samples: SampleBuffer,
+  series: SeriesList,
+  skipped: { exemplars: number; histograms: number },
+  resolver: SeriesResolver,
+): void {
+  const firstSample = samples.count;
+  let labels = 0;
+  let contiguous = true;
+  while (pos < end) {
+    const fieldStart = pos;
+    const t = tag(end);
+    if (t === TAG_LABELS) {
+      const labelEnd = delimitedEnd(end);
+      if (labels > 0 && labelRanges[2 * labels - 1] !== fieldStart) contiguous = false;
+      if (2 * labels + 2 > labelRanges.length) {
+        const grown = new Int32Array(labelRanges.length * 2);
+        grown.set(labelRanges);
+        labelRanges = grown;
       }
-      case 2: {
-        r.expect(field, wireType, WireType.LengthDelimited, 'TimeSeries');
-        const { start, end } = r.delimited();
-        decodeSample(new WireReader(r.bytes, start, end), samples);
-        series.sampleCount++;
-        break;
-      }
-      case 3:
-        r.expect(field, wireType, WireType.LengthDelimited, 'TimeSeries');
-        r.delimited();
-        out.exemplarCount++;
-        break;
-      case 4:
-        r.expect(field, wireType, WireType.LengthDelimited, 'TimeSeries');
-        r.delimited();
-        out.histogramCount++;
-        break;
-      default:
-        r.skip(wireType);
-    }
-  }
-  return series;
-}
-
-function decodeLabel(r: WireReader, series: DecodedSeries): void {
-  let name = '';
-  let value = '';
-  while (!r.done) {
-    const [field, wireType] = r.tag();
-    if (field === 1) {
-      r.expect(field, wireType, WireType.LengthDelimited, 'Label');
-      name = r.string('label name');
-    } else if (field === 2) {
-      r.expect(field, wireType, WireType.LengthDelimited, 'Label');
-      value = r.string(`value of label ${name || '(unnamed)'}`);
+      labelRanges[2 * labels] = fieldStart;
+      labelRanges[2 * labels + 1] = labelEnd;
+      labels++;
+      pos = labelEnd;
+    } else if (t === TAG_SAMPLES) {
+      const sampleEnd = delimitedEnd(end);
+      sample(sampleEnd, samples);
+      pos = sampleEnd;
     } else {
-      r.skip(wireType);
+      const field = t >>> 3;
+      if (field === 1 || field === 2 || field === 3 || field === 4) {
+        if ((t & 7) !== WireType.LengthDelimited) wrongType(t, 'TimeSeries', WireType.LengthDelimited);
+        pos = delimitedEnd(end);
+        if (field === 3) skipped.exemplars++;
+        else if (field === 4) skipped.histograms++;
+      } else {
+        skip(t & 7, end);
+      }
     }
   }
-  series.labelNames.push(name);
-  series.labelValues.push(value);
+  const count = samples.count - firstSample;
+  if (count === 0) return;
+  const afterSeries = pos;
+  series.push(resolve(labels, contiguous, resolver), firstSample, count);
+  pos = afterSeries;
 }
 
-function decodeSample(r: WireReader, samples: SampleBuffer): void {
+function sample(end: number, samples: SampleBuffer): void {
   let value = 0;
   let timestamp = 0;
-  while (!r.done) {
-    const [field, wireType] = r.tag();
-    if (field === 1) {
-      r.expect(field, wireType, WireType.Fixed64, 'Sample');
-      value = r.double();
-    } else if (field === 2) {
-      r.expect(field, wireType, WireType.Varint, 'Sample');
-      timestamp = r.int64();
+  while (pos < end) {
+    const t = tag(end);
+    if (t === TAG_SAMPLE_VALUE) {
+      if (pos + 8 > end) throw new WireError(`truncated double at offset ${pos}`);
+      value = view.getFloat64(pos, true);
+      pos += 8;
+    } else if (t === TAG_SAMPLE_TIME) {
+      const lo = varint64(end);
+      timestamp = (varintHigh | 0) * TWO_POW_32 + lo;
+    } else if (t >>> 3 === 1) {
+      wrongType(t, 'Sample', WireType.Fixed64);
+    } else if (t >>> 3 === 2) {
+      wrongType(t, 'Sample', WireType.Varint);
     } else {
-      r.skip(wireType);
+      skip(t & 7, end);
     }
   }
-  samples.push(timestamp, value);
+  if (samples.count === samples.timestamps.length) samples.grow();
+  samples.timestamps[samples.count] = timestamp;
+  samples.values[samples.count] = value;
+  samples.count++;
+}
+
+/** The series of the labels just read: from the cache, or decoded, checked and cached. */
+function resolve(labels: number, contiguous: boolean, resolver: SeriesResolver): SeriesEntry {
+  const start = labels > 0 ? (labelRanges[0] as number) : pos;
+  const stop = labels > 0 ? (labelRanges[2 * labels - 1] as number) : pos;
+  const hash = contiguous ? hashBytes(view, start, stop) : 0;
+  if (contiguous) {
+    const hit = resolver.cache.get(hash, buf, start, stop);
+    if (hit !== undefined) return hit;
+  }
+  const names: string[] = [];
+  const values: string[] = [];
+  for (let i = 0; i < labels; i++) {
+    pos = labelRanges[2 * i] as number;
+    const labelEnd = labelRanges[2 * i + 1] as number;
+    tag(labelEnd);
+    label(delimitedEnd(labelEnd), names, values);
+  }
+  const entry = seriesEntryOf(names, values, resolver.defaultDb, resolver.shards, buf, start, stop);
+  // Labels split by other fields have no single byte range to key them by: never cached.
+  if (contiguous) resolver.cache.add(entry);
+  return entry;
+}
+
+function label(end: number, names: string[], values: string[]): void {
+  let name = '';
+  let value = '';
+  while (pos < end) {
+    const t = tag(end);
+    const field = t >>> 3;
+    if (field === 1 || field === 2) {
+      if ((t & 7) !== WireType.LengthDelimited) wrongType(t, 'Label', WireType.LengthDelimited);
+      const stringEnd = delimitedEnd(end);
+      const text = utf8(pos, stringEnd, field === 1 ? 'label name' : `value of label ${name || '(unnamed)'}`);
+      if (field === 1) name = text;
+      else value = text;
+      pos = stringEnd;
+    } else {
+      skip(t & 7, end);
+    }
+  }
+  names.push(name);
+  values.push(value);
+}
+
+function utf8(start: number, end: number, what: string): string {
+  if (end === start) return '';
+  const slice = Buffer.from(buf.buffer, buf.byteOffset + start, end - start);
+  if (!isUtf8(slice)) throw new WireError(`${what} is not valid UTF-8`);
+  return slice.toString('utf8');
 }
 
 function decodeMetadata(r: WireReader): DecodedMetadata {

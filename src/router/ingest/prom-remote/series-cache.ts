@@ -1,0 +1,137 @@
+/**
+ * The router's remote-write series cache: the raw protobuf bytes of a `TimeSeries`' labels →
+ * everything the write path needs to know about that series (database, table, tags sorted by
+ * name, owning shard). A scraper resends the same label bytes every interval, so a series is
+ * decoded, validated and hashed to its shard once, when it is new; afterwards a request only
+ * hashes and compares its label bytes. No string is made for a label that was seen before.
+ *
+ * Correctness never rests on the hash: a hit is confirmed by comparing every byte, so two label
+ * sets can share a hash bucket but never an entry. The bytes are the wire form, so the same
+ * labels in another order or with other encodings are simply another entry (with the same
+ * tags, hence the same series in storage).
+ *
+ * Memory follows the active series, not all ever seen: entries live in two generations; when
+ * the young one is full it becomes the old one and the previous old one is dropped. A lookup
+ * that hits the old generation moves the entry to the young one, so series still being written
+ * survive every rotation.
+ */
+
+import type { StorageKeyHolder } from '../../../shared/insert.js';
+
+/**
+ * What a series' labels resolve to. Immutable once made, but for the storage key the ingest
+ * pipeline keeps on it (`StorageKeyHolder`).
+ */
+export interface SeriesEntry extends StorageKeyHolder {
+  /** The label bytes this entry was made from (a copy: request buffers are not kept). */
+  readonly bytes: Buffer;
+  readonly hash: number;
+  readonly db: string;
+  readonly table: string;
+  /** Tag names sorted, and their values (never empty). */
+  readonly tagNames: readonly string[];
+  readonly tagValues: readonly string[];
+  /** `db` and `table` joined, interned: one string object per table, so maps hit by pointer. */
+  readonly tableKey: string;
+  /** `tagNames` joined, interned likewise: series with the same label names share it. */
+  readonly shapeKey: string;
+  /** The shard that owns the series (for the shard count the cache was made for). */
+  readonly shard: number;
+}
+
+/**
+ * A 32-bit hash of a byte range of `view`, four bytes a step (label sets are a few hundred bytes, and this
+ * runs once per series per request); collisions only cost a byte comparison.
+ */
+export function hashBytes(view: DataView, start: number, end: number): number {
+  let h = 0x811c9dc5 ^ (end - start);
+  let i = start;
+  for (; i + 4 <= end; i += 4) {
+    h = Math.imul(h ^ view.getInt32(i, true), 0x01000193);
+    h ^= h >>> 15;
+  }
+  for (; i < end; i++) h = Math.imul(h ^ view.getUint8(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** memcmp through Buffer#compare: no allocation, and native past a few dozen bytes. */
+function sameBytes(entry: Buffer, bytes: Uint8Array, start: number, end: number): boolean {
+  return entry.length === end - start && entry.compare(bytes, start, end) === 0;
+}
+
+/**
+ * One string object per distinct text, for the keys entries are grouped by. Bounded: past the
+ * limit it starts over (old entries keep their strings; only sharing is lost).
+ */
+const interned = new Map<string, string>();
+export function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size >= 65_536) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
+type Bucket = SeriesEntry | SeriesEntry[];
+
+function find(map: Map<number, Bucket>, hash: number, bytes: Uint8Array, start: number, end: number) {
+  const bucket = map.get(hash);
+  if (bucket === undefined) return undefined;
+  if (!Array.isArray(bucket)) return sameBytes(bucket.bytes, bytes, start, end) ? bucket : undefined;
+  for (const e of bucket) if (sameBytes(e.bytes, bytes, start, end)) return e;
+  return undefined;
+}
+
+function put(map: Map<number, Bucket>, entry: SeriesEntry): void {
+  const bucket = map.get(entry.hash);
+  if (bucket === undefined) map.set(entry.hash, entry);
+  else if (Array.isArray(bucket)) bucket.push(entry);
+  else map.set(entry.hash, [bucket, entry]);
+}
+
+export class SeriesCache {
+  private young = new Map<number, Bucket>();
+  private old = new Map<number, Bucket>();
+  private youngCount = 0;
+  private oldCount = 0;
+  hits = 0;
+  misses = 0;
+
+  /** `generationEntries`: entries per generation; at most twice that are held. */
+  constructor(readonly generationEntries: number) {}
+
+  get size(): number {
+    return this.youngCount + this.oldCount;
+  }
+
+  /** The entry of the labels at `bytes[start, end)` with hash `hash`, if known. */
+  get(hash: number, bytes: Uint8Array, start: number, end: number): SeriesEntry | undefined {
+    const hit = find(this.young, hash, bytes, start, end);
+    if (hit !== undefined) {
+      this.hits++;
+      return hit;
+    }
+    const old = find(this.old, hash, bytes, start, end);
+    if (old === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    this.add(old);
+    return old;
+  }
+
+  /** Remembers an entry (the caller has checked it is not already there). */
+  add(entry: SeriesEntry): void {
+    if (this.generationEntries <= 0) return;
+    if (this.youngCount >= this.generationEntries) {
+      this.old = this.young;
+      this.oldCount = this.youngCount;
+      this.young = new Map();
+      this.youngCount = 0;
+    }
+    put(this.young, entry);
+    this.youngCount++;
+  }
+}

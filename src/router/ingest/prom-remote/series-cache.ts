@@ -37,6 +37,14 @@ export interface SeriesEntry extends StorageKeyHolder {
   readonly shapeKey: string;
   /** The shard that owns the series (for the shard count the cache was made for). */
   readonly shard: number;
+  /**
+   * The series that followed this one in the last request that had it. Senders repeat their
+   * series in the same order every time, so this guess, confirmed by comparing bytes, spares
+   * most lookups their hash. Set by the decoder.
+   */
+  next?: SeriesEntry | undefined;
+  /** The cache generation the entry was last added to (set by the cache). */
+  generation?: number | undefined;
 }
 
 /**
@@ -95,6 +103,7 @@ export class SeriesCache {
   private old = new Map<number, Bucket>();
   private youngCount = 0;
   private oldCount = 0;
+  private generation = 0;
   hits = 0;
   misses = 0;
 
@@ -103,6 +112,17 @@ export class SeriesCache {
 
   get size(): number {
     return this.youngCount + this.oldCount;
+  }
+
+  /** Whether the labels at `bytes[start, end)` are the entry's. */
+  matches(entry: SeriesEntry, bytes: Uint8Array, start: number, end: number): boolean {
+    return sameBytes(entry.bytes, bytes, start, end);
+  }
+
+  /** Counts a hit on an entry found without `get` and keeps it in the young generation. */
+  touch(entry: SeriesEntry): void {
+    this.hits++;
+    if (entry.generation !== this.generation) this.add(entry);
   }
 
   /** The entry of the labels at `bytes[start, end)` with hash `hash`, if known. */
@@ -130,7 +150,9 @@ export class SeriesCache {
       this.oldCount = this.youngCount;
       this.young = new Map();
       this.youngCount = 0;
+      this.generation++;
     }
+    entry.generation = this.generation;
     put(this.young, entry);
     this.youngCount++;
   }

@@ -173,7 +173,8 @@ export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver):
   const samples = new SampleBuffer();
   const series = new SeriesList();
   const metadata: DecodedMetadata[] = [];
-  const skipped = { exemplars: 0, histograms: 0 };
+  // `previous`: the series decoded last, whose `next` guesses the one after it.
+  const skipped = { exemplars: 0, histograms: 0, previous: undefined as SeriesEntry | undefined };
   const end = bytes.length;
   try {
     while (pos < end) {
@@ -213,7 +214,7 @@ function timeSeries(
   end: number,
   samples: SampleBuffer,
   series: SeriesList,
-  skipped: { exemplars: number; histograms: number },
+  skipped: { exemplars: number; histograms: number; previous: SeriesEntry | undefined },
   resolver: SeriesResolver,
 ): void {
   const firstSample = samples.count;
@@ -253,7 +254,10 @@ function timeSeries(
   const count = samples.count - firstSample;
   if (count === 0) return;
   const afterSeries = pos;
-  series.push(resolve(labels, contiguous, resolver), firstSample, count);
+  const entry = resolve(labels, contiguous, resolver, skipped.previous);
+  if (skipped.previous !== undefined) skipped.previous.next = entry;
+  skipped.previous = entry;
+  series.push(entry, firstSample, count);
   pos = afterSeries;
 }
 
@@ -284,9 +288,19 @@ function sample(end: number, samples: SampleBuffer): void {
 }
 
 /** The series of the labels just read: from the cache, or decoded, checked and cached. */
-function resolve(labels: number, contiguous: boolean, resolver: SeriesResolver): SeriesEntry {
+function resolve(
+  labels: number,
+  contiguous: boolean,
+  resolver: SeriesResolver,
+  previous: SeriesEntry | undefined,
+): SeriesEntry {
   const start = labels > 0 ? (labelRanges[0] as number) : pos;
   const stop = labels > 0 ? (labelRanges[2 * labels - 1] as number) : pos;
+  const guess = previous?.next;
+  if (contiguous && guess !== undefined && resolver.cache.matches(guess, buf, start, stop)) {
+    resolver.cache.touch(guess);
+    return guess;
+  }
   const hash = contiguous ? hashBytes(view, start, stop) : 0;
   if (contiguous) {
     const hit = resolver.cache.get(hash, buf, start, stop);

@@ -1,0 +1,81 @@
+/**
+ * The one-pass snappy block decoder against snappyjs' encoder: every compressible and
+ * incompressible input round-trips (long and overlapping copies, long literals), and every
+ * truncated or corrupted block is refused with a SnappyError, never decoded into other bytes.
+ */
+import snappy from 'snappyjs';
+import t from 'tap';
+import { SnappyError, snappyDecompress } from '../../../../src/router/ingest/prom-remote/snappy-block.js';
+
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function sample(rand: () => number): Buffer {
+  const parts: Buffer[] = [];
+  const pieces = 1 + Math.floor(rand() * 20);
+  for (let i = 0; i < pieces; i++) {
+    const kind = rand();
+    const length = Math.floor(rand() * (kind < 0.1 ? 70_000 : 300));
+    if (kind < 0.4)
+      parts.push(Buffer.alloc(length, Math.floor(rand() * 256))); // runs: overlapping copies
+    else if (kind < 0.7 && parts.length > 0)
+      parts.push(parts[Math.floor(rand() * parts.length)] as Buffer); // repeats
+    else parts.push(Buffer.from(Array.from({ length }, () => Math.floor(rand() * 256)))); // literals
+  }
+  return Buffer.concat(parts);
+}
+
+t.test('round-trips what snappyjs compresses', async (t) => {
+  const rand = prng(3);
+  let failures = 0;
+  for (let i = 0; i < 300; i++) {
+    const input = sample(rand);
+    const out = snappyDecompress(snappy.compress(input), 1 << 30);
+    if (!out.equals(input)) failures++;
+  }
+  t.equal(failures, 0);
+  t.same(snappyDecompress(snappy.compress(Buffer.alloc(0)), 10), Buffer.alloc(0));
+});
+
+t.test('truncated and corrupted blocks are refused', async (t) => {
+  const rand = prng(5);
+  const input = sample(rand);
+  const block = snappy.compress(input);
+  let accepted = 0;
+  for (let cut = 0; cut < block.length; cut += Math.max(1, Math.floor(block.length / 400))) {
+    try {
+      snappyDecompress(block.subarray(0, cut), 1 << 30);
+      accepted++;
+    } catch (err) {
+      if (!(err instanceof SnappyError)) throw err;
+    }
+  }
+  t.equal(accepted, 0, 'no prefix of a block decodes');
+
+  let other = 0;
+  for (let i = 0; i < 500; i++) {
+    const bad = Buffer.from(block);
+    bad[1 + Math.floor(rand() * (bad.length - 1))] ^= 1 << Math.floor(rand() * 8);
+    try {
+      const out = snappyDecompress(bad, 1 << 30);
+      if (out.length !== input.length) other++;
+    } catch (err) {
+      if (!(err instanceof SnappyError)) other++;
+    }
+  }
+  t.equal(other, 0, 'a flipped bit is refused, or decodes to the declared length');
+  let tooLarge = false;
+  try {
+    snappyDecompress(block, input.length - 1);
+  } catch (err) {
+    tooLarge = err instanceof SnappyError && err.tooLarge;
+  }
+  t.ok(tooLarge, 'a block that declares more than the bound is refused as too large');
+});

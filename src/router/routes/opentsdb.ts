@@ -17,15 +17,10 @@ import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type HttpResponse, json, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import {
-  checkPoint,
-  isPointError,
-  type PointError,
-  type PutPoint,
-  parsePutBody,
-} from '../ingest/opentsdb/put-points.js';
-import { type MetricBatch, metricBatches } from '../ingest/opentsdb/to-inserts.js';
+import { type PointError, parsePutBody } from '../ingest/opentsdb/put-points.js';
+import { type PutRuns, PutSeriesResolver } from '../ingest/opentsdb/put-series.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
+import { seriesInserts, type TableLookup, type TableRuns } from '../ingest/series-inserts.js';
 import type { ServerMetrics } from '../metrics.js';
 
 const PROTOCOL = 'opentsdb';
@@ -42,14 +37,15 @@ function describe(error: PointError): string {
 }
 
 /**
- * Writes every batch in one request when the catalog accepts them all; when it refuses one, writes
- * the batches one by one to learn which metrics fail. The pipeline checks every insert before
- * writing any, so a refusal (4xx) has stored nothing and the second pass writes no row twice.
+ * Writes every table in one request when the catalog accepts them all; when it refuses one,
+ * writes the tables one by one to learn which metrics fail. The pipeline checks every insert
+ * before writing any, so a refusal (4xx) has stored nothing and the second pass writes no row
+ * twice.
  */
-async function writeBatches(ingest: IngestPipeline, batches: MetricBatch[]): Promise<PointError[]> {
+async function writeTables(ingest: IngestPipeline, put: PutRuns, tables: TableRuns[]): Promise<PointError[]> {
   try {
     await ingest.write(
-      batches.map((b) => b.insert),
+      tables.map((t) => t.insert),
       WRITE_OPTIONS,
     );
     return [];
@@ -57,18 +53,28 @@ async function writeBatches(ingest: IngestPipeline, batches: MetricBatch[]): Pro
     if (!(err instanceof DbError) || httpStatusOf(err.code) >= 500) throw err;
   }
   const failed: PointError[] = [];
-  for (const batch of batches) {
+  for (const table of tables) {
     try {
-      await ingest.write([batch.insert], WRITE_OPTIONS);
+      await ingest.write([table.insert], WRITE_OPTIONS);
     } catch (err) {
       if (!(err instanceof DbError) || httpStatusOf(err.code) >= 500) throw err;
-      for (const p of batch.points) failed.push({ index: p.index, datapoint: p.datapoint, error: err.publicMessage() });
+      for (const run of table.runs) {
+        const index = put.pointOf[run] as number;
+        failed.push({ index, datapoint: put.datapoints[index], error: err.publicMessage() });
+      }
     }
   }
   return failed;
 }
 
-export function opentsdbRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
+export interface OpentsdbDeps {
+  ingest: IngestPipeline;
+  lookup: TableLookup;
+  shards: number;
+}
+
+export function opentsdbRoutes({ ingest, lookup, shards }: OpentsdbDeps, metrics: ServerMetrics): Route[] {
+  const resolver = new PutSeriesResolver(shards);
   return [
     {
       methods: ['POST'],
@@ -89,16 +95,17 @@ export function opentsdbRoutes(ingest: IngestPipeline, metrics: ServerMetrics): 
           const summary = ctx.query.has('summary');
           const details = ctx.query.has('details');
           const db = databaseOf(ctx, ['db']);
-          const results = parsePutBody(ctx.body).map(checkPoint);
-          const points = results.filter((r): r is PutPoint => !isPointError(r));
-          const invalid = results.filter(isPointError);
+          const put = resolver.runsOf(parsePutBody(ctx.body), db);
+          const invalid = put.invalid;
+          const good = put.runs.series.length;
           await yieldToEventLoop();
 
           if (!summary && !details) {
             const first = invalid[0];
             if (first) throw new InvalidArgument(`Invalid ${describe(first)}: ${first.error}`);
+            const tables = seriesInserts(put.runs, lookup);
             const rows = await ingest.write(
-              metricBatches(points, db).map((b) => b.insert),
+              tables.map((t) => t.insert),
               WRITE_OPTIONS,
             );
             metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
@@ -106,9 +113,9 @@ export function opentsdbRoutes(ingest: IngestPipeline, metrics: ServerMetrics): 
             return empty(204);
           }
 
-          const refused = points.length > 0 ? await writeBatches(ingest, metricBatches(points, db)) : [];
+          const refused = good > 0 ? await writeTables(ingest, put, seriesInserts(put.runs, lookup)) : [];
           const failures = [...invalid, ...refused].sort((a, b) => a.index - b.index);
-          const success = points.length - refused.length;
+          const success = good - refused.length;
           metrics.ingestRows.inc({ protocol: PROTOCOL }, success);
           count(failures.length === 0 ? 'ok' : 'rejected');
           const body: Record<string, unknown> = { success, failed: failures.length };

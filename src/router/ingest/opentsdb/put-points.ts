@@ -26,6 +26,7 @@ const MILLISECONDS_MAX = 9_999_999_999_999;
 const NUMBER_TEXT = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const INTEGER_TEXT = /^[0-9]+$/;
 const ALLOWED_CHAR = /^[\p{L}0-9\-_./]$/u;
+const ALLOWED_TEXT = /^[\p{L}0-9\-_./]*$/u;
 
 /** A point that passed every check. */
 export interface PutPoint {
@@ -65,6 +66,7 @@ export function parsePutBody(body: Buffer): unknown[] {
 
 /** The first character OpenTSDB would refuse in a metric or tag string, or null. */
 function illegalCharacter(text: string): string | null {
+  if (ALLOWED_TEXT.test(text)) return null;
   for (const c of text) if (!ALLOWED_CHAR.test(c)) return c;
   return null;
 }
@@ -76,7 +78,8 @@ function checkName(kind: string, text: string): string | null {
   return bad === null ? null : `Invalid ${kind} (${JSON.stringify(text)}): illegal character: ${JSON.stringify(bad)}`;
 }
 
-function timestampMsOf(raw: unknown): number | string {
+/** A point's timestamp in ms, or the reason it is refused. */
+export function timestampMsOf(raw: unknown): number | string {
   if (raw === undefined || raw === null) return 'Missing timestamp';
   let seconds: number;
   if (typeof raw === 'number') seconds = raw;
@@ -88,7 +91,8 @@ function timestampMsOf(raw: unknown): number | string {
   return seconds;
 }
 
-function numericValueOf(raw: unknown): number | string {
+/** A point's value, or the reason it is refused. */
+export function numericValueOf(raw: unknown): number | string {
   if (raw === undefined || raw === null || raw === '') return 'Empty value';
   let value: number;
   if (typeof raw === 'number') value = raw;

@@ -16,27 +16,13 @@
  * survive every rotation.
  */
 
-import type { StorageKeyHolder } from '../../../shared/insert.js';
+import type { ResolvedSeries } from '../series-inserts.js';
 
-/**
- * What a series' labels resolve to. Immutable once made, but for the storage key the ingest
- * pipeline keeps on it (`StorageKeyHolder`).
- */
-export interface SeriesEntry extends StorageKeyHolder {
+/** A remote-write series: where its labels resolve to, and the label bytes that name it. */
+export interface SeriesEntry extends ResolvedSeries {
   /** The label bytes this entry was made from (a copy: request buffers are not kept). */
   readonly bytes: Buffer;
   readonly hash: number;
-  readonly db: string;
-  readonly table: string;
-  /** Tag names sorted, and their values (never empty). */
-  readonly tagNames: readonly string[];
-  readonly tagValues: readonly string[];
-  /** `db` and `table` joined, interned: one string object per table, so maps hit by pointer. */
-  readonly tableKey: string;
-  /** `tagNames` joined, interned likewise: series with the same label names share it. */
-  readonly shapeKey: string;
-  /** The shard that owns the series (for the shard count the cache was made for). */
-  readonly shard: number;
   /**
    * The series that followed this one in the last request that had it. Senders repeat their
    * series in the same order every time, so this guess, confirmed by comparing bytes, spares
@@ -66,19 +52,6 @@ export function hashBytes(view: DataView, start: number, end: number): number {
 /** memcmp through Buffer#compare: no allocation, and native past a few dozen bytes. */
 function sameBytes(entry: Buffer, bytes: Uint8Array, start: number, end: number): boolean {
   return entry.length === end - start && entry.compare(bytes, start, end) === 0;
-}
-
-/**
- * One string object per distinct text, for the keys entries are grouped by. Bounded: past the
- * limit it starts over (old entries keep their strings; only sharing is lost).
- */
-const interned = new Map<string, string>();
-export function intern(text: string): string {
-  const known = interned.get(text);
-  if (known !== undefined) return known;
-  if (interned.size >= 65_536) interned.clear();
-  interned.set(text, text);
-  return text;
 }
 
 type Bucket = SeriesEntry | SeriesEntry[];

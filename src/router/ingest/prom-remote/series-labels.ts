@@ -5,8 +5,8 @@
  * name and appear once. They run once per distinct label set (see series-cache.ts).
  */
 import { InvalidArgument } from '../../../shared/errors.js';
-import { shardOfSeries, tableHash } from '../../partition.js';
-import { hashBytes, intern, type SeriesEntry } from './series-cache.js';
+import { resolveSeries } from '../series-inserts.js';
+import { hashBytes, type SeriesEntry } from './series-cache.js';
 
 export const METRIC_NAME_LABEL = '__name__';
 
@@ -71,20 +71,9 @@ export function seriesEntryOf(
   if (metric === '') {
     throw new InvalidArgument(`Missing metric name (label __name__) in series ${describe(names, values)}`);
   }
-  if (schemaLabel !== null) db = schemaLabel;
-  db = stripCatalogPrefix(db);
-  tags.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const tagNames = tags.map((t) => intern(t[0]));
-  const tagValues = tags.map((t) => t[1]);
   return {
+    ...resolveSeries(stripCatalogPrefix(schemaLabel ?? db), metric, tags, shards),
     bytes: Buffer.from(bytes.subarray(start, end)),
     hash: hashBytes(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), start, end),
-    db,
-    table: metric,
-    tableKey: intern(`${db}\u0000${metric}`),
-    tagNames,
-    tagValues,
-    shapeKey: intern(tagNames.join('\u0000')),
-    shard: shardOfSeries(tableHash(db, metric), tagNames, tagValues, shards),
   };
 }

@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:peers`: the same pre-generated request pools posted to ShoalDB and to
+ * VictoriaMetrics (when installed), each run on a fresh server, targets interleaved, stored
+ * counts verified; prints samples/s, the ratio, peak RSS and /health latency during the load.
+ *
+ * Environment: BENCH_WORKLOADS (comma list of lp-wide, lp-narrow, rw-20, rw-1, tsdb; default
+ * all), BENCH_TARGETS (shoaldb,victoria-metrics), BENCH_REPS (default 2), BENCH_SCALE (multiplies
+ * the pool sizes; default 1), BENCH_CONCURRENCY (requests in flight, default 4).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import { makePool, type Pool, startMs, type WorkloadName } from './pools.js';
+import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from './targets.js';
+
+const SAMPLES: Record<WorkloadName, number> = {
+  'lp-wide': 10_000_000,
+  'lp-narrow': 3_000_000,
+  'rw-20': 10_000_000,
+  'rw-1': 3_000_000,
+  tsdb: 1_000_000,
+};
+
+interface RunResult {
+  target: string;
+  samplesPerSecond: number;
+  seconds: number;
+  failed: number;
+  firstFailure: string;
+  peakRssMiB: number;
+  healthP99Ms: number;
+  stored: number;
+}
+
+function peakRssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: { ...headers, 'content-length': body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function runOnce(pool: Pool, target: Target, concurrency: number): Promise<RunResult> {
+  const { url, headers } = target.endpoint(pool.name);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let next = 0;
+  let failed = 0;
+  let firstFailure = '';
+  let done = false;
+  const health: number[] = [];
+  const probe = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      await new Promise<void>((resolve, reject) =>
+        http.get(target.healthUrl, { agent: probeAgent }, (res) => res.resume().on('end', resolve)).on('error', reject),
+      );
+      health.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < pool.bodies.length) {
+        const answer = await send(agent, url, headers, pool.bodies[next++] as Buffer);
+        if (answer.status < 200 || answer.status >= 300) {
+          failed++;
+          firstFailure ||= `${answer.status} ${answer.text.slice(0, 200)}`;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  done = true;
+  await probe;
+  agent.destroy();
+  probeAgent.destroy();
+  const peak = peakRssMiB(target.pid);
+  health.sort((a, b) => a - b);
+  return {
+    target: target.name,
+    samplesPerSecond: pool.samples / seconds,
+    seconds,
+    failed,
+    firstFailure,
+    peakRssMiB: peak,
+    healthP99Ms: health[Math.min(health.length - 1, Math.floor(health.length * 0.99))] ?? 0,
+    stored: await target.storedSamples(pool),
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[Math.floor((s.length - 1) / 2)] as number);
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function main(): Promise<void> {
+  const workloads = (process.env.BENCH_WORKLOADS ?? 'lp-wide,lp-narrow,rw-20,rw-1,tsdb').split(',') as WorkloadName[];
+  const reps = Number(process.env.BENCH_REPS ?? 2);
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
+  const wanted = (process.env.BENCH_TARGETS ?? 'shoaldb,victoria-metrics').split(',');
+  const starters: Array<[string, () => Promise<Target>]> = [['shoaldb', startShoal]];
+  if (wanted.includes('victoria-metrics')) {
+    if (victoriaMetricsInstalled()) starters.push(['victoria-metrics', startVictoriaMetrics]);
+    else console.log('victoria-metrics is not installed (apt-get install victoria-metrics): ShoalDB only');
+  }
+  const active = starters.filter(([name]) => wanted.includes(name));
+  const t0 = startMs();
+  const table: string[] = [
+    '| workload | ShoalDB samples/s | VictoriaMetrics samples/s | ratio | ShoalDB peak RSS MiB | VM peak RSS MiB | /health p99 ms (ShoalDB / VM) | stored |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const workload of workloads) {
+    const pool = makePool(workload, Math.round(SAMPLES[workload] * scale), t0);
+    console.log(`\n${workload}: ${pool.describe}; ${pool.bodies.length} requests, ${fmt(pool.samples)} samples`);
+    const results = new Map<string, RunResult[]>();
+    for (let rep = 0; rep < reps; rep++) {
+      for (const [name, start] of active) {
+        const target = await start();
+        try {
+          const r = await runOnce(pool, target, concurrency);
+          console.log(
+            `  ${name.padEnd(17)} rep ${rep + 1}: ${fmt(r.samplesPerSecond).padStart(10)} samples/s in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRssMiB} MiB, /health p99 ${r.healthP99Ms.toFixed(1)} ms, stored ${fmt(r.stored)}/${fmt(pool.samples)}${r.stored === pool.samples ? ' OK' : ' MISMATCH'}${r.failed ? `, ${r.failed} failed: ${r.firstFailure}` : ''}`,
+          );
+          results.set(name, [...(results.get(name) ?? []), r]);
+        } finally {
+          await target.stop();
+        }
+      }
+    }
+    const shoal = results.get('shoaldb') ?? [];
+    const vm = results.get('victoria-metrics') ?? [];
+    const rate = (rs: RunResult[]) => median(rs.map((r) => r.samplesPerSecond));
+    const rss = (rs: RunResult[]) => Math.max(0, ...rs.map((r) => r.peakRssMiB));
+    const p99 = (rs: RunResult[]) => Math.max(0, ...rs.map((r) => r.healthP99Ms));
+    const ok = [...shoal, ...vm].every((r) => r.stored === pool.samples && r.failed === 0);
+    const ratio = vm.length > 0 ? (rate(shoal) / rate(vm)).toFixed(2) : '—';
+    table.push(
+      `| ${pool.describe} | ${fmt(rate(shoal))} | ${vm.length ? fmt(rate(vm)) : '—'} | ${ratio} | ${rss(shoal)} | ${vm.length ? rss(vm) : '—'} | ${p99(shoal).toFixed(1)} / ${vm.length ? p99(vm).toFixed(1) : '—'} | ${ok ? 'OK' : 'MISMATCH'} |`,
+    );
+  }
+  console.log(`\nmedian of ${reps} runs each, ${concurrency} requests in flight, fresh server per run\n`);
+  console.log(table.join('\n'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,217 @@
+/**
+ * The metric-table write path shared by the protocols whose points are single values of named
+ * series (remote write, OpenTSDB): each protocol resolves a point's series once, through its own
+ * cache, into a `ResolvedSeries` (database, table, sorted tags, shard); this module turns runs
+ * of points into one `TableInsert` per table in series form (`TableInsert.series`), so the
+ * ingest pipeline neither rebuilds per-row tag vectors nor rehashes known series.
+ *
+ * Table layout (reference ingest §2.3, §6): `greptime_timestamp` TimestampMillisecond time
+ * index, `greptime_value` Float64 field, one String tag per label (an existing table's own time
+ * index and value column names are reused).
+ */
+import { InvalidArgument } from '../../shared/errors.js';
+import type { InsertColumn, StorageKeyHolder, TableInsert } from '../../shared/insert.js';
+import type { TableSchema } from '../../shared/types.js';
+import { shardOfSeries, tableHash } from '../partition.js';
+
+export const TIME_COLUMN = 'greptime_timestamp';
+export const VALUE_COLUMN = 'greptime_value';
+
+/** How existing tables are looked up, so their own time-index and value column names are reused. */
+export type TableLookup = (db: string, table: string) => TableSchema | undefined;
+
+/** A series as a protocol's cache resolved it. Immutable, but for the pipeline's storage key. */
+export interface ResolvedSeries extends StorageKeyHolder {
+  readonly db: string;
+  readonly table: string;
+  /** `db` and `table` joined, interned: one string object per table, so maps hit by pointer. */
+  readonly tableKey: string;
+  /** Tag names sorted, and their values (never empty). */
+  readonly tagNames: readonly string[];
+  readonly tagValues: readonly string[];
+  /** `tagNames` joined, interned likewise: series with the same tag names share it. */
+  readonly shapeKey: string;
+  /** The shard that owns the series. */
+  readonly shard: number;
+}
+
+/**
+ * One string object per distinct text, for the keys series are grouped by. Bounded: past the
+ * limit it starts over (strings already handed out stay valid; only sharing is lost).
+ */
+const interned = new Map<string, string>();
+export function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size >= 65_536) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
+/** The series of `table` in `db` with non-empty `tags` (any order); for `shards` shards. */
+export function resolveSeries(
+  db: string,
+  table: string,
+  tags: Array<[string, string]>,
+  shards: number,
+): ResolvedSeries {
+  tags.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const tagNames = tags.map((t) => intern(t[0]));
+  const tagValues = tags.map((t) => t[1]);
+  return {
+    db,
+    table,
+    tableKey: intern(`${db}\u0000${table}`),
+    tagNames,
+    tagValues,
+    shapeKey: intern(tagNames.join('\u0000')),
+    shard: shardOfSeries(tableHash(db, table), tagNames, tagValues, shards),
+  };
+}
+
+/**
+ * Points as runs: run i is series `series[i]` with the samples `[start[i], start[i] + count[i])`
+ * of `timestamps` (ms since the epoch, exact integers) and `values` (bits kept: NaN payloads too).
+ */
+export interface SeriesRuns {
+  series: readonly ResolvedSeries[];
+  start: Uint32Array;
+  count: Uint32Array;
+  timestamps: Float64Array;
+  values: Float64Array;
+}
+
+/** One table's insert and the runs it holds (for attributing a refused write to its points). */
+export interface TableRuns {
+  insert: TableInsert;
+  runs: number[];
+}
+
+interface TableBuilder {
+  key: string;
+  db: string;
+  table: string;
+  /** Series of the table in this request → local series index. */
+  local: Map<ResolvedSeries, number>;
+  series: ResolvedSeries[];
+  runs: number[];
+  rowCount: number;
+}
+
+/** Groups runs by table, in first-seen order, into inserts in series form. */
+export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRuns[] {
+  const tables = new Map<string, TableBuilder>();
+  let last: TableBuilder | undefined;
+  for (let i = 0; i < points.series.length; i++) {
+    const series = points.series[i] as ResolvedSeries;
+    let table = last;
+    if (table === undefined || table.key !== series.tableKey) {
+      table = tables.get(series.tableKey);
+      if (!table) {
+        const { tableKey: key, db, table: name } = series;
+        table = { key, db, table: name, local: new Map(), series: [], runs: [], rowCount: 0 };
+        tables.set(key, table);
+      }
+      last = table;
+    }
+    if (!table.local.has(series)) {
+      table.local.set(series, table.series.length);
+      table.series.push(series);
+    }
+    table.runs.push(i);
+    table.rowCount += points.count[i] as number;
+  }
+  return [...tables.values()].map((t) => ({ insert: buildInsert(t, points, lookup(t.db, t.table)), runs: t.runs }));
+}
+
+/** The value column of an existing table: `greptime_value`, else its only Float64 field. */
+export function valueColumnOf(existing: TableSchema | undefined): string {
+  if (!existing || existing.columns.some((c) => c.name === VALUE_COLUMN)) return VALUE_COLUMN;
+  const fields = existing.columns.filter((c) => c.semantic === 'FIELD');
+  if (fields.length === 1 && fields[0]?.type === 'Float64') return fields[0].name;
+  return VALUE_COLUMN;
+}
+
+/** Sorted union of the tag names of the table's series, computed once per distinct shape. */
+function tagNamesOf(series: readonly ResolvedSeries[]): string[] {
+  const shapes = new Map<string, readonly string[]>();
+  for (const s of series) if (!shapes.has(s.shapeKey)) shapes.set(s.shapeKey, s.tagNames);
+  if (shapes.size === 1) return [...(shapes.values().next().value as readonly string[])];
+  const names = new Set<string>();
+  for (const shape of shapes.values()) for (const n of shape) names.add(n);
+  return [...names].sort();
+}
+
+/** Each series' tag values in `names` order (null = absent); shared arrays where shapes match. */
+function tuplesOf(series: readonly ResolvedSeries[], names: readonly string[]): Array<Array<string | null>> {
+  const full = intern(names.join('\u0000'));
+  const positions = new Map<string, number[]>();
+  return series.map((s) => {
+    if (s.shapeKey === full) return s.tagValues as string[];
+    let at = positions.get(s.shapeKey);
+    if (!at) {
+      at = s.tagNames.map((n) => names.indexOf(n));
+      positions.set(s.shapeKey, at);
+    }
+    const tuple = new Array<string | null>(names.length).fill(null);
+    for (let j = 0; j < at.length; j++) tuple[at[j] as number] = s.tagValues[j] as string;
+    return tuple;
+  });
+}
+
+function buildInsert(t: TableBuilder, points: SeriesRuns, existing: TableSchema | undefined): TableInsert {
+  const n = t.rowCount;
+  const timeName = existing?.timeIndex ?? TIME_COLUMN;
+  const valueName = valueColumnOf(existing);
+  const tagNames = tagNamesOf(t.series);
+  for (const name of tagNames) {
+    if (name === timeName || name === valueName) {
+      throw new InvalidArgument(
+        `Label name ${name} of metric ${t.table} collides with the ${name === timeName ? 'time index' : 'value'} column`,
+      );
+    }
+  }
+
+  // Timestamps go into the BigInt64Array through its 32-bit words: no BigInt per sample.
+  const timestamps = new BigInt64Array(n);
+  const words = new Int32Array(timestamps.buffer);
+  const values = new Float64Array(n);
+  const rowSeries = new Uint32Array(n);
+  let row = 0;
+  for (const i of t.runs) {
+    const from = points.start[i] as number;
+    const count = points.count[i] as number;
+    for (let k = 0; k < count; k++) {
+      const ms = points.timestamps[from + k] as number;
+      const hi = Math.floor(ms / 4294967296);
+      words[2 * (row + k)] = (ms - hi * 4294967296) | 0;
+      words[2 * (row + k) + 1] = hi | 0;
+    }
+    if (count === 1) values[row] = points.values[from] as number;
+    else values.set(points.values.subarray(from, from + count), row);
+    rowSeries.fill(t.local.get(points.series[i] as ResolvedSeries) as number, row, row + count);
+    row += count;
+  }
+  const shards = new Uint16Array(t.series.length);
+  for (let k = 0; k < t.series.length; k++) shards[k] = (t.series[k] as ResolvedSeries).shard;
+  const columns: InsertColumn[] = [
+    {
+      name: timeName,
+      semantic: 'TIMESTAMP',
+      type: 'TimestampMillisecond',
+      vector: { kind: 'i64', values: timestamps },
+    },
+    { name: valueName, semantic: 'FIELD', type: 'Float64', vector: { kind: 'f64', values } },
+    ...tagNames.map(
+      (name): InsertColumn => ({ name, semantic: 'TAG', type: 'String', vector: { kind: 'str', values: [] } }),
+    ),
+  ];
+  return {
+    db: t.db,
+    table: t.table,
+    rowCount: n,
+    columns,
+    rowSeries,
+    series: { tuples: tuplesOf(t.series, tagNames), shards, keyHolders: t.series as ResolvedSeries[] },
+  };
+}

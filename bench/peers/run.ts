@@ -5,10 +5,12 @@
  *
  * Environment: BENCH_WORKLOADS (comma list of lp-wide, lp-narrow, rw-20, rw-1, tsdb; default
  * all), BENCH_TARGETS (shoaldb,victoria-metrics), BENCH_REPS (default 2), BENCH_SCALE (multiplies
- * the pool sizes; default 1), BENCH_CONCURRENCY (requests in flight, default 4).
+ * the pool sizes; default 1), BENCH_CONCURRENCY (requests in flight, default 4), BENCH_PROFILE_DIR
+ * (CPU profiles of ShoalDB's threads, summarised at the end).
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import { summariseProfiles } from '../profile-summary.js';
 import { makePool, type Pool, startMs, type WorkloadName } from './pools.js';
 import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from './targets.js';
 
@@ -163,6 +165,8 @@ async function main(): Promise<void> {
   }
   console.log(`\nmedian of ${reps} runs each, ${concurrency} requests in flight, fresh server per run\n`);
   console.log(table.join('\n'));
+  const profiles = process.env.BENCH_PROFILE_DIR;
+  if (profiles) console.log(`\nCPU profiles (self time) in ${profiles}:\n${summariseProfiles(profiles)}`);
 }
 
 main().catch((err) => {

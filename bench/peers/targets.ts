@@ -29,8 +29,10 @@ const RW_HEADERS = {
   'x-prometheus-remote-write-version': '0.1.0',
 };
 
+/** With BENCH_PROFILE_DIR set, ShoalDB runs with `--cpu-prof` (one profile per thread there). */
 export async function startShoal(): Promise<Target> {
-  const server = await startBenchServer();
+  const dir = process.env.BENCH_PROFILE_DIR;
+  const server = await startBenchServer('', dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
   const base = server.url;
   return {
     name: 'shoaldb',

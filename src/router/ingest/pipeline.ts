@@ -69,6 +69,11 @@ export class IngestPipeline {
     private readonly cluster: ShardCluster,
   ) {}
 
+  /** How many shards rows are partitioned over (parsers that place series themselves need it). */
+  get shardCount(): number {
+    return this.cluster.count;
+  }
+
   /**
    * Writes the inserts durably. Returns the number of rows written. Throws before writing
    * anything when any insert conflicts with the catalog.

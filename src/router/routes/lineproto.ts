@@ -25,7 +25,7 @@ export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics):
         if (ctx.body.length === 0) return empty(204);
         const batch = await parseLineProtocolSliced(ctx.body, precision, LINE_BYTES_MAX);
         await yieldToEventLoop();
-        const inserts = toTableInserts(batch, db, precision, BigInt(Date.now()) * 1_000_000n);
+        const inserts = toTableInserts(batch, db, precision, BigInt(Date.now()) * 1_000_000n, ingest.shardCount);
         await yieldToEventLoop();
         const rows = await ingest.write(inserts, {
           autoCreateTable: true,

@@ -17,6 +17,7 @@
  */
 
 import { InvalidArgument } from '../../../shared/errors.js';
+import type { StorageKeyHolder } from '../../../shared/insert.js';
 import { yieldToEventLoop } from '../../../shared/yield.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
@@ -44,6 +45,26 @@ export interface LinePoint {
   timestamp: bigint | null;
   /** 1-based physical line on which the point starts. */
   line: number;
+  /**
+   * The parser's record of the point's series, shared by its points and kept across requests
+   * while the series is cached: the ingest path keeps the series' shard and storage key on it.
+   * Absent on points built by hand.
+   */
+  series?: LineSeries | undefined;
+}
+
+/** What the write path may keep on a parsed series between requests. */
+export interface LineSeries extends StorageKeyHolder {
+  /** The series' shard, computed for the database `shardDb` and `shardCount` shards. */
+  shard?: number | undefined;
+  shardDb?: string | undefined;
+  shardCount?: number | undefined;
+  /** Its tag tuple for the tag-column layout `tupleLayout` (see lineproto/to-inserts.ts). */
+  tuple?: Array<string | null> | undefined;
+  tupleLayout?: string | undefined;
+  /** Its index in the insert being built, valid while `stamp` is that insert's. */
+  stamp?: number | undefined;
+  stampIndex?: number | undefined;
 }
 
 /** The points of one request body, in body order. */
@@ -173,7 +194,7 @@ const SERIES_BYTE_CLASS = byteClasses([SPACE, NEWLINE]);
  * A parsed measurement + tag set, cached by its raw bytes. Its arrays are shared by every point
  * of the series (hence read-only), as are the field keys and kinds last seen with it.
  */
-interface SeriesEntry {
+interface SeriesEntry extends LineSeries {
   /** Where the raw bytes of the series text sit in seriesSlab; compared on every hit. */
   offset: number;
   length: number;
@@ -194,11 +215,14 @@ interface SeriesEntry {
  * in one slab (a small typed array per entry costs more than parsing the series); when the slab
  * or the map is full the whole cache is dropped and refilled.
  */
-const SERIES_ENTRIES_MAX = 8192;
+// Sized for a collector's working set: with fewer entries than active series (a scrape of 10,000
+// single-field series, say) every line missed and the cache was dropped every few requests.
+const SERIES_ENTRIES_MAX = 131_072;
 const SERIES_LENGTH_MAX = 1024;
-const SERIES_SLAB_BYTES = 4 * 1024 * 1024;
+const SERIES_SLAB_BYTES_MAX = 64 * 1024 * 1024;
 const seriesEntries = new Map<number, SeriesEntry>();
-const seriesSlab = new Uint8Array(SERIES_SLAB_BYTES);
+/** Grows by doubling up to SERIES_SLAB_BYTES_MAX, so a small working set stays small. */
+let seriesSlab = Buffer.alloc(256 * 1024);
 let seriesSlabUsed = 0;
 const EMPTY_BYTES = new Uint8Array(0);
 const EMPTY_KEYS: readonly string[] = [];
@@ -433,6 +457,7 @@ class LineScanner {
       fieldValues,
       timestamp,
       line: startLine,
+      series,
     };
   }
 
@@ -501,9 +526,8 @@ class LineScanner {
       const cached = seriesEntries.get(hash);
       if (cached !== undefined && cached.length === length) {
         const offset = cached.offset;
-        let k = 0;
-        while (k < length && seriesSlab[offset + k] === buf[start + k]) k++;
-        if (k === length) {
+        // memcmp: series texts run to a few hundred bytes, a JS byte loop was the parser's top cost.
+        if (seriesSlab.compare(buf, start, pos, offset, offset + length) === 0) {
           this.pos = pos;
           return cached;
         }
@@ -511,7 +535,12 @@ class LineScanner {
     }
     const entry = this.parseSeriesSlow();
     if (cacheable && this.pos === pos) {
-      if (seriesEntries.size >= SERIES_ENTRIES_MAX || seriesSlabUsed + length > SERIES_SLAB_BYTES) {
+      if (seriesSlabUsed + length > seriesSlab.length && seriesSlab.length < SERIES_SLAB_BYTES_MAX) {
+        const grown = Buffer.alloc(seriesSlab.length * 2);
+        grown.set(seriesSlab.subarray(0, seriesSlabUsed));
+        seriesSlab = grown;
+      }
+      if (seriesEntries.size >= SERIES_ENTRIES_MAX || seriesSlabUsed + length > seriesSlab.length) {
         seriesEntries.clear();
         seriesSlabUsed = 0;
       }

@@ -9,7 +9,9 @@
 import { InvalidArgument } from '../../../shared/errors.js';
 import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
 import type { DataType, Vector } from '../../../shared/types.js';
-import type { FieldKind, LinePoint, ParsedBatch, Precision } from './parser.js';
+import { shardOfSeries, tableHash } from '../../partition.js';
+import { intern } from '../series-inserts.js';
+import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
 
 /** Name of the time index column of line-protocol tables. */
 export const TIME_INDEX_COLUMN = 'greptime_timestamp';
@@ -74,9 +76,16 @@ interface TableBuilder {
  * Groups points by measurement into column-wise inserts for database `db`. Timestamps are scaled
  * from `precision` to nanoseconds exactly (BigInt); a point without one gets `nowNs` truncated to
  * the precision. Throws `InvalidArgument` on type or role conflicts, timestamp overflow, or a
- * missing timestamp with precision `m`/`h`.
+ * missing timestamp with precision `m`/`h`. With the cluster's shard count `shards`, parsed
+ * points come out in series form (see `SeriesForm`).
  */
-export function toTableInserts(batch: ParsedBatch, db: string, precision: Precision, nowNs: bigint): TableInsert[] {
+export function toTableInserts(
+  batch: ParsedBatch,
+  db: string,
+  precision: Precision,
+  nowNs: bigint,
+  shards?: number,
+): TableInsert[] {
   const builders = new Map<string, TableBuilder>();
   for (const point of batch.points) {
     let builder = builders.get(point.measurement);
@@ -89,7 +98,8 @@ export function toTableInserts(batch: ParsedBatch, db: string, precision: Precis
   const scale = NANOS_PER_PRECISION[precision];
   const nowTruncated = nowNs - (nowNs % scale);
   const inserts: TableInsert[] = [];
-  for (const builder of builders.values()) inserts.push(buildInsert(builder, db, precision, scale, nowTruncated));
+  for (const builder of builders.values())
+    inserts.push(buildInsert(builder, db, precision, scale, nowTruncated, shards));
   return inserts;
 }
 
@@ -202,6 +212,7 @@ function buildInsert(
   precision: Precision,
   scale: bigint,
   nowTruncated: bigint,
+  shards: number | undefined,
 ): TableInsert {
   const rowCount = b.points.length;
   const columns: InsertColumn[] = b.slots.map((slot) => newColumn(slot, rowCount));
@@ -214,18 +225,30 @@ function buildInsert(
   // array's identity numbers the series for the pipeline without comparing any strings.
   const seriesIndex = new Map<readonly string[], number>();
   const rowSeries = new Uint32Array(rowCount);
+  // Series form (TableInsert.series) when the parser gave every point its series record: tag
+  // tuples once per series instead of tag vectors filled row by row, shards and storage keys
+  // kept on the record between requests.
+  const form =
+    shards !== undefined && b.points.every((p) => p.series !== undefined) ? new SeriesForm(b, db, shards) : null;
 
   for (let row = 0; row < rowCount; row++) {
     const point = b.points[row] as LinePoint;
-    let series = seriesIndex.get(point.tagValues);
-    if (series === undefined) {
-      series = seriesIndex.size;
-      seriesIndex.set(point.tagValues, series);
+    const tagSlots = b.tagSlots[row] as number[];
+    let series: number;
+    if (form !== null) series = form.indexOf(point, tagSlots);
+    else {
+      let known = seriesIndex.get(point.tagValues);
+      if (known === undefined) {
+        known = seriesIndex.size;
+        seriesIndex.set(point.tagValues, known);
+      }
+      series = known;
     }
     rowSeries[row] = series;
-    const tagSlots = b.tagSlots[row] as number[];
-    for (let i = 0; i < tagSlots.length; i++) {
-      (values[tagSlots[i] as number] as Array<string | null>)[row] = point.tagValues[i] as string;
+    if (form === null) {
+      for (let i = 0; i < tagSlots.length; i++) {
+        (values[tagSlots[i] as number] as Array<string | null>)[row] = point.tagValues[i] as string;
+      }
     }
     const fieldSlots = b.fieldSlots[row] as number[];
     for (let i = 0; i < fieldSlots.length; i++) {
@@ -259,7 +282,72 @@ function buildInsert(
     const v = column.vector.valid;
     if (v !== undefined && v.indexOf(0) < 0) column.vector.valid = undefined;
   }
-  return { db, table: b.table, rowCount, columns, rowSeries };
+  return { db, table: b.table, rowCount, columns, rowSeries, series: form?.result() };
+}
+
+let lastStamp = 0;
+
+/** The series of one table's points as tag tuples (tag columns in name order), shards and keys. */
+class SeriesForm {
+  private readonly position: Int32Array;
+  private readonly width: number;
+  private readonly base: number;
+  private readonly tagNames: string[];
+  private readonly tuples: Array<Array<string | null>> = [];
+  private readonly shards: number[] = [];
+  private readonly holders: LineSeries[] = [];
+  /** The insert's tag columns in name order: a record's tuple is reused while this is the same. */
+  private readonly layout: string;
+  private readonly stamp = ++lastStamp;
+
+  constructor(
+    b: TableBuilder,
+    private readonly db: string,
+    private readonly shardCount: number,
+  ) {
+    const tags = b.slots
+      .filter((s) => s.role === 'tag')
+      .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    this.position = new Int32Array(b.slots.length).fill(-1);
+    tags.forEach((slot, k) => {
+      this.position[slot.index] = k;
+    });
+    this.width = tags.length;
+    this.tagNames = tags.map((t) => t.name);
+    this.layout = intern(`${db}\u0000${b.table}\u0000${this.tagNames.join('\u0000')}`);
+    this.base = tableHash(db, b.table);
+  }
+
+  /** The index of the point's series in this insert, adding the series on its first point. */
+  indexOf(point: LinePoint, tagSlots: readonly number[]): number {
+    const record = point.series as LineSeries;
+    // Numbering by a stamp on the record, not a map: the insert is built in one synchronous call.
+    if (record.stamp === this.stamp) return record.stampIndex as number;
+    let tuple = record.tuple;
+    if (tuple === undefined || record.tupleLayout !== this.layout) {
+      tuple = new Array<string | null>(this.width).fill(null);
+      for (let i = 0; i < tagSlots.length; i++) {
+        tuple[this.position[tagSlots[i] as number] as number] = point.tagValues[i] as string;
+      }
+      record.tuple = tuple;
+      record.tupleLayout = this.layout;
+    }
+    if (record.shardDb !== this.db || record.shard === undefined || record.shardCount !== this.shardCount) {
+      record.shard = shardOfSeries(this.base, this.tagNames, tuple, this.shardCount);
+      record.shardDb = this.db;
+      record.shardCount = this.shardCount;
+    }
+    record.stamp = this.stamp;
+    record.stampIndex = this.tuples.length;
+    this.tuples.push(tuple);
+    this.shards.push(record.shard);
+    this.holders.push(record);
+    return record.stampIndex;
+  }
+
+  result(): NonNullable<TableInsert['series']> {
+    return { tuples: this.tuples, shards: Uint16Array.from(this.shards), keyHolders: this.holders };
+  }
 }
 
 function newColumn(slot: ColumnSlot, rowCount: number): InsertColumn {

@@ -195,6 +195,13 @@ const SERIES_BYTE_CLASS = byteClasses([SPACE, NEWLINE]);
  * of the series (hence read-only), as are the field keys and kinds last seen with it.
  */
 interface SeriesEntry extends LineSeries {
+  /** The slab generation its bytes were copied in (-1: not in the slab, never guessed). */
+  generation: number;
+  /**
+   * The series on the line after this one, last time: collectors send their series in the same
+   * order every time, so this guess, confirmed by comparing bytes, spares most lines the hash.
+   */
+  next: SeriesEntry | null;
   /** Where the raw bytes of the series text sit in seriesSlab; compared on every hit. */
   offset: number;
   length: number;
@@ -224,6 +231,23 @@ const seriesEntries = new Map<number, SeriesEntry>();
 /** Grows by doubling up to SERIES_SLAB_BYTES_MAX, so a small working set stays small. */
 let seriesSlab = Buffer.alloc(256 * 1024);
 let seriesSlabUsed = 0;
+/** Bumped when the slab is reused from the start: older entries' bytes are gone. */
+let slabGeneration = 0;
+
+/**
+ * Tag-key lists shared by every series with the same keys in the same order, so that the insert
+ * builder recognises a repeated key layout by identity (bounded; it starts over when full).
+ */
+const keyLists = new Map<string, readonly string[]>();
+function sharedKeyList(keys: string[]): readonly string[] {
+  let id = '';
+  for (const k of keys) id += `${k.length}:${k}`;
+  const known = keyLists.get(id);
+  if (known !== undefined) return known;
+  if (keyLists.size >= 16_384) keyLists.clear();
+  keyLists.set(id, keys);
+  return keys;
+}
 const EMPTY_BYTES = new Uint8Array(0);
 const EMPTY_KEYS: readonly string[] = [];
 const EMPTY_KINDS: readonly FieldKind[] = [];
@@ -499,9 +523,28 @@ class LineScanner {
    * series; a hit skips all name scanning, interning and duplicate-tag checks.
    */
   private parseSeries(): SeriesEntry {
+    const previous = this.previousSeries;
+    const entry = this.findSeries(previous?.next ?? null);
+    if (previous !== null && previous.next !== entry) previous.next = entry;
+    return entry;
+  }
+
+  private findSeries(guess: SeriesEntry | null): SeriesEntry {
     const buf = this.buf;
     const len = this.len;
     const start = this.pos;
+    if (guess !== null && guess.generation === slabGeneration) {
+      // Same bytes followed by a space: the same series text (its bytes end outside any escape).
+      const end = start + guess.length;
+      if (
+        end < len &&
+        buf[end] === SPACE &&
+        seriesSlab.compare(buf, start, end, guess.offset, guess.offset + guess.length) === 0
+      ) {
+        this.pos = end;
+        return guess;
+      }
+    }
     let pos = start;
     let hash = 0x811c9dc5 | 0;
     while (pos < len) {
@@ -543,10 +586,12 @@ class LineScanner {
       if (seriesEntries.size >= SERIES_ENTRIES_MAX || seriesSlabUsed + length > seriesSlab.length) {
         seriesEntries.clear();
         seriesSlabUsed = 0;
+        slabGeneration++;
       }
       copyBytes(buf, start, pos, seriesSlab, seriesSlabUsed);
       entry.offset = seriesSlabUsed;
       entry.length = length;
+      entry.generation = slabGeneration;
       seriesSlabUsed += length;
       seriesEntries.set(hash, entry);
     }
@@ -576,10 +621,12 @@ class LineScanner {
     // at a time, many hosts), so it starts from that point's key prediction.
     const previous = this.previousSeries;
     return {
+      generation: -1,
+      next: null,
       offset: 0,
       length: 0,
       measurement,
-      tagKeys,
+      tagKeys: sharedKeyList(tagKeys),
       tagValues,
       lastFieldKeys: previous === null ? EMPTY_KEYS : previous.lastFieldKeys,
       lastFieldKinds: previous === null ? EMPTY_KINDS : previous.lastFieldKinds,

@@ -33,7 +33,12 @@ export interface ResolvedSeries extends StorageKeyHolder {
   readonly shapeKey: string;
   /** The shard that owns the series. */
   readonly shard: number;
+  /** Its index among its table's series in the inserts being built, valid while `stamp` is theirs. */
+  stamp?: number | undefined;
+  stampIndex?: number | undefined;
 }
+
+let lastStamp = 0;
 
 /**
  * One string object per distinct text, for the keys series are grouped by. Bounded: past the
@@ -66,6 +71,10 @@ export function resolveSeries(
     tagValues,
     shapeKey: intern(tagNames.join('\u0000')),
     shard: shardOfSeries(tableHash(db, table), tagNames, tagValues, shards),
+    // Present from the start, so every series object keeps one shape (fast property access).
+    storageKey: undefined,
+    stamp: undefined,
+    stampIndex: undefined,
   };
 }
 
@@ -91,8 +100,7 @@ interface TableBuilder {
   key: string;
   db: string;
   table: string;
-  /** Series of the table in this request → local series index. */
-  local: Map<ResolvedSeries, number>;
+  /** Series of the table in this request; `stampIndex` of each is its position here. */
   series: ResolvedSeries[];
   runs: number[];
   rowCount: number;
@@ -100,6 +108,8 @@ interface TableBuilder {
 
 /** Groups runs by table, in first-seen order, into inserts in series form. */
 export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRuns[] {
+  // Series are numbered by a stamp on them rather than a map: this runs in one synchronous call.
+  const stamp = ++lastStamp;
   const tables = new Map<string, TableBuilder>();
   let last: TableBuilder | undefined;
   for (let i = 0; i < points.series.length; i++) {
@@ -109,13 +119,14 @@ export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRun
       table = tables.get(series.tableKey);
       if (!table) {
         const { tableKey: key, db, table: name } = series;
-        table = { key, db, table: name, local: new Map(), series: [], runs: [], rowCount: 0 };
+        table = { key, db, table: name, series: [], runs: [], rowCount: 0 };
         tables.set(key, table);
       }
       last = table;
     }
-    if (!table.local.has(series)) {
-      table.local.set(series, table.series.length);
+    if (series.stamp !== stamp) {
+      series.stamp = stamp;
+      series.stampIndex = table.series.length;
       table.series.push(series);
     }
     table.runs.push(i);
@@ -135,7 +146,13 @@ export function valueColumnOf(existing: TableSchema | undefined): string {
 /** Sorted union of the tag names of the table's series, computed once per distinct shape. */
 function tagNamesOf(series: readonly ResolvedSeries[]): string[] {
   const shapes = new Map<string, readonly string[]>();
-  for (const s of series) if (!shapes.has(s.shapeKey)) shapes.set(s.shapeKey, s.tagNames);
+  let last = '';
+  for (const s of series) {
+    // Shape keys are interned: runs of one shape compare by pointer.
+    if (s.shapeKey === last) continue;
+    last = s.shapeKey;
+    if (!shapes.has(last)) shapes.set(last, s.tagNames);
+  }
   if (shapes.size === 1) return [...(shapes.values().next().value as readonly string[])];
   const names = new Set<string>();
   for (const shape of shapes.values()) for (const n of shape) names.add(n);
@@ -189,7 +206,9 @@ function buildInsert(t: TableBuilder, points: SeriesRuns, existing: TableSchema 
     }
     if (count === 1) values[row] = points.values[from] as number;
     else values.set(points.values.subarray(from, from + count), row);
-    rowSeries.fill(t.local.get(points.series[i] as ResolvedSeries) as number, row, row + count);
+    const local = (points.series[i] as ResolvedSeries).stampIndex as number;
+    if (count === 1) rowSeries[row] = local;
+    else rowSeries.fill(local, row, row + count);
     row += count;
   }
   const shards = new Uint16Array(t.series.length);

@@ -218,8 +218,25 @@ function timeSeries(
   resolver: SeriesResolver,
 ): void {
   const firstSample = samples.count;
+  const seriesStart = pos;
+  const skippedBefore = [skipped.exemplars, skipped.histograms] as const;
   let labels = 0;
   let contiguous = true;
+  // The series after the previous one, guessed: when its label bytes open this message and no
+  // label follows them, the labels are known without walking them field by field.
+  const guess = skipped.previous?.next;
+  let guessed: SeriesEntry | undefined;
+  if (guess !== undefined) {
+    const after = pos + guess.bytes.length;
+    if (
+      after <= end &&
+      (after === end || buf[after] !== TAG_LABELS) &&
+      resolver.cache.matches(guess, buf, pos, after)
+    ) {
+      guessed = guess;
+      pos = after;
+    }
+  }
   while (pos < end) {
     const fieldStart = pos;
     const t = tag(end);
@@ -251,10 +268,25 @@ function timeSeries(
       }
     }
   }
+  if (guessed !== undefined && labels > 0) {
+    // A label after the samples: the message is not the guessed one's shape. Walk it whole.
+    pos = seriesStart;
+    samples.count = firstSample;
+    [skipped.exemplars, skipped.histograms] = skippedBefore;
+    skipped.previous = undefined;
+    timeSeries(end, samples, series, skipped, resolver);
+    return;
+  }
   const count = samples.count - firstSample;
   if (count === 0) return;
   const afterSeries = pos;
-  const entry = resolve(labels, contiguous, resolver, skipped.previous);
+  let entry: SeriesEntry;
+  if (guessed !== undefined) {
+    resolver.cache.touch(guessed);
+    entry = guessed;
+  } else {
+    entry = resolve(labels, contiguous, resolver, skipped.previous);
+  }
   if (skipped.previous !== undefined) skipped.previous.next = entry;
   skipped.previous = entry;
   series.push(entry, firstSample, count);

@@ -112,7 +112,9 @@ async function runOnce(pool: Pool, target: Target, concurrency: number): Promise
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? 0 : (s[Math.floor((s.length - 1) / 2)] as number);
+  if (s.length === 0) return 0;
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

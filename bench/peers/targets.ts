@@ -32,7 +32,9 @@ const RW_HEADERS = {
 /** With BENCH_PROFILE_DIR set, ShoalDB runs with `--cpu-prof` (one profile per thread there). */
 export async function startShoal(): Promise<Target> {
   const dir = process.env.BENCH_PROFILE_DIR;
-  const server = await startBenchServer('', dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
+  // BENCH_SHOALDB_TOML: extra configuration for experiments (e.g. "[memtable]\nflush_size = ...").
+  const toml = (process.env.BENCH_SHOALDB_TOML ?? '').replaceAll('\\n', '\n');
+  const server = await startBenchServer(toml, dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
   const base = server.url;
   return {
     name: 'shoaldb',

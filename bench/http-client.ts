@@ -22,13 +22,17 @@ export function post(agent: http.Agent, url: URL, body: Buffer): Promise<number>
   });
 }
 
-/** A POST that also keeps the answer's text, so a load generator can report its first failure. */
+/**
+ * A POST that also keeps the answer's text, so a load generator can report its first failure.
+ * `contentType`: the content type, or every header to send.
+ */
 export function postForAnswer(
   agent: http.Agent,
   url: URL,
   body: Buffer,
-  contentType: string,
+  contentType: string | Record<string, string>,
 ): Promise<{ status: number; text: string }> {
+  const headers = typeof contentType === 'string' ? { 'content-type': contentType } : contentType;
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -37,7 +41,7 @@ export function postForAnswer(
         port: url.port,
         path: url.pathname + url.search,
         method: 'POST',
-        headers: { 'content-type': contentType, 'content-length': body.length },
+        headers: { ...headers, 'content-length': body.length },
       },
       (res) => {
         const chunks: Buffer[] = [];

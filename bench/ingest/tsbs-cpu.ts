@@ -18,7 +18,8 @@ const OS = ['Ubuntu16.04LTS', 'Ubuntu16.10', 'Ubuntu15.10'];
 const ARCH = ['x64', 'x86'];
 const TEAM = ['SF', 'NYC', 'LON', 'CHI'];
 const ENV = ['production', 'staging', 'test'];
-const FIELDS = [
+/** The 10 `cpu` metrics, in TSBS order. */
+export const FIELDS = [
   'usage_user',
   'usage_system',
   'usage_idle',

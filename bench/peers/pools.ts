@@ -5,20 +5,10 @@
  * its own (series, time), so each server's stored count must equal what was sent.
  */
 import snappy from 'snappyjs';
+import { FIELDS } from '../ingest/tsbs-cpu.js';
 
 export const HOSTS = 1000;
-export const METRICS = [
-  'usage_user',
-  'usage_system',
-  'usage_idle',
-  'usage_nice',
-  'usage_iowait',
-  'usage_irq',
-  'usage_softirq',
-  'usage_steal',
-  'usage_guest',
-  'usage_guest_nice',
-];
+export const METRICS = FIELDS;
 const REGIONS = ['us-east-1', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1'];
 const STEP_MS = 10_000;
 

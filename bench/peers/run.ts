@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import { postForAnswer } from '../http-client.js';
 import { summariseProfiles } from '../profile-summary.js';
 import { makePool, type Pool, startMs, type WorkloadName } from './pools.js';
 import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from './targets.js';
@@ -38,28 +39,6 @@ function peakRssMiB(pid: number): number {
   return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer) {
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { ...headers, 'content-length': body.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 async function runOnce(pool: Pool, target: Target, concurrency: number): Promise<RunResult> {
   const { url, headers } = target.endpoint(pool.name);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -83,7 +62,7 @@ async function runOnce(pool: Pool, target: Target, concurrency: number): Promise
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < pool.bodies.length) {
-        const answer = await send(agent, url, headers, pool.bodies[next++] as Buffer);
+        const answer = await postForAnswer(agent, url, pool.bodies[next++] as Buffer, headers);
         if (answer.status < 200 || answer.status >= 300) {
           failed++;
           firstFailure ||= `${answer.status} ${answer.text.slice(0, 200)}`;

@@ -6,18 +6,9 @@
  * to its own series, no two label sets merged, no set split.
  */
 import t from 'tap';
+import { prng } from '../helpers/prng.js';
 import { remoteWrite, type TestSeries } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer, type TestServer } from '../helpers/server.js';
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const METRICS = ['cache_a', 'cache_b'];
 const NAMES = ['a', 'b', 'c', 'd', 'e'];

@@ -9,6 +9,7 @@ import type { ShardStore } from '../../src/shard/store.js';
 import type { MergeMode } from '../../src/shared/codec/write-batch.js';
 import type { ScanColumn } from '../../src/shared/scan.js';
 import { seriesKeyOf } from '../../src/shared/series-key.js';
+import { prng } from '../helpers/prng.js';
 import { type Cell, copyDir, type Kinds, openStore, payload, scanRows, type TestRow, tempDir } from './helpers.js';
 
 const KINDS: Kinds = { 10: 'f64', 11: 'i64', 12: 'str', 13: 'bool' };
@@ -19,17 +20,6 @@ const COLUMNS: ScanColumn[] = [
   { id: 0, kind: 'i64', role: 'time' },
   ...FIELD_IDS.map((id) => ({ id, kind: KINDS[id] as ScanColumn['kind'], role: 'field' as const })),
 ];
-
-/** Small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Row = Record<string, Cell>;
 

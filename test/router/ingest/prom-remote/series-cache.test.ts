@@ -5,16 +5,7 @@
  */
 import t from 'tap';
 import { hashBytes, SeriesCache, type SeriesEntry } from '../../../../src/router/ingest/prom-remote/series-cache.js';
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../../helpers/prng.js';
 
 function entryOf(bytes: Buffer, hash: number, id: number): SeriesEntry {
   return {

@@ -6,16 +6,7 @@
 import snappy from 'snappyjs';
 import t from 'tap';
 import { SnappyError, snappyDecompress } from '../../../../src/router/ingest/prom-remote/snappy-block.js';
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../../helpers/prng.js';
 
 function sample(rand: () => number): Buffer {
   const parts: Buffer[] = [];

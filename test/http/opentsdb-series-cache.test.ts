@@ -66,6 +66,31 @@ t.test('the OpenTSDB series cache', async (t) => {
     'one series, only the good points',
   );
 
+  // Series are guessed as the successor of the previous one: a changed order must not mix them.
+  const other = (timestamp: number, value: number, host: string) => ({
+    metric: 'cache.g',
+    timestamp,
+    value,
+    tags: { host },
+  });
+  t.equal((await put(url, [other(T, 1, 'a'), other(T, 2, 'b'), other(T, 3, 'c')])).status, 204);
+  t.equal((await put(url, [other(T + 1, 4, 'a'), other(T + 1, 5, 'c'), other(T + 1, 6, 'b')])).status, 204);
+  t.equal((await put(url, [other(T + 2, 7, 'a'), other(T + 2, 8, 'b'), other(T + 2, 9, 'b')])).status, 204);
+  t.same(
+    await rows(url, 'SELECT host, greptime_value FROM "cache.g" ORDER BY host, greptime_timestamp'),
+    [
+      ['a', 1],
+      ['a', 4],
+      ['a', 7],
+      ['b', 2],
+      ['b', 6],
+      ['b', 9],
+      ['c', 3],
+      ['c', 5],
+    ],
+    'each point in its own series whatever the order (and the last of two at one time wins)',
+  );
+
   // Same metric and tags in another database: its own table, not the cached public one.
   t.equal((await sql(url, 'CREATE DATABASE other')).status, 200);
   t.equal((await put(url, [point(T, 7, { a: 'x', b: 'y' })], 'db=other')).status, 204);

@@ -12,6 +12,34 @@ import { checkPoint, isPointError, numericValueOf, type PointError, timestampMsO
 /** Series-cache entries per generation and database. */
 const CACHE_GENERATION = 131_072;
 
+/** A cached OpenTSDB series: its metric and tags as sent, and the series after it last time. */
+interface SentSeries {
+  series: ResolvedSeries;
+  /** Metric, then each tag name and value, in the order the point listed them. */
+  sent: string[];
+  next: SentSeries | undefined;
+}
+
+/** Whether the point names `entry`'s series exactly as it was sent before (no string built). */
+function sameAsSent(entry: SentSeries, p: Record<string, unknown>): boolean {
+  const sent = entry.sent;
+  if (p.metric !== sent[0]) return false;
+  const tags = p.tags;
+  if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) return false;
+  let j = 1;
+  for (const name in tags) {
+    if (name !== sent[j] || (tags as Record<string, unknown>)[name] !== sent[j + 1]) return false;
+    j += 2;
+  }
+  return j === sent.length;
+}
+
+function sentOf(metric: string, tags: Array<[string, string]>): string[] {
+  const out = [metric];
+  for (const [name, value] of tags) out.push(name, value);
+  return out;
+}
+
 export interface PutRuns {
   runs: SeriesRuns;
   /** `pointOf[i]`: the request position of run i's point. */
@@ -34,11 +62,11 @@ function keyOf(p: Record<string, unknown>): string | null {
 }
 
 export class PutSeriesResolver {
-  private readonly caches = new Map<string, KeyedSeriesCache>();
+  private readonly caches = new Map<string, KeyedSeriesCache<SentSeries>>();
 
   constructor(private readonly shards: number) {}
 
-  private cacheOf(db: string): KeyedSeriesCache {
+  private cacheOf(db: string): KeyedSeriesCache<SentSeries> {
     let cache = this.caches.get(db);
     if (!cache) {
       cache = new KeyedSeriesCache(CACHE_GENERATION);
@@ -56,12 +84,21 @@ export class PutSeriesResolver {
     const values = new Float64Array(n);
     const pointOf = new Uint32Array(n);
     const invalid: PointError[] = [];
+    let previous: SentSeries | undefined;
     for (let i = 0; i < n; i++) {
       const datapoint = points[i];
       const p = typeof datapoint === 'object' && datapoint !== null && !Array.isArray(datapoint) ? datapoint : null;
-      const key = p ? keyOf(p as Record<string, unknown>) : null;
-      const known = key === null ? undefined : cache.get(key);
-      let resolved: ResolvedSeries;
+      // Senders repeat their series in order: try the successor of the previous series first,
+      // comparing the point's strings with those it was cached from; else look the key up.
+      let known: SentSeries | undefined;
+      let key: string | null = null;
+      const guess = previous?.next;
+      if (p !== null && guess !== undefined && sameAsSent(guess, p as Record<string, unknown>)) known = guess;
+      else if (p !== null) {
+        key = keyOf(p as Record<string, unknown>);
+        if (key !== null) known = cache.get(key);
+      }
+      let resolved: SentSeries;
       let timestampMs: number | string;
       let value: number | string;
       if (known !== undefined) {
@@ -83,13 +120,19 @@ export class PutSeriesResolver {
           invalid.push(checked);
           continue;
         }
-        resolved = resolveSeries(db, checked.metric, checked.tags, this.shards);
+        resolved = {
+          series: resolveSeries(db, checked.metric, [...checked.tags], this.shards),
+          sent: sentOf(checked.metric, checked.tags),
+          next: undefined,
+        };
         if (key !== null) cache.set(key, resolved);
         timestampMs = checked.timestampMs;
         value = checked.value;
       }
+      if (previous !== undefined && previous.next !== resolved) previous.next = resolved;
+      previous = resolved;
       const run = series.length;
-      series.push(resolved);
+      series.push(resolved.series);
       timestamps[run] = timestampMs;
       values[run] = value;
       pointOf[run] = i;

@@ -12,7 +12,10 @@ export const METRICS = FIELDS;
 const REGIONS = ['us-east-1', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1'];
 const STEP_MS = 10_000;
 
-export type WorkloadName = 'lp-wide' | 'lp-narrow' | 'rw-20' | 'rw-1' | 'tsdb';
+export type WorkloadName = 'lp-wide' | 'lp-highcard' | 'lp-narrow' | 'rw-20' | 'rw-1' | 'tsdb';
+
+/** Hosts of the high-cardinality variant: 100,000 series of 10 fields. */
+export const HIGHCARD_HOSTS = 100_000;
 
 export interface Pool {
   name: WorkloadName;
@@ -58,24 +61,24 @@ function lineTags(h: number): string {
     .join(',');
 }
 
-/** 5,000 rows a request, 10 fields a row (measurement `cpu`). */
-function lineprotoWide(samples: number, t0: number): Pool {
+/** 5,000 rows a request, 10 fields a row (measurement `cpu`), rows walking through `hosts`. */
+function lineprotoWide(samples: number, t0: number, hosts = HOSTS): Pool {
   const rows = Math.ceil(samples / METRICS.length / 5000) * 5000;
-  const tags = Array.from({ length: HOSTS }, (_, h) => `cpu,${lineTags(h)} `);
+  const tags = Array.from({ length: hosts }, (_, h) => `cpu,${lineTags(h)} `);
   const bodies: Buffer[] = [];
   for (let r = 0; r < rows; r += 5000) {
     const lines: string[] = [];
     for (let i = r; i < r + 5000; i++) {
-      const ts = (t0 + Math.floor(i / HOSTS) * STEP_MS) * 1e6;
+      const ts = (t0 + Math.floor(i / hosts) * STEP_MS) * 1e6;
       const fields = METRICS.map((m, f) => `${m}=${sampleValue(i * 10 + f)}`).join(',');
-      lines.push(`${tags[i % HOSTS]}${fields} ${ts}`);
+      lines.push(`${tags[i % hosts]}${fields} ${ts}`);
     }
     bodies.push(Buffer.from(lines.join('\n')));
   }
-  const lastMs = t0 + Math.floor((rows - 1) / HOSTS) * STEP_MS;
+  const lastMs = t0 + Math.floor((rows - 1) / hosts) * STEP_MS;
   return {
-    name: 'lp-wide',
-    describe: 'line protocol, 5,000 rows of 10 fields a request',
+    name: hosts === HOSTS ? 'lp-wide' : 'lp-highcard',
+    describe: `line protocol, 5,000 rows of 10 fields a request${hosts === HOSTS ? '' : `, ${hosts.toLocaleString('en-US')} hosts`}`,
     bodies,
     samples: rows * METRICS.length,
     tables: ['cpu'],
@@ -220,6 +223,8 @@ export function makePool(name: WorkloadName, samples: number, t0: number): Pool 
   switch (name) {
     case 'lp-wide':
       return lineprotoWide(samples, t0);
+    case 'lp-highcard':
+      return lineprotoWide(samples, t0, HIGHCARD_HOSTS);
     case 'lp-narrow':
       return lineprotoNarrow(samples, t0);
     case 'rw-20':

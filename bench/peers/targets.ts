@@ -111,6 +111,8 @@ export async function startVictoriaMetrics(): Promise<Target> {
       '-loggerLevel=ERROR',
       '-search.latencyOffset=0s',
       '-retentionPeriod=1y',
+      // The count query of the 100,000-host pool touches 1 M series (default limit 300,000).
+      '-search.maxUniqueTimeseries=5000000',
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );

@@ -192,5 +192,5 @@ export async function writeLines(
   headers: Record<string, string> = {},
 ) {
   const res = await fetch(`${url}/v1/lineproto/write?${query}`, { method: 'POST', body: lines, headers });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), headers: res.headers };
 }

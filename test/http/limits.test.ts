@@ -165,6 +165,7 @@ t.test('max_in_flight_write_bytes refuses writes beyond the bound with 429 under
   t.ok(ok > 0, `some writes were admitted (${ok})`);
   t.ok(refused.length > 0, `some writes were refused (${refused.length})`);
   t.match(refused[0]?.text, /Request body memory limit exceeded/);
+  t.equal(refused[0]?.headers.get('retry-after'), '1', 'a refused writer is told when to retry');
   const count = await sql(server.url, 'SELECT count(*) FROM inflight');
   t.same(count.body.output?.[0]?.records?.rows, [[ok * 20]], 'exactly the admitted writes were stored');
 });

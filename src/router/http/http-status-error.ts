@@ -8,11 +8,17 @@ export class HttpStatusError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Extra response headers, e.g. `retry-after` on 429 and 503. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 
   toResponse(): HttpResponse {
-    return { status: this.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: this.message };
+    return {
+      status: this.status,
+      headers: { 'content-type': 'text/plain; charset=utf-8', ...this.headers },
+      body: this.message,
+    };
   }
 }

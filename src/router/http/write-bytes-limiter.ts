@@ -11,6 +11,9 @@ interface Waiter {
   grant: () => void;
 }
 
+/** What a refused writer is told: in-flight writes drain in well under a second when healthy. */
+const RETRY_AFTER = { 'retry-after': '1' };
+
 export class WriteBytesLimiter {
   private inFlight = 0;
   private readonly waiters: Waiter[] = [];
@@ -38,6 +41,7 @@ export class WriteBytesLimiter {
       throw new HttpStatusError(
         429,
         `Request body memory limit exceeded: ${this.inFlight} bytes in flight, limit ${this.maxBytes}`,
+        RETRY_AFTER,
       );
     } else {
       // Resolves once wake() has admitted (and counted) these bytes.
@@ -80,6 +84,7 @@ export class WriteBytesLimiter {
           new HttpStatusError(
             429,
             `Request body memory limit exceeded: waited ${waitMs} ms for ${bytes} bytes (${this.inFlight} in flight, limit ${this.maxBytes})`,
+            RETRY_AFTER,
           ),
         );
       }, waitMs);

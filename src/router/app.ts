@@ -66,7 +66,15 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...lineprotoRoutes(ingest, metrics),
     ...lokiRoutes({ ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
     ...hecRoutes(ingest, metrics),
-    ...opentsdbRoutes({ ingest, lookup: (db, table) => catalog.getTable(db, table), shards: cluster.count }, metrics),
+    ...opentsdbRoutes(
+      {
+        ingest,
+        lookup: (db, table) => catalog.getTable(db, table),
+        databaseExists: (db) => catalog.getDatabase(db) !== undefined,
+        shards: cluster.count,
+      },
+      metrics,
+    ),
     ...promRemoteRoutes({ catalog, cluster, ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
     ...otlpMetricsRoutes({ catalog, ingest }, metrics),
     ...otlpTraceRoutes({ catalog, ingest }, metrics),

@@ -20,6 +20,7 @@ export class KeyedSeriesCache<T> {
   }
 
   set(key: string, series: T): void {
+    if (this.generationEntries <= 0) return;
     if (this.young.size >= this.generationEntries) {
       this.old = this.young;
       this.young = new Map();

@@ -70,11 +70,13 @@ async function writeTables(ingest: IngestPipeline, put: PutRuns, tables: TableRu
 export interface OpentsdbDeps {
   ingest: IngestPipeline;
   lookup: TableLookup;
+  databaseExists: (db: string) => boolean;
   shards: number;
 }
 
-export function opentsdbRoutes({ ingest, lookup, shards }: OpentsdbDeps, metrics: ServerMetrics): Route[] {
-  const resolver = new PutSeriesResolver(shards);
+export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Route[] {
+  const { ingest, lookup, shards } = deps;
+  const resolver = new PutSeriesResolver(shards, deps.databaseExists);
   return [
     {
       methods: ['POST'],

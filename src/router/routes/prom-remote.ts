@@ -79,6 +79,9 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
   // One cache per request database: the default database is part of what labels resolve to.
   const caches = new Map<string, SeriesCache>();
   const cacheOf = (db: string): SeriesCache => {
+    // Only databases that exist get a cache: a request naming any other fails anyway, and a
+    // stream of made-up names must not grow the map.
+    if (!catalog.getDatabase(db)) return new SeriesCache(0);
     let cache = caches.get(db);
     if (!cache) {
       cache = new SeriesCache(SERIES_CACHE_GENERATION);

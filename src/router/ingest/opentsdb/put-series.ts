@@ -64,9 +64,14 @@ function keyOf(p: Record<string, unknown>): string | null {
 export class PutSeriesResolver {
   private readonly caches = new Map<string, KeyedSeriesCache<SentSeries>>();
 
-  constructor(private readonly shards: number) {}
+  /** `exists(db)`: only existing databases get a cache, so made-up names cannot grow the map. */
+  constructor(
+    private readonly shards: number,
+    private readonly exists: (db: string) => boolean,
+  ) {}
 
   private cacheOf(db: string): KeyedSeriesCache<SentSeries> {
+    if (!this.exists(db)) return new KeyedSeriesCache(0);
     let cache = this.caches.get(db);
     if (!cache) {
       cache = new KeyedSeriesCache(CACHE_GENERATION);

@@ -8,6 +8,11 @@ import { VERSION } from '../shared/version.js';
 import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
 
 export class ServerMetrics {
+  /** Reports a write path's series-cache size in `/metrics` (`shoaldb_series_cache_entries`). */
+  reportSeriesCache(protocol: string, size: () => number): void {
+    this.seriesCaches.set(protocol, size);
+  }
+
   readonly registry = new client.Registry();
   readonly ingestRows: client.Counter<'protocol'>;
   readonly ingestBytes: client.Counter<'protocol'>;
@@ -16,8 +21,20 @@ export class ServerMetrics {
   readonly httpRequests: client.Counter<'method' | 'status'>;
   readonly httpDuration: client.Histogram<'method'>;
 
+  private readonly seriesCaches = new Map<string, () => number>();
+
   constructor(shardStats: () => Promise<ShardStats[]>, schemaCount: () => number) {
     const registers = [this.registry];
+    const seriesCaches = this.seriesCaches;
+    new client.Gauge({
+      name: 'shoaldb_series_cache_entries',
+      help: "Series held by each write path's series cache (bounded; follows the active series)",
+      labelNames: ['protocol'],
+      registers,
+      collect() {
+        for (const [protocol, size] of seriesCaches) this.set({ protocol }, size());
+      },
+    });
     client.collectDefaultMetrics({ register: this.registry });
     new client.Gauge({
       name: 'greptime_app_version',

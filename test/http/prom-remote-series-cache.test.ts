@@ -92,6 +92,16 @@ t.test('the series cache maps every label set to its own series, before and afte
   await send(server, 6);
   t.same(await storedSamples(server.url), [...model].sort(), 'every sample in its own series');
 
+  // The cache holds one entry per distinct label byte string sent (orders and empty extras are
+  // other bytes), and /metrics says how many.
+  const metricsText = await (await fetch(`${server.url}/metrics`)).text();
+  const cached = /shoaldb_series_cache_entries\{protocol="metricsapi-write"\} (\d+)/.exec(metricsText);
+  t.ok(
+    cached && Number(cached[1]) >= new Set(model.map((m) => m.slice(0, m.indexOf('@')))).size,
+    'cache size in /metrics',
+  );
+  t.ok(cached && Number(cached[1]) <= model.length, 'at most one entry per series sent');
+
   await server.stop();
   server = await startServer({ dataDir: server.dataDir, shards: 2 });
   await send(server, 4);

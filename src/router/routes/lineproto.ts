@@ -5,7 +5,7 @@ import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import { parseLineProtocolSliced, parsePrecision } from '../ingest/lineproto/parser.js';
+import { cachedSeriesCount, parseLineProtocolSliced, parsePrecision } from '../ingest/lineproto/parser.js';
 import { toTableInserts } from '../ingest/lineproto/to-inserts.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -14,6 +14,7 @@ import type { ServerMetrics } from '../metrics.js';
 export const LINE_BYTES_MAX = 1024 * 1024;
 
 export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
+  metrics.reportSeriesCache('lineproto', cachedSeriesCount);
   const write =
     (v2: boolean): Route['handler'] =>
     async (ctx) => {

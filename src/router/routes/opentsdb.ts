@@ -77,6 +77,7 @@ export interface OpentsdbDeps {
 export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Route[] {
   const { ingest, lookup, shards } = deps;
   const resolver = new PutSeriesResolver(shards, deps.databaseExists);
+  metrics.reportSeriesCache(PROTOCOL, () => resolver.size);
   return [
     {
       methods: ['POST'],

@@ -78,6 +78,11 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
   const lookup = (db: string, table: string) => catalog.getTable(db, table);
   // One cache per request database: the default database is part of what labels resolve to.
   const caches = new Map<string, SeriesCache>();
+  metrics.reportSeriesCache(WRITE_PROTOCOL, () => {
+    let n = 0;
+    for (const cache of caches.values()) n += cache.size;
+    return n;
+  });
   const cacheOf = (db: string): SeriesCache => {
     // Only databases that exist get a cache: a request naming any other fails anyway, and a
     // stream of made-up names must not grow the map.

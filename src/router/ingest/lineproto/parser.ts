@@ -231,6 +231,11 @@ const seriesEntries = new Map<number, SeriesEntry>();
 /** Grows by doubling up to SERIES_SLAB_BYTES_MAX, so a small working set stays small. */
 let seriesSlab = Buffer.alloc(256 * 1024);
 let seriesSlabUsed = 0;
+/** Series held by the parser's series cache (for `/metrics`). */
+export function cachedSeriesCount(): number {
+  return seriesEntries.size;
+}
+
 /** Bumped when the slab is reused from the start: older entries' bytes are gone. */
 let slabGeneration = 0;
 

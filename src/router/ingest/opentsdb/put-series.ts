@@ -70,6 +70,13 @@ export class PutSeriesResolver {
     private readonly exists: (db: string) => boolean,
   ) {}
 
+  /** Series held in every database's cache. */
+  get size(): number {
+    let n = 0;
+    for (const cache of this.caches.values()) n += cache.size;
+    return n;
+  }
+
   private cacheOf(db: string): KeyedSeriesCache<SentSeries> {
     if (!this.exists(db)) return new KeyedSeriesCache(0);
     let cache = this.caches.get(db);

@@ -51,9 +51,10 @@ export function problemOfBatch(batch: WriteBatch): string | null {
       if (!stringsOk(tuple, width) || tuple.length !== width) return `${where}: bad series tags`;
     }
     if (t.seriesKeys !== undefined) {
-      if (!stringsOk(t.seriesKeys, t.seriesKeys.length) || t.seriesTags.length !== 0)
+      const keys: unknown = t.seriesKeys;
+      if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string') || t.seriesTags.length !== 0) {
         return `${where}: bad series keys`;
-      for (const key of t.seriesKeys) if (key === null) return `${where}: bad series keys`;
+      }
     }
     if (!(t.rowSeries instanceof Uint32Array) || t.rowSeries.length !== n) return `${where}: bad row series`;
     const seriesCount = t.seriesKeys?.length ?? t.seriesTags.length;

@@ -27,6 +27,27 @@ export function seriesKeyOf(ids: readonly number[], values: readonly string[]): 
   return key;
 }
 
+/**
+ * Where each tag of a tuple enters its key: the positions of `tagIds` in ascending id order.
+ * Computed once per batch, then `seriesKeyOfTuple` per series.
+ */
+export function keyOrderOf(tagIds: readonly number[]): Array<{ id: number; position: number }> {
+  return tagIds.map((id, position) => ({ id, position })).sort((a, b) => a.id - b.id);
+}
+
+/** The key of a tag tuple (`tuple[p]`: value of tag `tagIds[p]`, null = absent). */
+export function seriesKeyOfTuple(
+  order: ReadonlyArray<{ id: number; position: number }>,
+  tuple: ReadonlyArray<string | null>,
+): string {
+  let key = '';
+  for (const { id, position } of order) {
+    const value = tuple[position];
+    if (value !== null && value !== undefined) key += `${id},${value.length}:${value}`;
+  }
+  return key;
+}
+
 /** Parses a key back into its tags; the inverse of `seriesKeyOf`. */
 export function parseSeriesKey(key: string): SeriesTags {
   const ids: number[] = [];

@@ -13,7 +13,7 @@ import {
 } from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { InsertColumn, InsertOptions, StorageKeyHolder, TableInsert } from '../../shared/insert.js';
-import { seriesKeyOf } from '../../shared/series-key.js';
+import { keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import {
   type ColumnSchema,
   type DataType,
@@ -287,8 +287,8 @@ function storageKeysOf(
   tableId: number,
 ): string[] {
   const idsKey = tagIds.join(',');
+  const order = keyOrderOf(tagIds);
   const keys = new Array<string>(tuples.length);
-  const pairs: Array<[number, string]> = [];
   for (let k = 0; k < tuples.length; k++) {
     const holder = holders[k] as StorageKeyHolder;
     const cached = holder.storageKey;
@@ -296,17 +296,7 @@ function storageKeysOf(
       keys[k] = cached.key;
       continue;
     }
-    const tuple = tuples[k] as Array<string | null>;
-    pairs.length = 0;
-    for (let p = 0; p < tuple.length; p++) {
-      const v = tuple[p];
-      if (v !== null && v !== undefined) pairs.push([tagIds[p] as number, v]);
-    }
-    pairs.sort((a, b) => a[0] - b[0]);
-    const key = seriesKeyOf(
-      pairs.map((x) => x[0]),
-      pairs.map((x) => x[1]),
-    );
+    const key = seriesKeyOfTuple(order, tuples[k] as Array<string | null>);
     holder.storageKey = { tableId, idsKey, key };
     keys[k] = key;
   }

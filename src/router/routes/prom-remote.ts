@@ -13,6 +13,7 @@ import type { Catalog } from '../catalog.js';
 import { empty, type HttpResponse, type Route, text } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
+import { PerDatabaseCaches } from '../ingest/per-database-caches.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import { metadataInsert } from '../ingest/prom-remote/metadata.js';
 import { ResponseType, STREAMED_CONTENT_TYPE } from '../ingest/prom-remote/proto-schema.js';
@@ -77,23 +78,12 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
   const { catalog, cluster, ingest, bodyLimitBytes } = deps;
   const lookup = (db: string, table: string) => catalog.getTable(db, table);
   // One cache per request database: the default database is part of what labels resolve to.
-  const caches = new Map<string, SeriesCache>();
-  metrics.reportSeriesCache(WRITE_PROTOCOL, () => {
-    let n = 0;
-    for (const cache of caches.values()) n += cache.size;
-    return n;
-  });
-  const cacheOf = (db: string): SeriesCache => {
-    // Only databases that exist get a cache: a request naming any other fails anyway, and a
-    // stream of made-up names must not grow the map.
-    if (!catalog.getDatabase(db)) return new SeriesCache(0);
-    let cache = caches.get(db);
-    if (!cache) {
-      cache = new SeriesCache(SERIES_CACHE_GENERATION);
-      caches.set(db, cache);
-    }
-    return cache;
-  };
+  const caches = new PerDatabaseCaches(
+    (capacity) => new SeriesCache(capacity),
+    SERIES_CACHE_GENERATION,
+    (db) => catalog.getDatabase(db) !== undefined,
+  );
+  metrics.reportSeriesCache(WRITE_PROTOCOL, () => caches.size);
   return [
     {
       methods: ['POST'],
@@ -113,7 +103,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
           const raw = decompress(ctx.body, bodyLimitBytes);
           let decoded: ReturnType<typeof decodeWriteRequest>;
           try {
-            decoded = decodeWriteRequest(raw, { cache: cacheOf(db), defaultDb: db, shards: cluster.count });
+            decoded = decodeWriteRequest(raw, { cache: caches.of(db), defaultDb: db, shards: cluster.count });
           } catch (err) {
             if (!(err instanceof WireError)) throw err;
             throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);

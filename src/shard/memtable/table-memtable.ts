@@ -18,7 +18,7 @@
  */
 import assert from 'node:assert';
 import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
-import { compareSeriesKeys, seriesKeyOf } from '../../shared/series-key.js';
+import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
@@ -138,25 +138,17 @@ export class TableMemtable {
     assert(timestamps.length === n);
     this.ts.set(timestamps, base);
 
-    // Resolve each series of the batch once; rows then only look up their series by index.
-    const order = rows.tagIds.map((id, t) => ({ id, t })).sort((a, b) => a.id - b.id);
-    const ids: number[] = [];
-    const values: string[] = [];
+    // Resolve each series of the batch once; rows then only look up their series by index. The
+    // router sends keys when it has them cached, else tag tuples to key here.
     const keys = rows.seriesKeys;
     const batchSeries = new Array<MemSeries>(keys?.length ?? rows.seriesTags.length);
-    if (keys) for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
-    for (let k = 0; k < rows.seriesTags.length; k++) {
-      const tuple = rows.seriesTags[k] as Array<string | null>;
-      ids.length = 0;
-      values.length = 0;
-      for (const { id, t } of order) {
-        const v = tuple[t];
-        if (v !== null && v !== undefined) {
-          ids.push(id);
-          values.push(v);
-        }
+    if (keys) {
+      for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
+    } else {
+      const order = keyOrderOf(rows.tagIds);
+      for (let k = 0; k < rows.seriesTags.length; k++) {
+        batchSeries[k] = this.seriesOf(seriesKeyOfTuple(order, rows.seriesTags[k] as Array<string | null>));
       }
-      batchSeries[k] = this.seriesOf(seriesKeyOf(ids, values));
     }
     const rowSeries = rows.rowSeries;
     for (let i = 0; i < n; i++) {

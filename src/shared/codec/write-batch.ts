@@ -40,7 +40,7 @@ export interface TableRows {
   /** `rowSeries[r]`: the index into `seriesTags` (or `seriesKeys`) of row r's series. */
   rowSeries: Uint32Array;
   /**
-   * Instead of tuples, the series' storage keys (`seriesKeyOf` in src/shard/series-key.ts), when
+   * Instead of tuples, the series' storage keys (`seriesKeyOfTuple` in src/shared/series-key.ts), when
    * the router has them cached: one string per series to encode and none to build in the shard.
    * When present, `seriesTags` is empty.
    */

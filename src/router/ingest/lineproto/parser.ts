@@ -55,12 +55,12 @@ export interface LinePoint {
 
 /** What the write path may keep on a parsed series between requests. */
 export interface LineSeries extends StorageKeyHolder {
-  /** The series' shard, computed for the database `shardDb` and `shardCount` shards. */
-  shard?: number | undefined;
-  shardDb?: string | undefined;
-  shardCount?: number | undefined;
-  /** Its tag tuple for the tag-column layout `tupleLayout` (see lineproto/to-inserts.ts). */
+  /**
+   * Its tag tuple and shard for `tupleLayout` (shard count, database, table and tag columns;
+   * see lineproto/to-inserts.ts): both are rebuilt whenever the layout differs.
+   */
   tuple?: Array<string | null> | undefined;
+  shard?: number | undefined;
   tupleLayout?: string | undefined;
   /** Its index in the insert being built, valid while `stamp` is that insert's. */
   stamp?: number | undefined;

@@ -296,13 +296,13 @@ class SeriesForm {
   private readonly tuples: Array<Array<string | null>> = [];
   private readonly shards: number[] = [];
   private readonly holders: LineSeries[] = [];
-  /** The insert's tag columns in name order: a record's tuple is reused while this is the same. */
+  /** The insert's placement and tag columns: a record's tuple and shard are reused while equal. */
   private readonly layout: string;
   private readonly stamp = ++lastStamp;
 
   constructor(
     b: TableBuilder,
-    private readonly db: string,
+    db: string,
     private readonly shardCount: number,
   ) {
     const tags = b.slots
@@ -314,7 +314,8 @@ class SeriesForm {
     });
     this.width = tags.length;
     this.tagNames = tags.map((t) => t.name);
-    this.layout = intern(`${db}\u0000${b.table}\u0000${this.tagNames.join('\u0000')}`);
+    // Everything a record's tuple and shard depend on, besides the record's own tags.
+    this.layout = intern(`${shardCount}\u0000${db}\u0000${b.table}\u0000${this.tagNames.join('\u0000')}`);
     this.base = tableHash(db, b.table);
   }
 
@@ -330,17 +331,13 @@ class SeriesForm {
         tuple[this.position[tagSlots[i] as number] as number] = point.tagValues[i] as string;
       }
       record.tuple = tuple;
-      record.tupleLayout = this.layout;
-    }
-    if (record.shardDb !== this.db || record.shard === undefined || record.shardCount !== this.shardCount) {
       record.shard = shardOfSeries(this.base, this.tagNames, tuple, this.shardCount);
-      record.shardDb = this.db;
-      record.shardCount = this.shardCount;
+      record.tupleLayout = this.layout;
     }
     record.stamp = this.stamp;
     record.stampIndex = this.tuples.length;
     this.tuples.push(tuple);
-    this.shards.push(record.shard);
+    this.shards.push(record.shard as number);
     this.holders.push(record);
     return record.stampIndex;
   }

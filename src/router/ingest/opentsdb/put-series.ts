@@ -6,6 +6,7 @@
  * misses the cache goes through `checkPoint`, which also gives the messages of bad points.
  */
 import { KeyedSeriesCache, keyPart } from '../keyed-series-cache.js';
+import { PerDatabaseCaches } from '../per-database-caches.js';
 import { type ResolvedSeries, resolveSeries, type SeriesRuns } from '../series-inserts.js';
 import { checkPoint, isPointError, numericValueOf, type PointError, timestampMsOf } from './put-points.js';
 
@@ -62,34 +63,28 @@ function keyOf(p: Record<string, unknown>): string | null {
 }
 
 export class PutSeriesResolver {
-  private readonly caches = new Map<string, KeyedSeriesCache<SentSeries>>();
+  private readonly caches: PerDatabaseCaches<KeyedSeriesCache<SentSeries>>;
 
-  /** `exists(db)`: only existing databases get a cache, so made-up names cannot grow the map. */
+  /** `exists(db)`: only existing databases get a cache (see PerDatabaseCaches). */
   constructor(
     private readonly shards: number,
-    private readonly exists: (db: string) => boolean,
-  ) {}
+    exists: (db: string) => boolean,
+  ) {
+    this.caches = new PerDatabaseCaches(
+      (capacity) => new KeyedSeriesCache<SentSeries>(capacity),
+      CACHE_GENERATION,
+      exists,
+    );
+  }
 
   /** Series held in every database's cache. */
   get size(): number {
-    let n = 0;
-    for (const cache of this.caches.values()) n += cache.size;
-    return n;
-  }
-
-  private cacheOf(db: string): KeyedSeriesCache<SentSeries> {
-    if (!this.exists(db)) return new KeyedSeriesCache(0);
-    let cache = this.caches.get(db);
-    if (!cache) {
-      cache = new KeyedSeriesCache(CACHE_GENERATION);
-      this.caches.set(db, cache);
-    }
-    return cache;
+    return this.caches.size;
   }
 
   /** The good points of a request as runs (one point each), and the bad ones with their errors. */
   runsOf(points: unknown[], db: string): PutRuns {
-    const cache = this.cacheOf(db);
+    const cache = this.caches.of(db);
     const n = points.length;
     const series: ResolvedSeries[] = [];
     const timestamps = new Float64Array(n);

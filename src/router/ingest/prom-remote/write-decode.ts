@@ -285,7 +285,7 @@ function timeSeries(
     resolver.cache.touch(guessed);
     entry = guessed;
   } else {
-    entry = resolve(labels, contiguous, resolver, skipped.previous);
+    entry = resolve(labels, contiguous, resolver);
   }
   if (skipped.previous !== undefined) skipped.previous.next = entry;
   skipped.previous = entry;
@@ -320,19 +320,9 @@ function sample(end: number, samples: SampleBuffer): void {
 }
 
 /** The series of the labels just read: from the cache, or decoded, checked and cached. */
-function resolve(
-  labels: number,
-  contiguous: boolean,
-  resolver: SeriesResolver,
-  previous: SeriesEntry | undefined,
-): SeriesEntry {
+function resolve(labels: number, contiguous: boolean, resolver: SeriesResolver): SeriesEntry {
   const start = labels > 0 ? (labelRanges[0] as number) : pos;
   const stop = labels > 0 ? (labelRanges[2 * labels - 1] as number) : pos;
-  const guess = previous?.next;
-  if (contiguous && guess !== undefined && resolver.cache.matches(guess, buf, start, stop)) {
-    resolver.cache.touch(guess);
-    return guess;
-  }
   const hash = contiguous ? hashBytes(view, start, stop) : 0;
   if (contiguous) {
     const hit = resolver.cache.get(hash, buf, start, stop);

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { type Precision, parseLineProtocol } from '../../../../src/router/ingest/lineproto/parser.js';
 import { TIME_INDEX_COLUMN, toTableInserts } from '../../../../src/router/ingest/lineproto/to-inserts.js';
+import { shardOfSeries, tableHash } from '../../../../src/router/partition.js';
 import { ErrorCode } from '../../../../src/shared/errors.js';
 import type { InsertColumn, TableInsert } from '../../../../src/shared/insert.js';
 
@@ -192,4 +193,40 @@ t.test('rows of many series keep their own tag values (shared key arrays are not
     valuesOf(column(cpu, 'w')),
     lines.map((_, i) => BigInt(Math.floor(i / 20))),
   );
+});
+
+t.test('series form: tuples and shards are those of the partition function, whatever was cached', async (t) => {
+  // Parsed points carry the parser's series records, which keep a tuple and shard between calls:
+  // another database, shard count or tag layout must never reuse them.
+  const cases: Array<{ text: string; db: string; shards: number }> = [
+    { text: 'sf,a=x,b=y v=1 1\nsf,b=z v=2 1\nsf,a=q v=3 1', db: 'public', shards: 2 },
+    { text: 'sf,a=x,b=y v=1 2\nsf,b=z v=2 2\nsf,a=q v=3 2', db: 'other', shards: 2 },
+    { text: 'sf,a=x,b=y v=1 3\nsf,b=z v=2 3\nsf,a=q v=3 3', db: 'other', shards: 7 },
+    // Without the `a=q` line the table's tag columns are the same; with `c` they grow.
+    { text: 'sf,a=x,b=y v=1 4\nsf,b=z,c=w v=2 4', db: 'other', shards: 7 },
+    { text: 'sf,a=x,b=y v=1 5\nsf,b=z v=2 5', db: 'other', shards: 7 },
+  ];
+  for (const { text, db, shards } of cases) {
+    const [insert] = toTableInserts(parseLineProtocol(Buffer.from(text), 'ns'), db, 'ns', NOW_NS, shards);
+    const series = insert?.series;
+    if (!insert || !series) throw new Error('no series form');
+    const tagNames = insert.columns
+      .filter((c) => c.semantic === 'TAG')
+      .map((c) => c.name)
+      .sort();
+    const lines = text.split('\n');
+    t.equal(series.tuples.length, lines.length, `one series per line (${db}, ${shards} shards)`);
+    lines.forEach((line, k) => {
+      const tags = new Map(
+        line
+          .split(' ')[0]
+          ?.split(',')
+          .slice(1)
+          .map((kv) => kv.split('=') as [string, string]),
+      );
+      const expected = tagNames.map((n) => tags.get(n) ?? null);
+      t.same(series.tuples[k], expected, `tuple of ${line} in ${db}`);
+      t.equal(series.shards[k], shardOfSeries(tableHash(db, 'sf'), tagNames, expected, shards), `shard of ${line}`);
+    });
+  }
 });

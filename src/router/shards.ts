@@ -121,6 +121,7 @@ export class ShardCluster {
         wal: config.wal,
         memtable: config.memtable,
         segment: config.segment,
+        querySliceMs: config.query.sliceMs,
         logLevel: config.logging.level,
       };
       try {

@@ -24,6 +24,12 @@ import type { ShardState } from './state.js';
 /** Rows per scan chunk. */
 export const SCAN_CHUNK_ROWS = 4096;
 
+/** Series skipped (filtered out, or without rows in range) between two `pauseWanted` checks. */
+const SKIPS_PER_PAUSE_CHECK = 64;
+
+/** What a scan yields to offer its consumer a pause when it has no rows to give. */
+const NO_ROWS: ScanChunk = { rowCount: 0, vectors: [] };
+
 /** How each requested column is answered: a field spec index, a tag id, or the time index. */
 type ColumnPlan =
   | { role: 'field'; spec: number; absentValue: ScanColumn['absentValue'] }
@@ -131,14 +137,21 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     const buf = new RowBuffer(specs, SCAN_CHUNK_ROWS);
     const parts: Part[] = [];
     const filter = request.seriesFilter;
+    const pauseWanted = request.pauseWanted;
+    let skipped = 0;
     for (const group of walkSeries(sources)) {
-      if (filter && !filter(tagMapOf(tagsOf(group.key)))) continue;
       parts.length = 0;
-      for (let j = 0; j < group.count; j++) {
-        const source = sources[group.sources[j] as number] as SeriesSource;
-        source.collectParts(group.indexes[j] as number, lo, hi, parts);
+      if (!filter || filter(tagMapOf(tagsOf(group.key)))) {
+        for (let j = 0; j < group.count; j++) {
+          const source = sources[group.sources[j] as number] as SeriesSource;
+          source.collectParts(group.indexes[j] as number, lo, hi, parts);
+        }
       }
-      if (parts.length === 0) continue;
+      if (parts.length === 0) {
+        // A scan that skips most series could otherwise run for long without a chunk to pause at.
+        if (pauseWanted && ++skipped % SKIPS_PER_PAUSE_CHECK === 0 && pauseWanted()) yield NO_ROWS;
+        continue;
+      }
       buf.markSeries(group.key);
       for (const _ of mergeSeries(parts, mode, buf, marks)) yield toChunk(buf.detach(), plans, specs, tagsOf);
     }

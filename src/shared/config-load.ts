@@ -204,6 +204,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'segment.compaction_trigger': "Compaction merges a table's segments once it has this many (at least 2).",
   'query.memory_limit':
     'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
+  'query.slice_time':
+    'Longest stretch a shard computes for one query before letting waiting writes and other queries run.',
   'logging.level': 'Log level: fatal, error, warn, info, debug, trace, or silent (also "off").',
 };
 
@@ -299,6 +301,7 @@ const KEYS: readonly KeyEntry[] = [
   // At least 2: "compact once there is one segment" would rewrite that segment forever.
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
   inSection('query', 'memory_limit', size(0), 'memoryLimitBytes'),
+  inSection('query', 'slice_time', duration, 'sliceMs'),
   inSection('logging', 'level', oneOf(LOG_LEVELS), 'level'),
 ];
 

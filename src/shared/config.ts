@@ -63,6 +63,11 @@ export interface QueryConfig {
    * 0 = unbounded. Past it the query fails with 6000 instead of taking the process down.
    */
   memoryLimitBytes: number;
+  /**
+   * Longest stretch a shard computes for one query before it lets waiting writes (and other
+   * queries) run. Small keeps ingest flowing under queries; too small wastes time switching.
+   */
+  sliceMs: number;
 }
 
 export interface LoggingConfig {
@@ -113,7 +118,7 @@ export function defaultConfig(): Config {
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     memtable: { flushBytes: 64 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
-    query: { memoryLimitBytes: 1024 * 1024 * 1024 },
+    query: { memoryLimitBytes: 1024 * 1024 * 1024, sliceMs: 5 },
     logging: { level: 'info' },
   };
 }
@@ -126,5 +131,7 @@ export interface ShardConfig {
   wal: WalConfig;
   memtable: MemtableConfig;
   segment: SegmentConfig;
+  /** `query.slice_time`: see QueryConfig.sliceMs. */
+  querySliceMs: number;
   logLevel: string;
 }

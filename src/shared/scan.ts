@@ -31,6 +31,11 @@ export interface ScanRequest {
    * series for which it returns false is skipped without reading its fields.
    */
   seriesFilter?: ((tags: ReadonlyMap<number, string>) => boolean) | undefined;
+  /**
+   * Asked now and then while the scan skips series without producing rows; when it answers true
+   * the scan yields an empty chunk, a point where its consumer can pause (see QueryTurn).
+   */
+  pauseWanted?: (() => boolean) | undefined;
 }
 
 /**
@@ -43,6 +48,7 @@ export interface ScanChunk {
   vectors: Vector[];
 }
 
+/** A store scans synchronously; the query code in a shard sees the sliced, asynchronous form. */
 export interface ScanSource {
-  scan(request: ScanRequest): Iterable<ScanChunk>;
+  scan(request: ScanRequest): Iterable<ScanChunk> | AsyncIterable<ScanChunk>;
 }

@@ -64,7 +64,7 @@ t.test('local select over one shard', async (t) => {
   await write(store, 1, rows);
 
   t.test('labels are the tags plus __name__, sorted; absent tags and NULL values are left out', async (t) => {
-    const series = selectLocal(store, local([table()]));
+    const series = await selectLocal(store, local([table()]));
     t.same(plain(series), [
       ['__name__=m,dc=eu,host=a', [0, 1, 2, 3, 4].map((i) => T0 + i * 1000), [0, 1, 2, 3, 4]],
       ['__name__=m,host=b', [0, 1, 3, 4].map((i) => T0 + i * 1000), [100, 101, 103, 104]],
@@ -74,21 +74,21 @@ t.test('local select over one shard', async (t) => {
   });
 
   t.test('matchers hold against absent tags as the empty string; regexes are anchored', async (t) => {
-    const names = (matchers: TableSelect['matchers']) =>
-      selectLocalSeries(store, local([table({ matchers })])).map(labelText);
-    t.same(names([{ columnId: 3, op: '=', value: 'a' }]), ['__name__=m,dc=eu,host=a']);
-    t.same(names([{ columnId: 4, op: '=', value: '' }]), ['__name__=m,host=b']);
-    t.same(names([{ columnId: 4, op: '!=', value: 'eu' }]), ['__name__=m,host=b']);
-    t.same(names([{ columnId: 3, op: '=~', value: 'a|b' }]), ['__name__=m,dc=eu,host=a', '__name__=m,host=b']);
-    t.same(names([{ columnId: 4, op: '=~', value: 'e' }]), [], 'anchored');
-    t.same(names([{ columnId: 4, op: '!~', value: 'e.*' }]), ['__name__=m,host=b']);
-    t.same(names([{ columnId: 3, op: '=', value: 'c' }]), [], 'a series without values is not a series here');
+    const names = async (matchers: TableSelect['matchers']) =>
+      (await selectLocalSeries(store, local([table({ matchers })]))).map(labelText);
+    t.same(await names([{ columnId: 3, op: '=', value: 'a' }]), ['__name__=m,dc=eu,host=a']);
+    t.same(await names([{ columnId: 4, op: '=', value: '' }]), ['__name__=m,host=b']);
+    t.same(await names([{ columnId: 4, op: '!=', value: 'eu' }]), ['__name__=m,host=b']);
+    t.same(await names([{ columnId: 3, op: '=~', value: 'a|b' }]), ['__name__=m,dc=eu,host=a', '__name__=m,host=b']);
+    t.same(await names([{ columnId: 4, op: '=~', value: 'e' }]), [], 'anchored');
+    t.same(await names([{ columnId: 4, op: '!~', value: 'e.*' }]), ['__name__=m,host=b']);
+    t.same(await names([{ columnId: 3, op: '=', value: 'c' }]), [], 'a series without values is not a series here');
   });
 
   t.test('an Int64 field can be the value; bounds are inclusive', async (t) => {
-    const series = selectLocal(store, local([table({ value: { id: 5, kind: 'i64' } })], T0 + 1000, T0 + 3000));
+    const series = await selectLocal(store, local([table({ value: { id: 5, kind: 'i64' } })], T0 + 1000, T0 + 3000));
     t.same(plain(series), [['__name__=m,dc=eu,host=a', [T0 + 1000, T0 + 2000, T0 + 3000], [10, 20, 30]]]);
-    const c = selectLocal(
+    const c = await selectLocal(
       store,
       local([table({ value: { id: 5, kind: 'i64' }, matchers: [{ columnId: 3, op: '=', value: 'c' }] })]),
     );
@@ -98,7 +98,7 @@ t.test('local select over one shard', async (t) => {
   t.test('the sample bound stops a select that would load too much', async (t) => {
     let error: unknown = null;
     try {
-      selectLocal(store, { ...local([table()]), samplesMax: 3 });
+      await selectLocal(store, { ...local([table()]), samplesMax: 3 });
     } catch (err) {
       error = err;
     }
@@ -113,7 +113,7 @@ t.test('local select over one shard', async (t) => {
     );
     t.equal(answer.transfer.length, 2);
     const copy = structuredClone(answer.value, { transfer: answer.transfer }) as SeriesSamples[];
-    t.same(plain(copy), plain(selectLocal(store, local([table()]))));
+    t.same(plain(copy), plain(await selectLocal(store, local([table()]))));
     await t.rejects(runPromqlShardPlan({ version: 99, op: 'select' }, store), /unsupported PromQL shard plan/);
   });
 });
@@ -139,20 +139,20 @@ t.test('time bounds convert per unit, whatever the table stores', async (t) => {
   }
   for (const [k, [unit]] of units.entries()) {
     const tbl = table({ tableId: 10 + k, timeUnit: unit });
-    const all = selectLocal(store, local([tbl]))[0];
+    const all = (await selectLocal(store, local([tbl])))[0];
     t.same(
       [...(all?.t ?? [])],
       unit === 's' ? [10_000, 11_000, 12_000] : [10_000, 10_500, 11_000, 12_000],
       `${unit}: ms`,
     );
-    const some = selectLocal(store, local([tbl], 10_001, 11_000))[0];
+    const some = (await selectLocal(store, local([tbl], 10_001, 11_000)))[0];
     t.same([...(some?.t ?? [])], unit === 's' ? [11_000] : [10_500, 11_000], `${unit}: [10001, 11000]`);
-    const edge = selectLocal(store, local([tbl], 10_500, 10_500))[0];
+    const edge = (await selectLocal(store, local([tbl], 10_500, 10_500)))[0];
     t.same([...(edge?.t ?? [])], unit === 's' ? [] : [10_500], `${unit}: a single ms`);
   }
   // Sub-millisecond times floor to their millisecond, as Prometheus truncates.
   await write(store, 20, [{ ts: 1_999_999n, tags: { 3: 'x' }, fields: { 2: 1 } }]);
-  const floored = selectLocal(store, local([table({ tableId: 20, timeUnit: 'ns' })], 1, 1))[0];
+  const floored = (await selectLocal(store, local([table({ tableId: 20, timeUnit: 'ns' })], 1, 1)))[0];
   t.same([...(floored?.t ?? [])], [1]);
 });
 
@@ -170,7 +170,7 @@ t.test('series spanning scan chunks, flushed and compacted, read back identicall
     return rows;
   };
   await write(store, 1, batch(0));
-  const before = plain(selectLocal(store, local([table()])));
+  const before = plain(await selectLocal(store, local([table()])));
   t.equal(before.length, seriesCount);
   t.ok(
     before.every(([labels, ts, vs]) => {
@@ -180,12 +180,12 @@ t.test('series spanning scan chunks, flushed and compacted, read back identicall
     'every series has exactly its own two samples',
   );
   await store.flush();
-  t.same(plain(selectLocal(store, local([table()]))), before, 'after flush');
+  t.same(plain(await selectLocal(store, local([table()]))), before, 'after flush');
   await write(store, 1, batch(100));
   await store.flush();
   await store.compact();
   t.equal(store.stats().segmentCount, 1, 'compacted into one segment');
-  const after = plain(selectLocal(store, local([table()])));
+  const after = plain(await selectLocal(store, local([table()])));
   t.equal(after.length, seriesCount);
   t.same(
     after.map(([l, ts]) => [l, ts]),

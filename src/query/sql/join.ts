@@ -4,11 +4,14 @@
  * probe with the left), the rest is a residual filter evaluated over candidate pairs. Outer joins
  * add the unmatched rows of the preserved side(s) padded with NULLs. NULL keys never match.
  */
+
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { Expr, Ident, JoinType } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
+import { CELL_BYTES, type MemoryBudget } from './memory-budget.js';
 import type { PlanExpr } from './plan.js';
 import type { Relation, RelationColumn } from './relation.js';
 import { scopeColumnsOf } from './relation.js';
@@ -90,23 +93,68 @@ function side(expr: PlanExpr, leftCount: number): 'left' | 'right' | 'both' | 'n
 }
 
 /** Rows `left[li[k]] ++ right[ri[k]]` (index -1: NULLs) as one batch. */
+const NO_MATCH: readonly number[] = [];
+
+/** Rows of a side (0 until `rowCount`) that no kept pair uses. */
+function unmatched(kept: readonly number[], rowCount: number): number[] {
+  const matched = new Uint8Array(rowCount);
+  for (const i of kept) matched[i] = 1;
+  const out: number[] = [];
+  for (let i = 0; i < rowCount; i++) if (matched[i] === 0) out.push(i);
+  return out;
+}
+
+/** The values of `col` at `idx`, NULL where an index is -1 (the padded side of an outer join). */
+function pick(col: Value[], idx: number[]): Value[] {
+  return idx.map((i) => (i < 0 ? null : (col[i] as Value)));
+}
+
+/** `pick` for a whole output column, a step at a time. */
+async function pickSliced(col: Value[], idx: number[], slice: TimeSlice): Promise<Value[]> {
+  const out = new Array<Value>(idx.length);
+  for (let start = 0; start < idx.length; start += PAIRS_PER_STEP) {
+    const end = Math.min(idx.length, start + PAIRS_PER_STEP);
+    for (let k = start; k < end; k++) {
+      const i = idx[k] as number;
+      out[k] = i < 0 ? null : (col[i] as Value);
+    }
+    await slice.next();
+  }
+  return out;
+}
+
 function pairBatch(left: Relation, right: Relation, li: number[], ri: number[]): Batch {
-  const pick = (col: Value[], idx: number[]): Value[] => idx.map((i) => (i < 0 ? null : (col[i] as Value)));
   return {
     rowCount: li.length,
     columns: [...left.values.map((c) => pick(c, li)), ...right.values.map((c) => pick(c, ri))],
   };
 }
 
-/** Joins two relations. `using` columns must exist on both sides and compare equal. */
-export function joinRelations(
+/** What a join may use of the query's resources while it runs in the router. */
+export interface JoinLimits {
+  /** Charged with the candidate pairs before they are made, released when the join ends. */
+  budget: MemoryBudget;
+  /** Called between units of work: yields the event loop and throws when the query is cancelled. */
+  slice: TimeSlice;
+}
+
+/** Candidate pairs handled between two slice checks (and evaluated as one batch by the filter). */
+const PAIRS_PER_STEP = 16_384;
+
+/**
+ * Joins two relations. `using` columns must exist on both sides and compare equal. The join runs
+ * on the router's thread, so it counts its pairs before making them (a cross join of two large
+ * inputs fails on the memory limit at once, not after seconds of work) and works in slices.
+ */
+export async function joinRelations(
   left: Relation,
   right: Relation,
   joinType: JoinType,
   on: Expr | null,
   using: Ident[] | null,
   ctx: EvalContext,
-): Relation {
+  limits: JoinLimits,
+): Promise<Relation> {
   const combined: Relation = {
     columns: [...left.columns, ...right.columns],
     values: [...left.values, ...right.values],
@@ -163,9 +211,16 @@ export function joinRelations(
     null,
   );
 
+  const { budget, slice } = limits;
+  const pairBytes = (combined.columns.length + 2) * CELL_BYTES;
+  let chargedBytes = 0;
+  const charge = (pairs: number): void => {
+    budget.charge(pairs * pairBytes, 'joining');
+    chargedBytes += pairs * pairBytes;
+  };
+
   // Candidate pairs: hash on the equi-join keys, or every pair.
-  const li: number[] = [];
-  const ri: number[] = [];
+  let probe: ((l: number) => readonly number[]) | null = null;
   if (leftKeys.length > 0) {
     const rightBatch = pairBatch(left, right, new Array(right.rowCount).fill(-1), [...Array(right.rowCount).keys()]);
     const leftBatch = pairBatch(left, right, [...Array(left.rowCount).keys()], new Array(left.rowCount).fill(-1));
@@ -173,6 +228,7 @@ export function joinRelations(
     const lk = leftKeys.map((e) => evaluate(e, leftBatch, ctx));
     const table = new Map<string, number[]>();
     for (let r = 0; r < right.rowCount; r++) {
+      if (r % PAIRS_PER_STEP === 0) await slice.next();
       const key = rk.map((c) => c[r] as Value);
       if (key.some((v) => v === null)) continue;
       const k = groupKeyOf(key);
@@ -180,54 +236,74 @@ export function joinRelations(
       if (!list) table.set(k, (list = []));
       list.push(r);
     }
+    const matches = new Array<readonly number[]>(left.rowCount);
+    let pairs = 0;
     for (let l = 0; l < left.rowCount; l++) {
+      if (l % PAIRS_PER_STEP === 0) await slice.next();
       const key = lk.map((c) => c[l] as Value);
-      if (key.some((v) => v === null)) continue;
-      for (const r of table.get(groupKeyOf(key)) ?? []) {
-        li.push(l);
-        ri.push(r);
-      }
+      const list = key.some((v) => v === null) ? NO_MATCH : (table.get(groupKeyOf(key)) ?? NO_MATCH);
+      matches[l] = list;
+      pairs += list.length;
     }
+    charge(pairs);
+    probe = (l) => matches[l] as readonly number[];
   } else {
-    for (let l = 0; l < left.rowCount; l++) {
-      for (let r = 0; r < right.rowCount; r++) {
-        li.push(l);
-        ri.push(r);
+    charge(left.rowCount * right.rowCount);
+  }
+
+  // Pairs are made and filtered a step at a time, each step a slice check.
+  const keptLeft: number[] = [];
+  const keptRight: number[] = [];
+  let li: number[] = [];
+  let ri: number[] = [];
+  const flush = async (): Promise<void> => {
+    if (li.length === 0) return;
+    if (filter) {
+      const pairs = pairBatch(left, right, li, ri);
+      const marked = { rowCount: pairs.rowCount, columns: [...pairs.columns, li, ri] as Value[][] };
+      const kept = filterBatch(filter, marked, ctx);
+      const keptL = kept.columns[kept.columns.length - 2] as number[];
+      const keptR = kept.columns[kept.columns.length - 1] as number[];
+      for (let k = 0; k < keptL.length; k++) {
+        keptLeft.push(keptL[k] as number);
+        keptRight.push(keptR[k] as number);
+      }
+    } else {
+      for (let k = 0; k < li.length; k++) {
+        keptLeft.push(li[k] as number);
+        keptRight.push(ri[k] as number);
       }
     }
-  }
-  let pairs = pairBatch(left, right, li, ri);
-  let keptLeft = li;
-  let keptRight = ri;
-  if (filter) {
-    const marked = { rowCount: pairs.rowCount, columns: [...pairs.columns, li, ri] as Value[][] };
-    pairs = filterBatch(filter, marked, ctx);
-    keptLeft = pairs.columns[pairs.columns.length - 2] as number[];
-    keptRight = pairs.columns[pairs.columns.length - 1] as number[];
-    pairs = { rowCount: pairs.rowCount, columns: pairs.columns.slice(0, -2) };
-  }
-  const outLeft = [...keptLeft];
-  const outRight = [...keptRight];
-  if (joinType === 'left' || joinType === 'full') {
-    const matched = new Uint8Array(left.rowCount);
-    for (const l of keptLeft) matched[l] = 1;
-    for (let l = 0; l < left.rowCount; l++) {
-      if (!matched[l]) {
-        outLeft.push(l);
-        outRight.push(-1);
-      }
+    li = [];
+    ri = [];
+    await slice.next();
+  };
+  for (let l = 0; l < left.rowCount; l++) {
+    const candidates = probe ? probe(l) : null;
+    const count = candidates ? candidates.length : right.rowCount;
+    for (let k = 0; k < count; k++) {
+      li.push(l);
+      ri.push(candidates ? (candidates[k] as number) : k);
+      if (li.length >= PAIRS_PER_STEP) await flush();
     }
   }
-  if (joinType === 'right' || joinType === 'full') {
-    const matched = new Uint8Array(right.rowCount);
-    for (const r of keptRight) matched[r] = 1;
-    for (let r = 0; r < right.rowCount; r++) {
-      if (!matched[r]) {
-        outLeft.push(-1);
-        outRight.push(r);
-      }
-    }
+  await flush();
+  // Outer joins add the unmatched rows of their preserved side(s), padded with NULLs (index -1).
+  const unmatchedLeft = joinType === 'left' || joinType === 'full' ? unmatched(keptLeft, left.rowCount) : [];
+  const unmatchedRight = joinType === 'right' || joinType === 'full' ? unmatched(keptRight, right.rowCount) : [];
+  const outLeft = keptLeft;
+  const outRight = keptRight;
+  for (const l of unmatchedLeft) {
+    outLeft.push(l);
+    outRight.push(-1);
   }
-  const result = pairBatch(left, right, outLeft, outRight);
-  return { columns: combined.columns, values: result.columns, rowCount: result.rowCount };
+  for (const r of unmatchedRight) {
+    outLeft.push(-1);
+    outRight.push(r);
+  }
+  const values: Value[][] = [];
+  for (const col of left.values) values.push(await pickSliced(col, outLeft, slice));
+  for (const col of right.values) values.push(await pickSliced(col, outRight, slice));
+  budget.release(chargedBytes);
+  return { columns: combined.columns, values, rowCount: outLeft.length };
 }

@@ -14,6 +14,7 @@
  */
 
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { TimeSlice } from '../../shared/time-slice.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
 import { planError } from './coercion.js';
@@ -70,6 +71,8 @@ export interface QueryContext {
   outer: OuterScope | null;
   /** What the router side of the statement may hold (shard results, join outputs). */
   budget: MemoryBudget;
+  /** Long router-side steps (joins) work in slices of this, so the event loop keeps serving. */
+  slice: TimeSlice;
 }
 
 /** A query's result. */
@@ -77,6 +80,9 @@ export interface QueryResult {
   columns: ResultColumn[];
   rows: Value[][];
 }
+
+/** Longest stretch of router-side query work between two turns of the event loop. */
+const ROUTER_SLICE_MS = 5;
 
 /** A source with no rows, for plans that never scan (they carry `scan: null`). */
 const NO_TABLE = { scan: () => [] };
@@ -87,7 +93,15 @@ function checkAborted(session: SqlSession): void {
 
 /** A fresh context for a top-level statement. */
 export function queryContext(session: SqlSession, env: SqlEnv, now: bigint): QueryContext {
-  return { session, env, now, ctes: new Map(), outer: null, budget: new MemoryBudget(session.memoryLimitBytes) };
+  return {
+    session,
+    env,
+    now,
+    ctes: new Map(),
+    outer: null,
+    budget: new MemoryBudget(session.memoryLimitBytes),
+    slice: new TimeSlice(ROUTER_SLICE_MS, () => checkAborted(session)),
+  };
 }
 
 /** Runs a query: WITH, body, ORDER BY, LIMIT. */
@@ -288,10 +302,15 @@ async function materialize(
     case 'join': {
       const left = await materialize(factor.left, ctx, pushed);
       const right = await materialize(factor.right, ctx, pushed);
-      const joined = joinRelations(left, right, factor.joinType, factor.on, factor.using, {
-        nowNanos: ctx.now,
-        timezone: ctx.session.timezone,
-      });
+      const joined = await joinRelations(
+        left,
+        right,
+        factor.joinType,
+        factor.on,
+        factor.using,
+        { nowNanos: ctx.now, timezone: ctx.session.timezone },
+        { budget: ctx.budget, slice: ctx.slice },
+      );
       ctx.budget.charge(joined.rowCount * joined.columns.length * CELL_BYTES, 'joining');
       return joined;
     }
@@ -446,10 +465,10 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
       results = await env.scatter({ ...plan.shard, memoryLimitBytes: session.memoryLimitBytes }, session.signal);
       break;
     case 'numbers':
-      results = [runShardPlan(plan.shard, numbersSource)];
+      results = [await runShardPlan(plan.shard, numbersSource)];
       break;
     case 'none':
-      results = [runShardPlan(plan.shard, NO_TABLE)];
+      results = [await runShardPlan(plan.shard, NO_TABLE)];
       break;
     case 'relation':
       results = [runPlanOnBatches(plan.shard, [relationBatch(plan.source.relation, plan.shard)])];

@@ -21,11 +21,16 @@ import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
 import { castValue, type Value, valueKey } from './values.js';
 
-/** Executes a plan fragment made by the planner against this shard's storage. */
-export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
+/**
+ * Executes a plan fragment made by the planner against this shard's storage. Chunks may come
+ * asynchronously: a shard's scan pauses between slices so writes waiting for the thread get it.
+ */
+export async function runShardPlan(plan: unknown, source: ScanSource): Promise<ShardResult> {
   const p = plan as ShardPlan;
   if (p?.version !== 1) throw new Internal('unsupported SQL shard plan');
-  return runPlanOnBatches(p, batchesOf(p, source));
+  const run = new PlanRun(p);
+  for await (const batch of batchesOf(p, source)) if (!run.add(batch)) break;
+  return run.finish();
 }
 
 /**
@@ -33,21 +38,39 @@ export function runShardPlan(plan: unknown, source: ScanSource): ShardResult {
  * directly for plans over materialised relations.
  */
 export function runPlanOnBatches(p: ShardPlan, batches: Iterable<Batch>): ShardResult {
-  const ctx: EvalContext = { nowNanos: p.nowNanos, timezone: p.timezone };
-  const budget = new MemoryBudget(p.memoryLimitBytes);
-  const sink: Sink =
-    p.output.kind === 'rows'
-      ? new RowSink(p.output, ctx, budget)
-      : p.output.kind === 'range'
-        ? new RangeSink(p.output, ctx)
-        : new AggregateSink(p.output, ctx, budget);
-  for (const batch of batches) {
+  const run = new PlanRun(p);
+  for (const batch of batches) if (!run.add(batch)) break;
+  return run.finish();
+}
+
+/** One execution of a plan fragment: batches in, one partial result out. */
+class PlanRun {
+  private readonly ctx: EvalContext;
+  private readonly sink: Sink;
+
+  constructor(private readonly p: ShardPlan) {
+    this.ctx = { nowNanos: p.nowNanos, timezone: p.timezone };
+    const budget = new MemoryBudget(p.memoryLimitBytes);
+    this.sink =
+      p.output.kind === 'rows'
+        ? new RowSink(p.output, this.ctx, budget)
+        : p.output.kind === 'range'
+          ? new RangeSink(p.output, this.ctx)
+          : new AggregateSink(p.output, this.ctx, budget);
+  }
+
+  /** Takes one batch of scan columns; false once the output wants no more rows. */
+  add(batch: Batch): boolean {
+    const p = this.p;
     const withCasts = p.scan?.casts ? castColumns(batch, p.scan.casts) : batch;
     const withFills = p.scan?.fills ? fillColumns(withCasts, p.scan.fills) : withCasts;
-    const rows = p.filter ? filterBatch(p.filter, withFills, ctx) : withFills;
-    if (rows.rowCount > 0 && !sink.add(rows)) break;
+    const rows = p.filter ? filterBatch(p.filter, withFills, this.ctx) : withFills;
+    return rows.rowCount === 0 || this.sink.add(rows);
   }
-  return sink.finish();
+
+  finish(): ShardResult {
+    return this.sink.finish();
+  }
 }
 
 /**
@@ -84,7 +107,7 @@ function fillColumns(batch: Batch, fills: Array<Value | undefined>): Batch {
   return { rowCount: batch.rowCount, columns };
 }
 
-function* batchesOf(plan: ShardPlan, source: ScanSource): Iterable<Batch> {
+async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Batch> {
   const scan = plan.scan;
   if (!scan) {
     yield { rowCount: 1, columns: [] };
@@ -97,7 +120,7 @@ function* batchesOf(plan: ShardPlan, source: ScanSource): Iterable<Batch> {
     timeMax: scan.timeMax,
     seriesFilter: seriesFilterOf(scan.seriesFilter),
   };
-  for (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
+  for await (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
 }
 
 /** Turns the plan's serialisable tag conditions into the scan's series predicate. */

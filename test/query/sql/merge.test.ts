@@ -47,12 +47,14 @@ function makeRows(count: number, seed: number): Row[] {
   }));
 }
 
-function execute(sql: string, shards: Row[][]): unknown[][] {
+async function execute(sql: string, shards: Row[][]): Promise<unknown[][]> {
   const statement = parseSql(sql)[0];
   if (statement?.kind !== 'query') throw new Error('not a query');
   const plan = planQuery(statement.query, { db: 'public', timezone: 'UTC' }, env, 0n);
-  const results = shards.map((rows) =>
-    structuredClone(runShardPlan(structuredClone(plan.shard), arraySource(TABLE, rows))),
+  const results = await Promise.all(
+    shards.map(async (rows) =>
+      structuredClone(await runShardPlan(structuredClone(plan.shard), arraySource(TABLE, rows))),
+    ),
   );
   return mergeShardResults(plan.merge, results, { nowNanos: 0n, timezone: 'UTC' });
 }
@@ -76,16 +78,16 @@ for (const sql of QUERIES) {
     const rows = makeRows(240, 42);
     const left = rows.filter((_, i) => i % 3 === 0);
     const right = rows.filter((_, i) => i % 3 !== 0);
-    const single = execute(sql, [rows]);
+    const single = await execute(sql, [rows]);
     t.ok(single.length > 0, 'the query returns rows');
-    t.same(execute(sql, [left, right]), single);
-    t.same(execute(sql, [right, [], left]), single, 'shard order and empty shards do not matter');
+    t.same(await execute(sql, [left, right]), single);
+    t.same(await execute(sql, [right, [], left]), single, 'shard order and empty shards do not matter');
   });
 }
 
 t.test('an aggregate without GROUP BY yields one row even when no shard has rows', async (t) => {
-  t.same(execute('SELECT count(*), sum(v), max(host) FROM m', [[], []]), [[0n, null, null]]);
-  t.same(execute('SELECT host, count(*) FROM m GROUP BY host', [[], []]), []);
+  t.same(await execute('SELECT count(*), sum(v), max(host) FROM m', [[], []]), [[0n, null, null]]);
+  t.same(await execute('SELECT host, count(*) FROM m GROUP BY host', [[], []]), []);
 });
 
 t.test('Int64 sums wrap around like GreptimeDB', async (t) => {
@@ -94,12 +96,12 @@ t.test('Int64 sums wrap around like GreptimeDB', async (t) => {
     { host: 'b', ts: 2n, v: 0, n: 4611686018427388904n, k: 0 },
     { host: 'c', ts: 3n, v: 0, n: 1n, k: 0 },
   ];
-  t.same(execute('SELECT sum(n) FROM m', [rows.slice(0, 1), rows.slice(1)]), [[-9223372036854774807n]]);
+  t.same(await execute('SELECT sum(n) FROM m', [rows.slice(0, 1), rows.slice(1)]), [[-9223372036854774807n]]);
 });
 
 t.test('rows without ORDER BY come back in primary key then time order across shards', async (t) => {
   const rows = makeRows(30, 7);
-  const out = execute('SELECT host, ts FROM m', [
+  const out = await execute('SELECT host, ts FROM m', [
     rows.filter((r) => r.host === 'b' || r.host === null),
     rows.filter((r) => r.host === 'a' || r.host === 'c'),
   ]);
@@ -116,7 +118,7 @@ t.test('rows without ORDER BY come back in primary key then time order across sh
 
 t.test('a LIMIT without ORDER BY returns the first rows in scan order', async (t) => {
   const rows = makeRows(50, 3).map((r) => ({ ...r, host: 'a' }));
-  t.same(execute('SELECT ts FROM m LIMIT 3', [rows.slice(0, 25), rows.slice(25)]), [[0n], [1000n], [2000n]]);
+  t.same(await execute('SELECT ts FROM m LIMIT 3', [rows.slice(0, 25), rows.slice(25)]), [[0n], [1000n], [2000n]]);
 });
 
 t.test('a large ORDER BY ... LIMIT keeps only the top rows in each shard and stays exact', async (t) => {
@@ -129,7 +131,7 @@ t.test('a large ORDER BY ... LIMIT keeps only the top rows in each shard and sta
     .slice(2, 7)
     .map((r) => [r.n, r.ts]);
   t.same(
-    execute('SELECT n, ts FROM m WHERE n IS NOT NULL ORDER BY n DESC, ts LIMIT 5 OFFSET 2', [left, right]),
+    await execute('SELECT n, ts FROM m WHERE n IS NOT NULL ORDER BY n DESC, ts LIMIT 5 OFFSET 2', [left, right]),
     expected,
   );
 });

@@ -21,6 +21,7 @@ function config(dir: string, shardId: number): ShardConfig {
     wal: { syncMode: 'none', segmentBytes: 1 << 20 },
     memtable: { flushBytes: 64 << 20 },
     segment: { blockRows: 4, compactionTrigger: 4 },
+    querySliceMs: 5,
     logLevel: 'silent',
   };
 }

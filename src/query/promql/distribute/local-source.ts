@@ -43,7 +43,7 @@ export class LocalSampleSource implements SampleSource {
     // (start, end] in ms, as ShardSampleSource.select turns it into inclusive bounds.
     const minMs = Number.isFinite(request.startMs) ? Math.floor(request.startMs) + 1 : null;
     const maxMs = Number.isFinite(request.endMs) ? Math.floor(request.endMs) : null;
-    const series = selectLocal(this.scan, { tables, minMs, maxMs, samplesMax: this.samplesMax });
+    const series = await selectLocal(this.scan, { tables, minMs, maxMs, samplesMax: this.samplesMax });
     for (const s of series) this.samplesRead += s.t.length;
     return series.sort((a, b) => compareLabels(a.labels, b.labels));
   }

@@ -2,7 +2,7 @@
  * The shard side of PromQL pushdown: evaluates a series-local subtree (or the partial form of an
  * aggregation over one) with the same evaluator the router uses, over this shard's series only.
  *
- *   EvalPlan → tree from wire → Evaluator over LocalSampleSource (selectLocal, sync underneath)
+ *   EvalPlan → tree from wire → Evaluator over LocalSampleSource (selectLocal over sliced scans)
  *     → 'step': the subtree's step series, packed
  *     → 'partial': fold states (sum, avg, ...), k selections, or count_values counts
  *
@@ -38,7 +38,12 @@ async function partialOf(ev: Evaluator, node: AggregateExpr): Promise<EvalResult
  * Runs one evaluation plan over this shard's data. `poll` throws once the router cancelled the
  * query (its shared cancel flag).
  */
-export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, poll?: () => void): Promise<EvalAnswer> {
+export async function runEvalPlan(
+  plan: EvalPlan,
+  scan: ScanSource,
+  poll?: () => void,
+  sliceMs?: number,
+): Promise<EvalAnswer> {
   const ctx: QueryContext = {
     source: new LocalSampleSource(scan, plan.selectors, plan.samplesMax),
     lookbackMs: plan.query.lookbackMs,
@@ -48,7 +53,7 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, poll?: () =>
     queryEndMs: plan.query.endMs,
     queryStepMs: plan.query.stepMs,
     defaultSubqueryStepMs: plan.query.defaultSubqueryStepMs,
-    interrupt: new Interrupter(undefined, poll),
+    interrupt: new Interrupter(undefined, poll, sliceMs),
   };
   const ev = new Evaluator(ctx, plan.grid.startMs, plan.grid.endMs, plan.grid.intervalMs);
   try {

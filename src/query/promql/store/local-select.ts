@@ -143,14 +143,14 @@ function seriesFilterOf(table: TableSelect): ScanRequest['seriesFilter'] {
  * Series of one table with samples in range, appended to `out`. With `withSamples` false only the
  * label sets matter (series API), but a series still needs one non-null sample in range.
  */
-function selectTable(
+async function selectTable(
   source: ScanSource,
   table: TableSelect,
   select: LocalSelect,
   arena: SampleArena,
   withSamples: boolean,
   out: Array<{ labels: Labels; start: number; end: number }>,
-): void {
+): Promise<void> {
   const columns: ScanColumn[] = [
     { id: 0, kind: 'i64', role: 'time' },
     { id: table.value.id, kind: table.value.kind, role: 'field' },
@@ -173,7 +173,7 @@ function selectTable(
     open = null;
     openHasSample = false;
   };
-  for (const chunk of source.scan(request)) {
+  for await (const chunk of source.scan(request)) {
     const n = chunk.rowCount;
     if (n === 0) continue;
     const readTime = timeReader(chunk.vectors[0] as Vector, table.timeUnit, n);
@@ -213,10 +213,10 @@ function selectTable(
  * Reads the series a `LocalSelect` asks for from this shard's storage. Series come back in scan
  * order (table by table, series-key order within a table); the router sorts the merged answer.
  */
-export function selectLocal(source: ScanSource, select: LocalSelect): SeriesSamples[] {
+export async function selectLocal(source: ScanSource, select: LocalSelect): Promise<SeriesSamples[]> {
   const arena = new SampleArena(select.samplesMax);
   const ranges: Array<{ labels: Labels; start: number; end: number }> = [];
-  for (const table of select.tables) selectTable(source, table, select, arena, true, ranges);
+  for (const table of select.tables) await selectTable(source, table, select, arena, true, ranges);
   // One exact-size buffer each for times and values; series are views into them.
   const t = arena.t.slice(0, arena.count);
   const v = arena.v.slice(0, arena.count);
@@ -224,9 +224,9 @@ export function selectLocal(source: ScanSource, select: LocalSelect): SeriesSamp
 }
 
 /** Label sets of the series a `LocalSelect` matches that have at least one sample in range. */
-export function selectLocalSeries(source: ScanSource, select: LocalSelect): Labels[] {
+export async function selectLocalSeries(source: ScanSource, select: LocalSelect): Promise<Labels[]> {
   const arena = new SampleArena(select.samplesMax);
   const ranges: Array<{ labels: Labels; start: number; end: number }> = [];
-  for (const table of select.tables) selectTable(source, table, select, arena, false, ranges);
+  for (const table of select.tables) await selectTable(source, table, select, arena, false, ranges);
   return ranges.map((r) => r.labels);
 }

@@ -17,18 +17,20 @@ export interface PromqlShardAnswer {
 
 /**
  * Runs one plan fragment over this shard's data. `poll` throws once the router cancelled the
- * query; evaluation checks it between units of work (scans check their own flag per chunk).
+ * query; evaluation checks it between units of work, and yields to the thread's other work every
+ * `sliceMs` (scans pause on their own, see QueryTurn).
  */
 export async function runPromqlShardPlan(
   plan: unknown,
   source: ScanSource,
   poll?: () => void,
+  sliceMs?: number,
 ): Promise<PromqlShardAnswer> {
   const p = plan as PromqlShardPlan;
   if (p?.version !== PROMQL_SHARD_PLAN_VERSION) throw new Internal('unsupported PromQL shard plan');
   switch (p.op) {
     case 'select': {
-      const series = selectLocal(source, p.select);
+      const series = await selectLocal(source, p.select);
       const buffers = new Set<ArrayBuffer>();
       for (const s of series) {
         buffers.add(s.t.buffer as ArrayBuffer);
@@ -37,9 +39,9 @@ export async function runPromqlShardPlan(
       return { value: series, transfer: [...buffers] };
     }
     case 'series':
-      return { value: selectLocalSeries(source, p.select), transfer: [] };
+      return { value: await selectLocalSeries(source, p.select), transfer: [] };
     case 'eval': {
-      const answer = await runEvalPlan(p.eval, source, poll);
+      const answer = await runEvalPlan(p.eval, source, poll, sliceMs);
       return { value: answer, transfer: transferOf(answer) };
     }
     default:

@@ -67,7 +67,10 @@ export function registerEndToEnd(t: Test, factory: EnvFactory): void {
       env.shards.map(async (shard) => {
         let count = 0;
         const table = env.getTable('public', 'cpu');
-        for (const chunk of shard.scan({ tableId: table?.id ?? -1, columns: [{ id: 0, kind: 'i64', role: 'time' }] }))
+        for await (const chunk of shard.scan({
+          tableId: table?.id ?? -1,
+          columns: [{ id: 0, kind: 'i64', role: 'time' }],
+        }))
           count += chunk.rowCount;
         return count;
       }),

@@ -209,11 +209,13 @@ export class TestEnv implements SqlEnv {
   async scatter(plan: unknown): Promise<unknown[]> {
     this.scatterCount++;
     this.lastPlans = [];
-    return this.shards.map((shard) => {
-      const cloned = structuredClone(plan);
-      this.lastPlans.push(cloned);
-      return structuredClone(runShardPlan(cloned, shard));
-    });
+    return Promise.all(
+      this.shards.map(async (shard) => {
+        const cloned = structuredClone(plan);
+        this.lastPlans.push(cloned);
+        return structuredClone(await runShardPlan(cloned, shard));
+      }),
+    );
   }
 }
 

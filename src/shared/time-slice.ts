@@ -1,0 +1,29 @@
+/**
+ * Cooperative time slicing for long computations on a thread that also serves others (the
+ * router's event loop, a shard's thread). The computation calls `next()` between units of work;
+ * once `sliceMs` of work has passed it yields to the event loop, so timers, sockets and queued
+ * tasks run, and then goes on. `check` runs at every call and throws to stop the work (a
+ * cancelled query).
+ */
+import { yieldToEventLoop } from './yield.js';
+
+export class TimeSlice {
+  private startMs = performance.now();
+
+  constructor(
+    private readonly sliceMs: number,
+    private readonly check: () => void = () => {},
+  ) {}
+
+  /** True once this slice of work is used up. */
+  readonly used = (): boolean => performance.now() - this.startMs >= this.sliceMs;
+
+  /** Throws if the work was stopped; yields to the event loop when the slice is used up. */
+  async next(): Promise<void> {
+    this.check();
+    if (!this.used()) return;
+    await yieldToEventLoop();
+    this.startMs = performance.now();
+    this.check();
+  }
+}

@@ -15,20 +15,6 @@ export interface CompiledMatcher {
   matches(value: string): boolean;
 }
 
-const regexCache = new Map<string, RegExp>();
-const REGEX_CACHE_MAX = 1000;
-
-/** Compiles (and caches) an anchored RE2 pattern; throws GoRegexError when RE2 would. */
-export function anchoredRegex(pattern: string): RegExp {
-  let regex = regexCache.get(pattern);
-  if (regex === undefined) {
-    regex = compileAnchoredRegex(pattern);
-    if (regexCache.size >= REGEX_CACHE_MAX) regexCache.clear();
-    regexCache.set(pattern, regex);
-  }
-  return regex;
-}
-
 /** Compiles one matcher; throws GoRegexError for a regex RE2 rejects. */
 export function compileMatcher(matcher: Matcher): CompiledMatcher {
   switch (matcher.op) {
@@ -37,11 +23,11 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
     case '!=':
       return { matcher, matches: (value) => value !== matcher.value };
     case '=~': {
-      const regex = anchoredRegex(matcher.value);
+      const regex = compileAnchoredRegex(matcher.value);
       return { matcher, matches: (value) => regex.test(value) };
     }
     case '!~': {
-      const regex = anchoredRegex(matcher.value);
+      const regex = compileAnchoredRegex(matcher.value);
       return { matcher, matches: (value) => !regex.test(value) };
     }
   }

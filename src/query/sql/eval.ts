@@ -12,6 +12,7 @@ import { decimalArithmetic } from './decimal.js';
 import { scalarFunction } from './functions/registry.js';
 import type { EvalContext } from './functions/types.js';
 import { addInterval, combineIntervals, packInterval, unpackInterval } from './interval.js';
+import { compileLike } from './like.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
 import { isBigIntType, isDecimal, isInteger } from './type-names.js';
 import {
@@ -390,30 +391,6 @@ function inList(expr: Extract<PlanExpr, { kind: 'in' }>, batch: Batch, ctx: Eval
   return out;
 }
 
-const likeCache = new Map<string, RegExp>();
-
-/** Compiles a LIKE pattern (`%`, `_`, escape character, default `\`) to an anchored RegExp. */
-export function likeToRegExp(pattern: string, caseInsensitive: boolean, escapeChar: string | null): RegExp {
-  const key = `${caseInsensitive ? 'i' : 's'}${escapeChar ?? '\\'}${pattern}`;
-  let re = likeCache.get(key);
-  if (re) return re;
-  const esc = escapeChar ?? '\\';
-  let source = '';
-  const chars = Array.from(pattern);
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i] as string;
-    if (c === esc && i + 1 < chars.length) {
-      source += (chars[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else if (c === '%') source += '[\\s\\S]*';
-    else if (c === '_') source += '[\\s\\S]';
-    else source += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  re = new RegExp(`^${source}$`, caseInsensitive ? 'iu' : 'u');
-  if (likeCache.size > 1000) likeCache.clear();
-  likeCache.set(key, re);
-  return re;
-}
-
 function like(expr: Extract<PlanExpr, { kind: 'like' }>, batch: Batch, ctx: EvalContext): Value[] {
   const n = batch.rowCount;
   const a = evaluate(expr.arg, batch, ctx);
@@ -426,7 +403,7 @@ function like(expr: Extract<PlanExpr, { kind: 'like' }>, batch: Batch, ctx: Eval
       out[i] = null;
       continue;
     }
-    const matched = likeToRegExp(pattern, expr.caseInsensitive, expr.escape).test(s);
+    const matched = compileLike(pattern, expr.caseInsensitive, expr.escape).test(s);
     out[i] = expr.negated ? !matched : matched;
   }
   return out;

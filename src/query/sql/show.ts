@@ -8,9 +8,10 @@ import type { Ident, ShowFilter, Statement } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
-import { likeToRegExp, selectRows } from './eval.js';
+import { selectRows } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES } from './information-schema.js';
+import { compileLike } from './like.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
 import { parseExpression } from './parser.js';
 import { resolveTableName, tableNotFound } from './planner.js';
@@ -32,8 +33,8 @@ function applyFilter(
 ): Array<Array<string | null>> {
   if (!filter) return rows;
   if (filter.kind === 'like') {
-    const re = likeToRegExp(filter.pattern, false, null);
-    return rows.filter((r) => re.test(r[0] ?? ''));
+    const like = compileLike(filter.pattern, false, null);
+    return rows.filter((r) => like.test(r[0] ?? ''));
   }
   // Column names are matched case-insensitively (`WHERE Field = 'x'` must find `Field`).
   const scope = new Scope(

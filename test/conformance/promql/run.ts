@@ -8,7 +8,7 @@
 import { instantQuery, type QueryOutcome, rangeQuery } from '../../../src/query/promql/engine.js';
 import { compareLabels, formatLabels, labelsKey } from '../../../src/query/promql/labels.js';
 import { MemorySource } from '../../../src/query/promql/memory-source.js';
-import { translateGoRegex } from '../../../src/query/promql/regex.js';
+import { compileGoRegex } from '../../../src/query/promql/regex.js';
 import { isStaleNaN, type Labels, staleNaN } from '../../../src/query/promql/types.js';
 import { atModifierVariants, QUERY_CONTEXT_FUNCTIONS } from './harness-checks.js';
 import { type AnnotationExpectation, type EvalCase, parseScript } from './script.js';
@@ -47,8 +47,9 @@ export function almostEqual(a: number, b: number): boolean {
   return diff / Math.min(absSum, Number.MAX_VALUE) < EPSILON;
 }
 
-function goRegex(re: string): RegExp {
-  return new RegExp(translateGoRegex(re), 'u');
+/** promqltest compiles expected-message regexes with Go's `regexp.MustCompile`: unanchored RE2. */
+function goRegex(re: string): { test(text: string): boolean } {
+  return compileGoRegex(re);
 }
 
 /** Reads MANIFEST.tsv into `file:line` → entry. */

@@ -17,8 +17,7 @@ import {
   METRIC_NAME,
   withLabel,
 } from '../labels.js';
-import { anchoredRegex } from '../matchers.js';
-import { expandGoTemplate, GoRegexError } from '../regex.js';
+import { type AnchoredRegex, compileAnchoredRegex, expandGoTemplate, GoRegexError } from '../regex.js';
 import { isStaleNaN, type Labels, type Matcher, PromqlError } from '../types.js';
 import { forEachWindow, rangeArgument } from './calls.js';
 import type { Evaluator } from './evaluator.js';
@@ -220,9 +219,9 @@ async function labelReplace(ev: Evaluator, args: Expr[]): Promise<Value> {
   const replacement = stringArgument(args[2] as Expr);
   const source = stringArgument(args[3] as Expr);
   const pattern = stringArgument(args[4] as Expr);
-  let regex: RegExp;
+  let regex: AnchoredRegex;
   try {
-    regex = anchoredRegex(pattern);
+    regex = compileAnchoredRegex(pattern);
   } catch (error) {
     if (error instanceof GoRegexError)
       throw new PromqlError('execution', `invalid regular expression in label_replace(): ${pattern}`);

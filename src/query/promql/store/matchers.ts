@@ -4,7 +4,7 @@
  * (matchers on labels a table lacks, `__name__` against table names) and in the shards (tags).
  */
 import { InvalidArgument } from '../../../shared/errors.js';
-import { compileAnchoredRegex, GoRegexError } from '../regex.js';
+import { type AnchoredRegex, compileAnchoredRegex, GoRegexError } from '../regex.js';
 import type { MatchOp } from '../types.js';
 
 export type LabelTest = (value: string) => boolean;
@@ -18,7 +18,7 @@ export function compileLabelTest(name: string, op: MatchOp, value: string): Labe
       return (v) => v !== value;
     case '=~':
     case '!~': {
-      let re: RegExp;
+      let re: AnchoredRegex;
       try {
         re = compileAnchoredRegex(value);
       } catch (err) {

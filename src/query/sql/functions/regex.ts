@@ -2,50 +2,94 @@
  * Regular expression functions: regexp_like, regexp_replace, regexp_extract, regexp_match (the
  * first match's capture groups as a `List<String>`, or the whole match when the pattern has no
  * groups; NULL without a match), regexp_count, and the `~` family of operators (bound to
- * regexp_like). Patterns use Rust's
- * `regex` syntax, which JavaScript's `u`-mode RegExp reads the same way for common patterns;
- * leading inline flags (`(?i)`) become RegExp flags. `regexp_replace` replaces the first match
- * unless the flags include `g`, as in DataFusion.
+ * regexp_like). DataFusion runs Rust's `regex` crate, an RE2-style linear-time engine, so these
+ * run on re2js, whose syntax and guarantees match it: a pattern like `^(a+)+$` cannot stall a
+ * query. Flags (`i`, `m`, `s`) become re2js flags; `regexp_replace` replaces the first match
+ * unless the flags include `g`, and expands `$1` / `${name}` / `\1` as DataFusion does.
  */
+import { RE2JS, RE2JSException } from 're2js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, listTypeOf } from '../../../shared/types.js';
+import { expandTemplate, PatternCache } from '../../re2.js';
 import { planError } from '../coercion.js';
 import { arrowNameOf } from '../type-names.js';
 import type { Value } from '../values.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
-const cache = new Map<string, RegExp>();
-const CACHE_ENTRIES_MAX = 1000;
+const CACHE_ENTRIES_MAX = 256;
+const cache = new PatternCache<RE2JS>(CACHE_ENTRIES_MAX);
+const FLAG_BITS: Record<string, number> = {
+  i: RE2JS.CASE_INSENSITIVE,
+  m: RE2JS.MULTILINE,
+  s: RE2JS.DOTALL,
+  g: 0,
+};
+
+let lastPattern: string | undefined;
+let lastFlags: string | undefined;
+let lastRegex: RE2JS | undefined;
 
 /** Compiles a pattern with DataFusion flags (`i`, `g`, `m`, `s`), caching recent ones. */
-export function compileRegex(pattern: string, flags = ''): RegExp {
-  const key = `${flags}\u0000${pattern}`;
+export function compileRegex(pattern: string, flags = ''): RE2JS {
+  // Rows of one batch nearly always share the pattern; skip building a cache key for them.
+  if (pattern === lastPattern && flags === lastFlags && lastRegex !== undefined) return lastRegex;
+  const key = flags === '' ? pattern : `${flags}\u0000${pattern}`;
   let re = cache.get(key);
-  if (re) return re;
-  let source = pattern;
-  let jsFlags = 'u';
-  const inline = /^\(\?([imsx]+)\)/.exec(source);
-  if (inline) {
-    source = source.slice(inline[0].length);
-    for (const f of inline[1] as string) if (f !== 'x' && !jsFlags.includes(f)) jsFlags += f;
+  if (re === undefined) {
+    re = compileUncached(pattern, flags);
+    cache.set(key, re);
   }
+  lastPattern = pattern;
+  lastFlags = flags;
+  lastRegex = re;
+  return re;
+}
+
+function compileUncached(pattern: string, flags: string): RE2JS {
+  let bits = 0;
   for (const f of flags) {
-    if (!'igms'.includes(f)) {
+    const bit = FLAG_BITS[f];
+    if (bit === undefined) {
       throw new DbError(ErrorCode.EngineExecuteQuery, `Execution error: regexp flag '${f}' is not supported`);
     }
-    if (!jsFlags.includes(f)) jsFlags += f;
+    bits |= bit;
   }
   try {
-    re = new RegExp(source, jsFlags);
+    // re2js quotes flags in its messages as a `(?i)` prefix; check the bare pattern first.
+    if (bits !== 0) RE2JS.compile(pattern);
+    return RE2JS.compile(pattern, bits);
   } catch (err) {
+    if (!(err instanceof RE2JSException)) throw err;
     throw new DbError(
       ErrorCode.EngineExecuteQuery,
-      `Arrow error: Compute error: Regular expression did not compile: ${(err as Error).message}`,
+      `Arrow error: Compute error: Regular expression did not compile: ${err.message}`,
     );
   }
-  if (cache.size >= CACHE_ENTRIES_MAX) cache.clear();
-  cache.set(key, re);
-  return re;
+}
+
+/**
+ * Successive matches as Rust's `find_iter` reports them: an empty match where the previous match
+ * ended is skipped (`a*` in `baaac` matches at 0, 1..4 and 5, not at 4 as JS `matchAll` would).
+ */
+function* rustMatches(re: RE2JS, text: string): Generator<RegExpMatchArray> {
+  let lastEnd = -1;
+  for (const m of re.matchAll(text)) {
+    const start = m.index as number;
+    const end = start + (m[0] as string).length;
+    if (start === end && start === lastEnd) continue;
+    lastEnd = end;
+    yield m;
+  }
+}
+
+/**
+ * DataFusion rewrites `\N` in a replacement to `${N}` before Rust expands it; a backslash without
+ * digits becomes `${}`, a reference to no group, so it disappears.
+ */
+function rustTemplate(replacement: string): string {
+  return replacement.includes('\\')
+    ? replacement.replace(/\\(\d*)/g, (_, digits: string) => (digits === '' ? '' : `\${${digits}}`))
+    : replacement;
 }
 
 function strings(name: string, argTypes: DataType[], min: number, max: number): DataType[] {
@@ -73,9 +117,18 @@ const regexpReplace: ScalarFunction = {
   bind: (argTypes) => ({ argTypes: strings('regexp_replace', argTypes, 3, 4), returnType: 'String' }),
   evaluate: (args, rowCount) =>
     mapRows(args, rowCount, (s, p, replacement, flags) => {
-      const re = compileRegex(p as string, (flags as string | undefined) ?? '');
-      // Rust's `${1}` / `$1` group references read the same in JavaScript; `\\1` does not exist there.
-      return (s as string).replace(re, (replacement as string).replace(/\$\{(\d+)\}/g, '$$$1'));
+      const f = (flags as string | undefined) ?? '';
+      const re = compileRegex(p as string, f);
+      const text = s as string;
+      const template = rustTemplate(replacement as string);
+      let out = '';
+      let last = 0;
+      for (const m of rustMatches(re, text)) {
+        out += text.slice(last, m.index) + expandTemplate(template, m);
+        last = (m.index as number) + (m[0] as string).length;
+        if (!f.includes('g')) break;
+      }
+      return out + text.slice(last);
     }),
 };
 
@@ -110,7 +163,11 @@ const regexpCount: ScalarFunction = {
   name: 'regexp_count',
   bind: (argTypes) => ({ argTypes: strings('regexp_count', argTypes, 2, 2), returnType: 'Int64' }),
   evaluate: (args, rowCount) =>
-    mapRows(args, rowCount, (s, p) => BigInt([...(s as string).matchAll(compileRegex(p as string, 'g'))].length)),
+    mapRows(args, rowCount, (s, p) => {
+      let count = 0n;
+      for (const _ of rustMatches(compileRegex(p as string), s as string)) count++;
+      return count;
+    }),
 };
 
 /**

@@ -8,11 +8,11 @@
  * the pool sizes; default 1), BENCH_CONCURRENCY (requests in flight, default 4), BENCH_PROFILE_DIR
  * (CPU profiles of ShoalDB's threads, summarised at the end).
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import { postForAnswer } from '../http-client.js';
 import { summariseProfiles } from '../profile-summary.js';
 import { makePool, type Pool, startMs, type WorkloadName } from './pools.js';
+import { median, peakRssMiB, quantile } from './stats.js';
 import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from './targets.js';
 
 const SAMPLES: Record<WorkloadName, number> = {
@@ -33,11 +33,6 @@ interface RunResult {
   peakRssMiB: number;
   healthP99Ms: number;
   stored: number;
-}
-
-function peakRssMiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
 }
 
 async function runOnce(pool: Pool, target: Target, concurrency: number): Promise<RunResult> {
@@ -85,16 +80,9 @@ async function runOnce(pool: Pool, target: Target, concurrency: number): Promise
     failed,
     firstFailure,
     peakRssMiB: peak,
-    healthP99Ms: health[Math.min(health.length - 1, Math.floor(health.length * 0.99))] ?? 0,
+    healthP99Ms: quantile(health, 0.99),
     stored: await target.storedSamples(pool),
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return 0;
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -12,6 +12,12 @@ import path from 'node:path';
 import { startBenchServer } from '../server.js';
 import type { Pool, WorkloadName } from './pools.js';
 
+/**
+ * What a stored count needs: the tables and size of what was sent, and for VictoriaMetrics the
+ * PromQL that counts it (default: every `cpu*` sample of the last day, which fits the pools).
+ */
+export type CountSpec = Pick<Pool, 'tables' | 'samplesPerRow' | 'samples' | 'lastMs'> & { vmCount?: string };
+
 export interface Target {
   name: string;
   pid: number;
@@ -19,7 +25,7 @@ export interface Target {
   endpoint(workload: WorkloadName): { url: URL; headers: Record<string, string> };
   healthUrl: string;
   /** Samples the server holds for the pool's data. */
-  storedSamples(pool: Pool): Promise<number>;
+  storedSamples(pool: CountSpec): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -132,7 +138,7 @@ export async function startVictoriaMetrics(): Promise<Target> {
     async storedSamples(pool) {
       await fetch(`${base}/internal/force_flush`);
       const at = Math.floor(pool.lastMs / 1000) + 1;
-      const query = `sum(count_over_time({__name__=~"cpu.*"}[1d]))`;
+      const query = pool.vmCount ?? `sum(count_over_time({__name__=~"cpu.*"}[1d]))`;
       // VictoriaMetrics makes rows searchable a moment after force_flush: poll until stable.
       let last = -1;
       for (let i = 0; i < 40; i++) {

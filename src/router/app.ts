@@ -61,7 +61,16 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       },
       trace,
     ),
-    ...sqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
+    ...sqlRoutes(
+      {
+        catalog,
+        cluster,
+        ingest,
+        queryMemoryLimitBytes: config.query.memoryLimitBytes,
+        queryRangeMaxRows: config.query.rangeMaxRows,
+      },
+      metrics,
+    ),
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics),
     ...lokiRoutes({ ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),

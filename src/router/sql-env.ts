@@ -20,6 +20,8 @@ export interface SqlEnvDeps {
   ingest: IngestPipeline;
   /** `query.memory_limit`. */
   queryMemoryLimitBytes: number;
+  /** `query.range_max_rows`; unset = the default. */
+  queryRangeMaxRows?: number | undefined;
 }
 
 export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv {

@@ -206,6 +206,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
     'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
   'query.slice_time':
     'Longest stretch a shard computes for one query before letting waiting writes and other queries run.',
+  'query.range_max_rows':
+    'Most rows (time slots x BY groups) a RANGE/ALIGN query may produce, checked before allocating; 0 = unbounded.',
   'logging.level': 'Log level: fatal, error, warn, info, debug, trace, or silent (also "off").',
 };
 
@@ -302,6 +304,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
   inSection('query', 'memory_limit', size(0), 'memoryLimitBytes'),
   inSection('query', 'slice_time', duration, 'sliceMs'),
+  inSection('query', 'range_max_rows', int(0, 1_000_000_000_000), 'rangeMaxRows'),
   inSection('logging', 'level', oneOf(LOG_LEVELS), 'level'),
 ];
 

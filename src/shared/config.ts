@@ -13,6 +13,20 @@ export const BLOCK_ROWS_MAX = 1_048_576;
 /** Upper bound of `init_regions_parallelism`; beyond it start-up only thrashes the disk. */
 export const INIT_REGIONS_PARALLELISM_MAX = 1024;
 
+/**
+ * Default of `query.range_max_rows`. A range query's slot costs about 10 µs and a few hundred bytes
+ * end to end (shard group, clone, merge, fill), so a query at the limit answers in about ten
+ * seconds, and one past it is refused before that work starts.
+ */
+export const RANGE_MAX_ROWS_DEFAULT = 1_000_000;
+
+/**
+ * Most characters one evaluation of a string-building function (repeat, lpad, rpad, space,
+ * replace) may produce over a batch of rows. V8 caps one string at 2^29 - 24 characters and
+ * fails with an untyped RangeError past it; the bound turns that into a clear error well before.
+ */
+export const STRING_RESULT_CHARS_MAX = 2 ** 28;
+
 /** Log levels accepted by `logging.level`: pino's names, plus `off` (GreptimeDB's spelling of `silent`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', 'off'] as const;
 
@@ -68,6 +82,11 @@ export interface QueryConfig {
    * queries) run. Small keeps ingest flowing under queries; too small wastes time switching.
    */
   sliceMs: number;
+  /**
+   * Most rows (time slots × BY groups) a RANGE ... ALIGN query may produce, counted before the
+   * slots are allocated, in each shard and again for the FILL grid in the router; 0 = unbounded.
+   */
+  rangeMaxRows: number;
 }
 
 export interface LoggingConfig {
@@ -118,7 +137,7 @@ export function defaultConfig(): Config {
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     memtable: { flushBytes: 64 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
-    query: { memoryLimitBytes: 1024 * 1024 * 1024, sliceMs: 5 },
+    query: { memoryLimitBytes: 1024 * 1024 * 1024, sliceMs: 5, rangeMaxRows: RANGE_MAX_ROWS_DEFAULT },
     logging: { level: 'info' },
   };
 }

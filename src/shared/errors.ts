@@ -152,8 +152,25 @@ export interface WireError {
   message: string;
 }
 
+/**
+ * V8's RangeErrors for allocations past its own limits. They come from user input that asked for
+ * too much (a huge array, string or recursion) that no estimate caught first, so they answer as
+ * 6000 with V8's text instead of a masked 1003. Other RangeErrors (BigInt division by zero, bad
+ * dates) stay internal: they are bugs.
+ */
+const V8_LIMIT_ERRORS =
+  /^(Invalid (typed )?array length|Invalid string length|Array buffer allocation failed|Maximum call stack size exceeded|Maximum BigInt size exceeded)/;
+
+/** The 6000 form of a V8 allocation-limit RangeError; null for any other error. */
+export function resourceErrorOf(err: unknown): DbError | null {
+  if (!(err instanceof RangeError) || !V8_LIMIT_ERRORS.test(err.message)) return null;
+  return new DbError(ErrorCode.RuntimeResourcesExhausted, `Resources exhausted: ${err.message}`, { cause: err });
+}
+
 export function toWire(err: unknown): WireError {
   if (err instanceof DbError) return { code: err.code, message: err.message };
+  const resource = resourceErrorOf(err);
+  if (resource) return { code: resource.code, message: resource.message };
   const message = err instanceof Error ? err.message : String(err);
   return { code: ErrorCode.Internal, message };
 }
@@ -162,8 +179,13 @@ export function fromWire(wire: WireError): DbError {
   return new DbError(wire.code, wire.message);
 }
 
-/** Wraps anything thrown into a DbError; unknown errors become Internal (masked to clients). */
+/**
+ * Wraps anything thrown into a DbError; V8 allocation limits become 6000, other unknown errors
+ * Internal (masked to clients).
+ */
 export function asDbError(err: unknown): DbError {
   if (err instanceof DbError) return err;
+  const resource = resourceErrorOf(err);
+  if (resource) return resource;
   return new Internal(err instanceof Error ? err.message : String(err), { cause: err });
 }

@@ -78,6 +78,7 @@ compaction_trigger = 8
 
 [query]
 memory_limit = "2GiB"
+range_max_rows = 5000
 
 [logging]
 level = "debug"
@@ -104,7 +105,7 @@ level = "debug"
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
     memtable: { flushBytes: 1024 * 1024 },
     segment: { blockRows: 4096, compactionTrigger: 8 },
-    query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024 },
+    query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024, sliceMs: 5, rangeMaxRows: 5000 },
     logging: { level: 'debug' },
   });
 });
@@ -347,6 +348,8 @@ compaction_trigger = 4
 
 [query]
 memory_limit = "1GiB"
+slice_time = "5ms"
+range_max_rows = 1000000
 
 [logging]
 level = "info"

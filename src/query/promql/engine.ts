@@ -16,6 +16,7 @@ import { ShardPushdown } from './distribute/shard-pushdown.js';
 import { Annotations } from './eval/annotations.js';
 import { Evaluator, type QueryContext, throwIfCancelled } from './eval/evaluator.js';
 import { Interrupter } from './eval/interrupter.js';
+import { SampleBudget } from './eval/sample-budget.js';
 import { DUPLICATE_LABELSET, mergeSameLabels, type StepSeries, type Value } from './eval/values.js';
 import { compareLabels, labelsKey, METRIC_NAME } from './labels.js';
 import { parseExpr } from './parse.js';
@@ -69,6 +70,7 @@ function context(opts: QueryOptions, text: string, startMs: number, endMs: numbe
     queryStepMs: stepMs,
     defaultSubqueryStepMs: DEFAULT_SUBQUERY_STEP_MS,
     interrupt: new Interrupter(opts.signal),
+    samples: new SampleBudget(),
     pushdown:
       opts.pushdown !== false && isShardEvaluation(opts.source) ? new ShardPushdown(opts.source, text) : undefined,
   };

@@ -50,6 +50,8 @@ export interface SqlSession {
   signal?: AbortSignal | undefined;
   /** Per-query memory bound (`query.memory_limit`); unset or 0 = unbounded. */
   memoryLimitBytes?: number | undefined;
+  /** Most rows a RANGE/ALIGN query may produce (`query.range_max_rows`); unset = the default, 0 = unbounded. */
+  rangeMaxRows?: number | undefined;
 }
 
 /** Catalog, ingest and scatter, provided by the router (and by test environments). */

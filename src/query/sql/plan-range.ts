@@ -29,6 +29,7 @@ import { aggregateCallOf } from './plan-aggregate.js';
 import { type Item, resolveOrderBy } from './plan-order.js';
 import type { QuerySource, SelectPlan } from './planner.js';
 import { scanOf } from './planner.js';
+import { checkRangeFanOut, rangeBoundsOf } from './range-bounds.js';
 import { normalizeIdent, type Scope } from './scope.js';
 import { parseTimestampNanos, zoneOffsetSeconds } from './timestamps.js';
 import { isDecimal, isInteger } from './type-names.js';
@@ -229,11 +230,14 @@ export function planRange(query: Query, select: Select, items: Item[], ctx: Rang
   const groupKeys = groupExprs.map(planExprKey);
   const groupCount = groupExprs.length;
 
+  const bounds = rangeBoundsOf(ctx.session);
   const rangeBinder = base.derive({
     range: (call: FunctionCall, binder: Binder): RangeAggregate => {
       const spec = call.range;
       if (!spec) throw new Error('range hook without RANGE');
-      return { rangeNanos: durationNanos(spec.duration, binder, scope), fill: fillOf(spec.fill ?? align.fill, binder) };
+      const rangeNanos = durationNanos(spec.duration, binder, scope);
+      checkRangeFanOut(rangeNanos, alignNanos, bounds);
+      return { rangeNanos, fill: fillOf(spec.fill ?? align.fill, binder) };
     },
   });
 
@@ -292,7 +296,7 @@ export function planRange(query: Query, select: Select, items: Item[], ctx: Rang
     offset: ctx.offset,
     limit: ctx.limit,
     visible: outputs.length,
-    range: { byCount: byExprs.length, alignNanos, slotType: timeColumn.type, timeUnitNanos, fills },
+    range: { byCount: byExprs.length, alignNanos, slotType: timeColumn.type, timeUnitNanos, fills, bounds },
   };
   const shard: ShardPlan = {
     version: 1,
@@ -300,7 +304,7 @@ export function planRange(query: Query, select: Select, items: Item[], ctx: Rang
     filter: ctx.filter,
     nowNanos: ctx.nowNanos,
     timezone: ctx.session.timezone,
-    output: { kind: 'range', by: byExprs, time: timeExpr, timeUnitNanos, alignNanos, originNanos, aggregates },
+    output: { kind: 'range', by: byExprs, time: timeExpr, timeUnitNanos, alignNanos, originNanos, aggregates, bounds },
   };
   return {
     columns: items.map((item, i) => ({ name: item.name, type: (outputs[i] as PlanExpr).type })),

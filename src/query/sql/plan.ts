@@ -14,6 +14,7 @@
 import type { ScanColumn } from '../../shared/scan.js';
 import type { DataType } from '../../shared/types.js';
 import type { AggregateOrder } from './functions/types.js';
+import type { RangeBounds } from './range-bounds.js';
 import type { Value } from './values.js';
 
 /** Operators of `arithmetic` nodes (`||` concatenates strings). */
@@ -201,6 +202,8 @@ export type ShardOutput =
       alignNanos: bigint;
       originNanos: bigint;
       aggregates: AggregateCall[];
+      /** Limits on the (BY key, slot) groups this shard may create. */
+      bounds: RangeBounds;
     };
 
 /** The fragment `runShardPlan` executes. `scan: null` evaluates over one empty row (`SELECT 1`). */
@@ -272,6 +275,8 @@ export interface RangeMerge {
   slotType: DataType;
   timeUnitNanos: bigint;
   fills: RangeFill[];
+  /** Limits on the FILL grid, checked before it is generated. */
+  bounds: RangeBounds;
 }
 
 /** A stable text key of a bound expression, for matching GROUP BY and ORDER BY to SELECT items. */

@@ -253,7 +253,8 @@ export function constantCount(
   if (n < 0)
     throw new DbError(
       ErrorCode.EngineExecuteQuery,
-      `Error during planning: ${what} must be >= 0, '${n}' was provided.`,
+      // The value as written: Number() would print -9223372036854775808 as -9223372036854776000.
+      `Error during planning: ${what} must be >= 0, '${String(v)}' was provided.`,
     );
   return n;
 }

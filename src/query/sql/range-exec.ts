@@ -3,15 +3,23 @@
  * states of every (BY key, time slot) whose window holds it. Aggregates with different RANGE
  * durations share the slots but not the rows: a row updates an aggregate only for slots within
  * that aggregate's range.
+ *
+ * Both the groups and the expansion are bounded: a new group is counted against the query's
+ * range bounds (range-bounds.ts) before it is created, and (row, slot) pairs are folded in chunks
+ * of PAIRS_PER_CHUNK, since one row may fall into thousands of slots.
  */
 import { createState, updateStates } from './aggregate-exec.js';
 import { type Batch, evaluate } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { ShardOutput, ShardResult } from './plan.js';
+import { RangeGroupGuard } from './range-bounds.js';
 import type { Sink } from './shard-exec.js';
 import { floorDiv, type Value, valueKey } from './values.js';
 
 type RangeOutput = Extract<ShardOutput, { kind: 'range' }>;
+
+/** (row, slot) pairs expanded before they are folded into states: bounds the scratch arrays. */
+const PAIRS_PER_CHUNK = 65_536;
 
 /** Folds rows into range-query partial states keyed by `[...by, slot]`. */
 export class RangeSink implements Sink {
@@ -21,12 +29,14 @@ export class RangeSink implements Sink {
   private readonly states: unknown[][];
   /** Distinct RANGE durations, with the aggregates that use each. */
   private readonly ranges: Array<{ rangeNanos: bigint; aggregates: number[] }> = [];
+  private readonly guard: RangeGroupGuard;
 
   constructor(
     private readonly output: RangeOutput,
     private readonly ctx: EvalContext,
   ) {
     this.states = output.aggregates.map(() => []);
+    this.guard = new RangeGroupGuard(output.bounds, output.by.length + 1);
     output.aggregates.forEach((call, a) => {
       const rangeNanos = call.rangeNanos ?? output.alignNanos;
       let entry = this.ranges.find((r) => r.rangeNanos === rangeNanos);
@@ -41,6 +51,7 @@ export class RangeSink implements Sink {
     k += slot;
     let g = this.groupIndex.get(k);
     if (g === undefined) {
+      this.guard.reserve(1);
       g = this.keys.length;
       this.keys.push([...by, slot]);
       this.output.aggregates.forEach((call, a) => {
@@ -57,8 +68,19 @@ export class RangeSink implements Sink {
     const times = evaluate(time, batch, this.ctx);
     const args = aggregates.map((call) => call.args.map((e) => evaluate(e, batch, this.ctx)));
     for (const range of this.ranges) {
-      const rows: number[] = [];
-      const groups: number[] = [];
+      let rows: number[] = [];
+      let groups: number[] = [];
+      const fold = (): void => {
+        const groupOf = Uint32Array.from(groups);
+        for (const a of range.aggregates) {
+          const call = aggregates[a];
+          if (!call) continue;
+          const expanded = (args[a] as Value[][]).map((col) => rows.map((r) => col[r] as Value));
+          updateStates(call, this.states[a] as unknown[], groupOf, expanded, rows.length);
+        }
+        rows = [];
+        groups = [];
+      };
       for (let r = 0; r < batch.rowCount; r++) {
         const t = times[r];
         if (t === null || t === undefined) continue;
@@ -71,16 +93,10 @@ export class RangeSink implements Sink {
           const slot = floorDiv(originNanos + k * alignNanos, timeUnitNanos);
           rows.push(r);
           groups.push(this.groupOf(keyValues, slot));
+          if (rows.length >= PAIRS_PER_CHUNK) fold();
         }
       }
-      if (rows.length === 0) continue;
-      const groupOf = Uint32Array.from(groups);
-      for (const a of range.aggregates) {
-        const call = aggregates[a];
-        if (!call) continue;
-        const expanded = (args[a] as Value[][]).map((col) => rows.map((r) => col[r] as Value));
-        updateStates(call, this.states[a] as unknown[], groupOf, expanded, rows.length);
-      }
+      if (rows.length > 0) fold();
     }
     return true;
   }

@@ -4,9 +4,13 @@
  * each BY key gets every slot between its first and last one; then each aggregate's FILL replaces
  * its NULLs: PREV carries the last value forward, LINEAR interpolates between neighbours (as
  * Float64), a constant is cast to the aggregate's type.
+ *
+ * The grid's size depends on the ALIGN and the data's time span, not on the row count, so it is
+ * counted and checked against the query's range bounds before any slot is generated.
  */
 import type { DataType } from '../../shared/types.js';
 import type { AggregateCall, RangeMerge } from './plan.js';
+import { checkFillGrid, tooManyRangeRows } from './range-bounds.js';
 import { groupKeyOf } from './shard-exec.js';
 import { castValue, type Value } from './values.js';
 
@@ -19,6 +23,10 @@ export function fillRange(
 ): { columns: Value[][]; rowCount: number } {
   const slotColumn = range.byCount;
   const step = range.alignNanos / range.timeUnitNanos;
+  // Each shard kept to the bound; together they may not.
+  if (range.bounds.maxRows > 0 && rowCount > range.bounds.maxRows) {
+    throw tooManyRangeRows(rowCount, range.bounds, 'from all shards');
+  }
   const rows: Value[][] = [];
   for (let r = 0; r < rowCount; r++) rows.push(columns.map((c) => c[r] as Value));
   const partitions = new Map<string, Value[][]>();
@@ -28,12 +36,20 @@ export function fillRange(
     if (!list) partitions.set(key, (list = []));
     list.push(row);
   }
-  const generate = range.fills.some((f) => f.kind !== 'none');
-  const out: Value[][] = [];
+  const generate = range.fills.some((f) => f.kind !== 'none') && step > 0n;
+  let gridRows = 0n;
   for (const list of partitions.values()) {
     list.sort((a, b) => ((a[slotColumn] as bigint) < (b[slotColumn] as bigint) ? -1 : 1));
+    if (!generate) continue;
+    const first = (list[0] as Value[])[slotColumn] as bigint;
+    const last = (list[list.length - 1] as Value[])[slotColumn] as bigint;
+    gridRows += (last - first) / step + 1n;
+  }
+  if (generate) checkFillGrid(gridRows, columns.length, range.bounds);
+  const out: Value[][] = [];
+  for (const list of partitions.values()) {
     let filled = list;
-    if (generate && list.length > 0 && step > 0n) {
+    if (generate && list.length > 0) {
       filled = [];
       const first = (list[0] as Value[])[slotColumn] as bigint;
       const last = (list[list.length - 1] as Value[])[slotColumn] as bigint;
@@ -56,7 +72,8 @@ export function fillRange(
       const type = (aggregates[a] as AggregateCall).type;
       applyFill(fill, filled, c, type);
     });
-    out.push(...filled);
+    // Not `push(...filled)`: spreading a long list overflows the call stack.
+    for (const row of filled) out.push(row);
   }
   return {
     columns: columns.map((_, c) => out.map((row) => row[c] as Value)),

@@ -12,6 +12,7 @@ import type { DataType } from '../../shared/types.js';
 import type { Expr as PromqlExpr } from '../promql/ast.js';
 import { unwrapParens } from '../promql/ast.js';
 import { formatPromql, parsePromql, rangeQuery } from '../promql/engine.js';
+import { TOO_MANY_SAMPLES } from '../promql/eval/sample-budget.js';
 import { parseDurationParamMs, parseTimeMs } from '../promql/time-params.js';
 import { promqlToRecords } from '../promql/to-records.js';
 import { PromqlError, type QueryResult, type SampleSource } from '../promql/types.js';
@@ -54,6 +55,8 @@ export function promqlSqlError(err: unknown, parseCode: number): unknown {
     case 'bad_data':
       return new DbError(parseCode, err.message.replace(PARSE_ERROR_PREFIX, ''));
     case 'execution':
+      // Past the sample bound is exhausted resources, not a bad plan.
+      if (err.message === TOO_MANY_SAMPLES) return new DbError(ErrorCode.RuntimeResourcesExhausted, err.message);
       return new DbError(ErrorCode.PlanQuery, err.message);
     case 'timeout':
       return new DbError(ErrorCode.DeadlineExceeded, err.message);

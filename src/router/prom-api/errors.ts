@@ -5,7 +5,7 @@
  * against Prometheus and switch on Prometheus' values, so we follow Prometheus (docs/promql-api.md).
  */
 import { PromqlError } from '../../query/promql/types.js';
-import { DbError, ErrorCode, httpStatusOf } from '../../shared/errors.js';
+import { DbError, ErrorCode, httpStatusOf, resourceErrorOf } from '../../shared/errors.js';
 
 export type PromErrorType = 'bad_data' | 'execution' | 'timeout' | 'canceled' | 'internal' | 'not_found';
 
@@ -49,13 +49,17 @@ export function isAuthError(err: unknown): boolean {
 /**
  * The Prometheus form of any error raised while answering: engine errors keep their type,
  * cancellation and deadline codes become `canceled`/`timeout`, server-side failures `internal`
- * (with the masked message), other query failures `execution`. Unknown errors are internal.
+ * (with the masked message), other query failures and exhausted resources `execution`. Unknown
+ * errors are internal.
  */
-export function toPromApiError(err: unknown): PromApiError {
-  if (err instanceof PromApiError) return err;
-  if (err instanceof PromqlError) return new PromApiError(err.errorType, err.message);
+export function toPromApiError(thrown: unknown): PromApiError {
+  if (thrown instanceof PromApiError) return thrown;
+  if (thrown instanceof PromqlError) return new PromApiError(thrown.errorType, thrown.message);
+  const err = resourceErrorOf(thrown) ?? thrown;
   if (err instanceof DbError) {
     if (err.code === ErrorCode.Cancelled) return new PromApiError('canceled', err.message);
+    // Prometheus reports a query past its sample limit as an execution error (422).
+    if (err.code === ErrorCode.RuntimeResourcesExhausted) return new PromApiError('execution', err.message);
     if (err.code === ErrorCode.DeadlineExceeded) return new PromApiError('timeout', err.message);
     if (httpStatusOf(err.code) >= 500) return new PromApiError('internal', err.publicMessage());
     if (BAD_DATA_CODES.has(err.code)) return new PromApiError('bad_data', err.message);

@@ -53,6 +53,7 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
           timezone: ctx.headers.get('x-greptime-timezone') || 'UTC',
           signal: ctx.signal,
           memoryLimitBytes: deps.queryMemoryLimitBytes,
+          rangeMaxRows: deps.queryRangeMaxRows,
         };
         try {
           // Known gap: GreptimeDB's arrow format refuses several statements even when a later one

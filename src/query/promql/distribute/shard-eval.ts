@@ -14,6 +14,7 @@ import type { AggregateExpr } from '../ast.js';
 import { Annotations } from '../eval/annotations.js';
 import { Evaluator, type QueryContext } from '../eval/evaluator.js';
 import { Interrupter } from '../eval/interrupter.js';
+import { SampleBudget } from '../eval/sample-budget.js';
 import { PromqlError } from '../types.js';
 import type { EvalAnswer, EvalPlan, EvalResult } from './eval-plan.js';
 import { LocalSampleSource } from './local-source.js';
@@ -54,6 +55,7 @@ export async function runEvalPlan(
     queryStepMs: plan.query.stepMs,
     defaultSubqueryStepMs: plan.query.defaultSubqueryStepMs,
     interrupt: new Interrupter(undefined, poll, sliceMs),
+    samples: new SampleBudget(),
   };
   const ev = new Evaluator(ctx, plan.grid.startMs, plan.grid.endMs, plan.grid.intervalMs);
   try {

@@ -26,6 +26,7 @@ import type { Annotations } from './annotations.js';
 import { evalBinary } from './binary.js';
 import { evalCall } from './calls.js';
 import type { Interrupter } from './interrupter.js';
+import { SampleBudget } from './sample-budget.js';
 import { newStepSeries, type RawSeries, type StepSeries, type Value } from './values.js';
 
 /** What every evaluator of one query shares. */
@@ -45,6 +46,8 @@ export interface QueryContext {
   interrupt: Interrupter;
   /** Evaluates series-local subtrees where the series live (router only; src/query/promql/distribute). */
   pushdown?: Pushdown | undefined;
+  /** Step samples of the whole query (see sample-budget.ts); unset = a budget per evaluator. */
+  samples?: SampleBudget | undefined;
 }
 
 /**
@@ -73,6 +76,7 @@ export { throwIfCancelled } from './interrupter.js';
 export class Evaluator {
   readonly steps: number;
   readonly times: Float64Array;
+  private readonly samples: SampleBudget;
 
   constructor(
     readonly ctx: QueryContext,
@@ -81,6 +85,8 @@ export class Evaluator {
     readonly intervalMs: number,
   ) {
     this.steps = endMs < startMs ? 0 : Math.floor((endMs - startMs) / intervalMs) + 1;
+    this.samples = ctx.samples ?? new SampleBudget();
+    this.samples.charge(this.steps);
     this.times = new Float64Array(this.steps);
     for (let i = 0; i < this.steps; i++) this.times[i] = startMs + i * intervalMs;
   }
@@ -104,6 +110,7 @@ export class Evaluator {
     await this.checkpoint();
     if (this.ctx.pushdown) {
       const pushed = await this.ctx.pushdown.evaluate(this, expr);
+      if (pushed?.kind === 'vector') this.samples.charge(this.steps * pushed.series.length);
       if (pushed) return pushed;
     }
     switch (expr.type) {
@@ -227,6 +234,7 @@ export class Evaluator {
       { matchers: node.matchers, startMs: first - lookback, endMs: last },
       this.ctx.signal,
     );
+    this.samples.charge(this.steps * data.length);
     const out: StepSeries[] = [];
     for (const s of data) {
       await this.checkpoint();

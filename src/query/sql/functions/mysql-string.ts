@@ -97,7 +97,14 @@ const insert = fixed('insert', ['String', 'Int64', 'Int64', 'String'], 0, 'Strin
 });
 
 /** `SPACE(n)`: n spaces (none for n ≤ 0). */
-const space = fixed('space', ['Int64'], 0, 'String', (n) => ' '.repeat(Math.max(0, Number(n))));
+const space = fixed(
+  'space',
+  ['Int64'],
+  0,
+  'String',
+  (n) => ' '.repeat(Math.max(0, Number(n))),
+  (n) => Math.max(0, Number(n)),
+);
 
 /** Rounds half away from zero to `digits` decimals and groups thousands with commas (MySQL FORMAT). */
 export function formatNumber(value: number, digits: number): string {

@@ -4,6 +4,7 @@ import type { DataType } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
 import { arrowNameOf, isInteger } from '../type-names.js';
 import type { Value } from '../values.js';
+import { replacedLength, StringSizeGuard } from './string-size.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function requireStrings(name: string, argTypes: DataType[], arity: number[]): void {
@@ -57,7 +58,9 @@ const concat: ScalarFunction = {
 
 /**
  * A function with fixed parameter types (the trailing `optional` ones may be left out). String
- * parameters take String or NULL; integer parameters take any integer (cast to Int64).
+ * parameters take String or NULL; integer parameters take any integer (cast to Int64). With
+ * `resultLength`, a string-building function's output is counted (string-size.ts) before `fn`
+ * builds it.
  */
 export function fixed(
   name: string,
@@ -65,6 +68,7 @@ export function fixed(
   optional: number,
   returnType: DataType,
   fn: (...values: Value[]) => Value,
+  resultLength?: (...values: Value[]) => number,
 ): ScalarFunction {
   return {
     kind: 'scalar',
@@ -81,7 +85,14 @@ export function fixed(
       }
       return { argTypes: params.slice(0, argTypes.length), returnType };
     },
-    evaluate: (args, rowCount) => mapRows(args, rowCount, fn),
+    evaluate: (args, rowCount) => {
+      if (!resultLength) return mapRows(args, rowCount, fn);
+      const guard = new StringSizeGuard(name);
+      return mapRows(args, rowCount, (...values) => {
+        guard.reserve(resultLength(...values));
+        return fn(...values);
+      });
+    },
   };
 }
 
@@ -105,10 +116,18 @@ function pad(left: boolean) {
     if (n <= c.length) return c.slice(0, n).join('');
     const f = chars(fill);
     if (f.length === 0) return s;
-    const padding: string[] = [];
-    while (padding.length < n - c.length) padding.push(f[padding.length % f.length] as string);
-    return left ? padding.join('') + (s as string) : (s as string) + padding.join('');
+    // Whole copies of the fill, then its first characters (counted in code points).
+    const missing = n - c.length;
+    const padding = (fill as string).repeat(Math.floor(missing / f.length)) + f.slice(0, missing % f.length).join('');
+    return left ? padding + (s as string) : (s as string) + padding;
   };
+}
+
+/** An upper bound of lpad/rpad's result in UTF-16 units (the fill's characters may take two each). */
+function padLength(_s: Value, length: Value, fill: Value = ' '): number {
+  const n = Math.max(0, Number(length));
+  const f = fill as string;
+  return f.length === 0 ? 0 : Math.ceil((n * f.length) / chars(f).length);
 }
 
 function initcap(s: Value): Value {
@@ -179,9 +198,21 @@ export const STRING_FUNCTIONS: Record<string, ScalarFunction> = {
   reverse: unaryString('reverse', 'String', (s) => Array.from(s).reverse().join('')),
   concat,
   concat_ws: concatWs,
-  repeat: fixed('repeat', ['String', 'Int64'], 0, 'String', (s, n) => (s as string).repeat(Math.max(0, Number(n)))),
-  replace: fixed('replace', ['String', 'String', 'String'], 0, 'String', (s, from, to) =>
-    (s as string).replaceAll(from as string, to as string),
+  repeat: fixed(
+    'repeat',
+    ['String', 'Int64'],
+    0,
+    'String',
+    (s, n) => (s as string).repeat(Math.max(0, Number(n))),
+    (s, n) => (s as string).length * Math.max(0, Number(n)),
+  ),
+  replace: fixed(
+    'replace',
+    ['String', 'String', 'String'],
+    0,
+    'String',
+    (s, from, to) => (s as string).replaceAll(from as string, to as string),
+    (s, from, to) => replacedLength(s as string, from as string, to as string),
   ),
   initcap: fixed('initcap', ['String'], 0, 'String', initcap),
   substr: fixed('substr', ['String', 'Int64', 'Int64'], 1, 'String', substr),
@@ -196,8 +227,8 @@ export const STRING_FUNCTIONS: Record<string, ScalarFunction> = {
     const k = Number(n);
     return (k >= 0 ? c.slice(Math.max(0, c.length - k)) : c.slice(Math.min(c.length, -k))).join('');
   }),
-  lpad: fixed('lpad', ['String', 'Int64', 'String'], 1, 'String', pad(true)),
-  rpad: fixed('rpad', ['String', 'Int64', 'String'], 1, 'String', pad(false)),
+  lpad: fixed('lpad', ['String', 'Int64', 'String'], 1, 'String', pad(true), padLength),
+  rpad: fixed('rpad', ['String', 'Int64', 'String'], 1, 'String', pad(false), padLength),
   starts_with: fixed('starts_with', ['String', 'String'], 0, 'Boolean', (s, p) =>
     (s as string).startsWith(p as string),
   ),

@@ -8,6 +8,7 @@ import type { Config } from '../shared/config.js';
 import { initZstd } from '../shared/zstd.js';
 import { createUserProvider } from './auth/user-provider.js';
 import { Catalog } from './catalog.js';
+import { QueryGate } from './http/query-gate.js';
 import { startHttpServer } from './http/server.js';
 import { WriteBytesLimiter } from './http/write-bytes-limiter.js';
 import { IngestPipeline } from './ingest/pipeline.js';
@@ -91,12 +92,14 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...promApiRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, log }, metrics),
     ...pqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
   ];
+  const queryGate = new QueryGate(config.maxConcurrentQueries);
   const server = await startHttpServer({
     config,
     log,
     routes,
     userProvider,
     writeLimiter: new WriteBytesLimiter(config.maxInFlightWriteBytes, config.writeBytesExhaustedPolicy),
+    queryGate,
     onResponse(method, status, durationMs) {
       metrics.httpRequests.inc({ method, status: String(status) });
       metrics.httpDuration.observe({ method }, durationMs / 1000);
@@ -109,6 +112,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     apiPort: server.apiPort,
     async stop() {
       server.close();
+      // Queries are cancelled rather than waited for: their answers are no longer wanted, and a
+      // heavy one could outlast the drain. Writes in flight finish, so nothing acknowledged is lost.
+      queryGate.cancelAll('Query was cancelled: the server is shutting down');
       const deadline = Date.now() + DRAIN_TIMEOUT_MS;
       while (server.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await cluster.close();

@@ -188,6 +188,7 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   init_regions_parallelism: 'Shards opened (recovered) concurrently at start-up.',
   max_in_flight_write_bytes: 'Summed body size of write requests handled at once; "0" = unbounded.',
   write_bytes_exhausted_policy: 'At that bound: "wait" (10 s), "wait(<duration>)", or "fail" (429).',
+  max_concurrent_queries: 'Queries running at once; past it 503 with Retry-After. "0" = unbounded.',
   'http.addr': 'Main listener: every route, including the admin endpoints.',
   'http.timeout': 'Per-request deadline answered with 408; "0s" disables it.',
   'http.body_limit': 'Largest request body, answered with 413 beyond; "0" disables it.',
@@ -247,7 +248,8 @@ type TopField =
   | 'initRegionsInBackground'
   | 'initRegionsParallelism'
   | 'maxInFlightWriteBytes'
-  | 'writeBytesExhaustedPolicy';
+  | 'writeBytesExhaustedPolicy'
+  | 'maxConcurrentQueries';
 type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'query' | 'logging';
 
 /** A top-level key stored in `config[field]`. */
@@ -287,6 +289,7 @@ const KEYS: readonly KeyEntry[] = [
   top('init_regions_parallelism', int(1, INIT_REGIONS_PARALLELISM_MAX), 'initRegionsParallelism'),
   top('max_in_flight_write_bytes', size(0), 'maxInFlightWriteBytes'),
   top('write_bytes_exhausted_policy', writePolicy, 'writeBytesExhaustedPolicy'),
+  top('max_concurrent_queries', int(0, 1_000_000), 'maxConcurrentQueries'),
   inSection('http', 'addr', address, 'addr'),
   inSection('http', 'timeout', duration, 'timeoutMs'),
   inSection('http', 'body_limit', size(0), 'bodyLimitBytes'),

@@ -106,6 +106,12 @@ export interface Config {
   maxInFlightWriteBytes: number;
   /** What a write does when the bound is reached: wait up to `waitMs` for room, or fail (429). */
   writeBytesExhaustedPolicy: WriteBytesExhaustedPolicy;
+  /**
+   * Queries (SQL, PromQL, remote read) running at once; past it a query is refused with 503 and
+   * `Retry-After`. 0 = unbounded (GreptimeDB's default); bounded here so a burst of heavy queries
+   * cannot take every shard's time and the router's memory.
+   */
+  maxConcurrentQueries: number;
   http: HttpConfig;
   storage: StorageConfig;
   wal: WalConfig;
@@ -124,6 +130,7 @@ export function defaultConfig(): Config {
     initRegionsParallelism: 16,
     maxInFlightWriteBytes: 512 * 1024 * 1024,
     writeBytesExhaustedPolicy: { kind: 'wait', waitMs: 10_000 },
+    maxConcurrentQueries: 32,
     http: {
       addr: '127.0.0.1:4000',
       timeoutMs: 0,

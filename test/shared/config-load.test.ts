@@ -51,6 +51,7 @@ init_regions_in_background = true
 init_regions_parallelism = 4
 max_in_flight_write_bytes = "1MiB"
 write_bytes_exhausted_policy = "wait(2s)"
+max_concurrent_queries = 7
 
 [http]
 addr = "0.0.0.0:5000"
@@ -92,6 +93,7 @@ level = "debug"
     initRegionsParallelism: 4,
     maxInFlightWriteBytes: 1024 * 1024,
     writeBytesExhaustedPolicy: { kind: 'wait', waitMs: 2000 },
+    maxConcurrentQueries: 7,
     http: {
       addr: '0.0.0.0:5000',
       timeoutMs: 90_000,
@@ -321,6 +323,7 @@ init_regions_in_background = false
 init_regions_parallelism = 16
 max_in_flight_write_bytes = "512MiB"
 write_bytes_exhausted_policy = "wait"
+max_concurrent_queries = 32
 
 [http]
 addr = "127.0.0.1:4000"

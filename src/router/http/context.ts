@@ -49,6 +49,8 @@ export interface Route {
   debug?: boolean;
   /** The protocol name used for ingest metrics and the 504-vs-408 timeout choice. */
   protocol?: string;
+  /** A query route: admitted by `max_concurrent_queries`. */
+  query?: boolean;
 }
 
 export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8'): HttpResponse {

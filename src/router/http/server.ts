@@ -20,6 +20,7 @@ import type { UserProvider } from '../auth/user-provider.js';
 import { errorResponse } from '../respond/error.js';
 import type { HttpResponse, Listener, RequestContext, Route } from './context.js';
 import { HttpStatusError } from './http-status-error.js';
+import { type QueryGate, TooManyQueries } from './query-gate.js';
 import { allowedOnApiServer, RouteTable } from './route-table.js';
 import type { WriteBytesLimiter } from './write-bytes-limiter.js';
 
@@ -45,6 +46,8 @@ export interface ServerDeps {
   userProvider: UserProvider | null;
   /** Bounds the summed body size of concurrent write (ingest) requests; null = unbounded. */
   writeLimiter?: WriteBytesLimiter | null;
+  /** Bounds the queries running at once; null = unbounded. */
+  queryGate?: QueryGate | null;
   /** Called once per answered request, for metrics. */
   onResponse?: (method: string, status: number, durationMs: number) => void;
 }
@@ -52,7 +55,7 @@ export interface ServerDeps {
 export interface RunningServer {
   mainPort: number;
   apiPort: number | null;
-  /** Stops accepting; in-flight requests finish. */
+  /** Stops accepting (new connections and new requests on open ones); in-flight requests finish. */
   close(): void;
   /** Requests currently being handled. */
   inFlight(): number;
@@ -69,11 +72,19 @@ export async function startHttpServer(deps: ServerDeps): Promise<RunningServer> 
   }
   const table = new RouteTable(deps.routes);
   let inFlight = 0;
+  let closed = false;
   const listenSockets: unknown[] = [];
 
   const makeApp = (listener: Listener): TemplatedApp => {
     const app = uWS.App();
     app.any('/*', (res, req) => {
+      if (closed) {
+        // Keep-alive connections outlive the listen socket: refuse what they send once closing.
+        res.cork(() => {
+          res.writeStatus('503 Service Unavailable').writeHeader('connection', 'close').end('server is shutting down');
+        });
+        return;
+      }
       inFlight++;
       handleRequest(res, req, listener, table, deps).finally(() => {
         inFlight--;
@@ -109,6 +120,7 @@ export async function startHttpServer(deps: ServerDeps): Promise<RunningServer> 
     mainPort,
     apiPort,
     close() {
+      closed = true;
       for (const s of listenSockets) uWS.us_listen_socket_close(s as never);
       listenSockets.length = 0;
     },
@@ -247,6 +259,7 @@ async function handleRequest(
     // Admission counts the body as received: it bounds the work (parsing, shard queues) that
     // concurrent writes hold, which is many times the raw size.
     if (route.protocol && deps.writeLimiter) release = await deps.writeLimiter.acquire(body.length, controller.signal);
+    if (route.query && deps.queryGate) release = deps.queryGate.admit(controller);
     if (route.decompress) body = decompress(body, headers.get('content-encoding'), limit);
 
     const ctx: RequestContext = {
@@ -275,7 +288,10 @@ async function handleRequest(
       return;
     }
     if (!(err instanceof DbError)) deps.log.error({ err, path }, 'request failed');
-    send(errorResponse(err, route.errorShape, Math.round(performance.now() - startMs)));
+    const response = errorResponse(err, route.errorShape, Math.round(performance.now() - startMs));
+    if (err instanceof TooManyQueries)
+      response.headers = { ...response.headers, 'retry-after': String(err.retryAfterSeconds) };
+    send(response);
   } finally {
     if (timer) clearTimeout(timer);
     release?.();

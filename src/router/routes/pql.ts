@@ -46,6 +46,7 @@ export function pqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
       methods: ['GET', 'POST'],
       pattern: '/v1/pql',
       errorShape: 'native',
+      query: true,
       handler: async (ctx) => {
         const url = ctx.query;
         for (const name of REQUIRED) {

@@ -307,10 +307,11 @@ async function buildInfo(): Promise<HttpResponse> {
 }
 
 export function promApiRoutes(deps: PromApiDeps, metrics: ServerMetrics): Route[] {
-  const route = (path: string, answer: (request: ApiRequest) => Promise<HttpResponse>): Route => ({
+  const route = (path: string, answer: (request: ApiRequest) => Promise<HttpResponse>, query = true): Route => ({
     methods: ['GET', 'POST'],
     pattern: `${PREFIX}/${path}`,
     errorShape: 'metricsapi',
+    query,
     handler: handler(deps, metrics, answer),
   });
   return [
@@ -320,8 +321,8 @@ export function promApiRoutes(deps: PromApiDeps, metrics: ServerMetrics): Route[
     route('label/:name/values', labelValuesHandler(deps)),
     route('series', series),
     route('metadata', metadataHandler(deps)),
-    route('format_query', formatQuery),
-    route('parse_query', parseQueryTree),
-    route('status/buildinfo', buildInfo),
+    route('format_query', formatQuery, false),
+    route('parse_query', parseQueryTree, false),
+    route('status/buildinfo', buildInfo, false),
   ];
 }

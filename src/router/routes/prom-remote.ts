@@ -129,6 +129,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
       methods: ['POST'],
       pattern: '/v1/metricsapi/read',
       errorShape: 'short',
+      query: true,
       handler: async (ctx): Promise<HttpResponse> => {
         if (ctx.user) checkPermission(ctx.user, 'read');
         try {

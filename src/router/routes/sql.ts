@@ -33,6 +33,7 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
       methods: ['GET', 'POST'],
       pattern: '/v1/sql',
       errorShape: 'native',
+      query: true,
       handler: async (ctx) => {
         // URL-only parameters are read by the query-string extractor, before the form body.
         const limit = limitOf(ctx.query);

@@ -1,7 +1,8 @@
 /**
  * Line-protocol bodies for the mixed bench: `mixp,core=C,host=host_N v=<float> <ns>`, 1,000 hosts
- * × 5 cores, so a body of 5,000 rows is one 10 s step of every series, and the clock starts 1 h
- * ago so that `[1h]` at the current time is full after 360 bodies.
+ * × 5 cores, so a body of 5,000 rows is one 10 s step of every series. The clock starts 46 h ago
+ * and queries look at its first hour (full after 360 bodies): a fast server writes tens of hours of
+ * steps in a run, and VictoriaMetrics silently drops samples more than 2 days in the future.
  *
  * How many steps a run needs depends on the server's speed (VictoriaMetrics may take 10,000
  * bodies, 2 GB if all were built up front), so a few templates are built before the run and each
@@ -13,6 +14,9 @@ export const HOSTS = 1000;
 const CORES = 5;
 export const ROWS_PER_BODY = HOSTS * CORES;
 const STEP_MS = 10_000;
+const START_AGO_MS = 46 * 3600_000;
+/** The time instant queries are evaluated at: the end of the first hour of steps. */
+export const queryTimeOf = (firstMs: number): number => firstMs + 3600_000;
 const TEMPLATES = 16;
 /** Nanosecond times of this era have 19 digits, so every step fits the template's slots. */
 const TIME_DIGITS = 19;
@@ -46,7 +50,7 @@ export class BodySource {
   private steps = 0;
 
   constructor(now = Date.now()) {
-    this.firstMs = Math.floor((now - 3600_000) / STEP_MS) * STEP_MS;
+    this.firstMs = Math.floor((now - START_AGO_MS) / STEP_MS) * STEP_MS;
   }
 
   /** The next step's body and its time (ms). Writers share one source, so steps never repeat. */

@@ -6,7 +6,7 @@
  * so its "SQL" phases run the same MetricsQL as its PromQL phases. ShoalDB keeps the table `mixp`
  * as the metric, its only float field `v` as the value (docs/metrics-storage.md). The SQL has no
  * time bound, as in the issue, so it reads every row sent so far while the [1h] queries read one
- * hour (1.8 M samples) from the start of the first query phase.
+ * hour (1.8 M samples): the first hour of steps, written during the warm-up.
  */
 import type { Target } from '../peers/targets.js';
 
@@ -33,7 +33,8 @@ function form(fields: Record<string, string>): Buffer {
   return Buffer.from(new URLSearchParams(fields).toString());
 }
 
-export function queryFor(target: Target, kind: QueryKind): Query {
+export function queryFor(target: Target, kind: QueryKind, timeMs: number): Query {
+  const time = String(timeMs / 1000);
   const base = target.healthUrl.replace(/\/health$/, '');
   if (target.name === 'shoaldb' && kind === 'sql') {
     const text = 'SELECT host, avg(v) FROM mixp GROUP BY host';
@@ -47,11 +48,11 @@ export function queryFor(target: Target, kind: QueryKind): Query {
   }
   if (target.name === 'shoaldb') {
     const text = 'avg by (host) (avg_over_time(mixp[1h]))';
-    const body = form({ query: text, timeout: '60s' });
+    const body = form({ query: text, time, timeout: '60s' });
     return { text, url: new URL(`${base}/v1/metricsapi/api/v1/query`), body, headers: FORM, groups: promGroups };
   }
   // nocache: the rollup cache would answer repeats of the same query from memory.
   const text = 'avg by (host) (avg_over_time(mixp_v[1h]))';
-  const body = form({ query: text, timeout: '60s', nocache: '1' });
+  const body = form({ query: text, time, timeout: '60s', nocache: '1' });
   return { text, url: new URL(`${base}/api/v1/query`), body, headers: FORM, groups: promGroups };
 }

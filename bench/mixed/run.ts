@@ -17,7 +17,7 @@ import http from 'node:http';
 import { postForAnswer } from '../http-client.js';
 import { median, quantile } from '../peers/stats.js';
 import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from '../peers/targets.js';
-import { BodySource, HOSTS } from './bodies.js';
+import { BodySource, HOSTS, queryTimeOf } from './bodies.js';
 import { type PhaseResult, runPhase } from './phase.js';
 import { type QueryKind, queryFor } from './queries.js';
 
@@ -42,8 +42,8 @@ const ms = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(1));
 const rate = (p: PhaseResult) => p.rows / p.seconds;
 
 /** One answer before measuring: a query that selects nothing would make every figure meaningless. */
-async function checkQuery(target: Target, kind: QueryKind): Promise<void> {
-  const q = queryFor(target, kind);
+async function checkQuery(target: Target, kind: QueryKind, timeMs: number): Promise<void> {
+  const q = queryFor(target, kind, timeMs);
   const agent = new http.Agent({ keepAlive: false });
   const t0 = performance.now();
   const answer = await postForAnswer(agent, q.url, q.body, q.headers);
@@ -70,10 +70,10 @@ async function runTarget(
     const checked = new Set<QueryKind>();
     for (const phase of PHASES) {
       if (phase.kind && !checked.has(phase.kind)) {
-        await checkQuery(target, phase.kind);
+        await checkQuery(target, phase.kind, queryTimeOf(bodies.firstMs));
         checked.add(phase.kind);
       }
-      const query = phase.kind ? queryFor(target, phase.kind) : undefined;
+      const query = phase.kind ? queryFor(target, phase.kind, queryTimeOf(bodies.firstMs)) : undefined;
       const r = await runPhase(target, bodies, writers, seconds, query, phase.inFlight);
       phases.push(r);
       const failures = r.failedWrites + r.failedQueries + r.failedProbes;

@@ -122,6 +122,7 @@ export class ShardCluster {
         memtable: config.memtable,
         segment: config.segment,
         querySliceMs: config.query.sliceMs,
+        queryShareUnderWrites: config.query.shareUnderWritesPercent / 100,
         logLevel: config.logging.level,
       };
       try {

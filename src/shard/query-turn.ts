@@ -21,12 +21,14 @@ export class QueryTurn {
   private readonly slice: TimeSlice;
 
   constructor(
-    sliceMs: number,
+    readonly sliceMs: number,
     cancel: SharedArrayBuffer | undefined,
     private readonly onCancelled: () => void,
+    /** How a slice ends: the shard's pacer, which holds queries back while writes arrive. */
+    readonly rest: (workedMs: number) => Promise<void>,
   ) {
     this.flag = cancel ? new Int32Array(cancel) : undefined;
-    this.slice = new TimeSlice(sliceMs, this.poll);
+    this.slice = new TimeSlice(sliceMs, this.poll, rest);
   }
 
   /** Throws once the router cancelled the query. */

@@ -9,11 +9,13 @@ import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
 import { runShardPlan } from '../query/sql/shard-exec.js';
 import { toWire } from '../shared/errors.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
+import { QueryPacer } from './query-pacer.js';
 import { QueryTurn } from './query-turn.js';
 import { ShardStore } from './store.js';
 
 let store: ShardStore | null = null;
 let querySliceMs = 5;
+let pacer = new QueryPacer(1);
 let queriesCancelled = 0;
 const countCancelled = (): void => {
   queriesCancelled++;
@@ -33,16 +35,18 @@ export default async function handle(task: ShardTask): Promise<ShardReply> {
         log = pino({ name: `shard-${task.config.shardId}`, level: task.config.logLevel });
         store = await ShardStore.open(task.config, log);
         querySliceMs = task.config.querySliceMs;
+        pacer = new QueryPacer(task.config.queryShareUnderWrites);
         return { ok: true, value: store.stats() };
       case 'write':
+        pacer.noteWrite();
         await requireStore().write(task.payloads);
         return { ok: true, value: null };
       case 'query': {
-        const turn = new QueryTurn(querySliceMs, task.cancel, countCancelled);
+        const turn = new QueryTurn(querySliceMs, task.cancel, countCancelled, pacer.rest);
         const source = turn.sliced(requireStore());
         if (task.lang === 'promql') {
           // Sample arrays go back transferred, not copied (Piscina's movable wrapper).
-          const answer = await runPromqlShardPlan(task.plan, source, turn.poll, querySliceMs);
+          const answer = await runPromqlShardPlan(task.plan, source, turn);
           const reply: ShardReply = { ok: true, value: answer.value };
           const movable = { [Piscina.transferableSymbol]: answer.transfer, [Piscina.valueSymbol]: reply };
           return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as ShardReply;

@@ -207,6 +207,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
     'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
   'query.slice_time':
     'Longest stretch a shard computes for one query before letting waiting writes and other queries run.',
+  'query.share_under_writes':
+    "Percent of a shard's time its queries may take while writes are arriving (1-100; 100 = no pacing).",
   'query.range_max_rows':
     'Most rows (time slots x BY groups) a RANGE/ALIGN query may produce, checked before allocating; 0 = unbounded.',
   'logging.level': 'Log level: fatal, error, warn, info, debug, trace, or silent (also "off").',
@@ -307,6 +309,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
   inSection('query', 'memory_limit', size(0), 'memoryLimitBytes'),
   inSection('query', 'slice_time', duration, 'sliceMs'),
+  inSection('query', 'share_under_writes', int(1, 100), 'shareUnderWritesPercent'),
   inSection('query', 'range_max_rows', int(0, 1_000_000_000_000), 'rangeMaxRows'),
   inSection('logging', 'level', oneOf(LOG_LEVELS), 'level'),
 ];

@@ -83,6 +83,11 @@ export interface QueryConfig {
    */
   sliceMs: number;
   /**
+   * Percent of a shard's thread its queries together may use while writes are arriving (1-100);
+   * the rest is left to writes and to the router that parses them. 100 = no pacing.
+   */
+  shareUnderWritesPercent: number;
+  /**
    * Most rows (time slots × BY groups) a RANGE ... ALIGN query may produce, counted before the
    * slots are allocated, in each shard and again for the FILL grid in the router; 0 = unbounded.
    */
@@ -144,7 +149,12 @@ export function defaultConfig(): Config {
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     memtable: { flushBytes: 64 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
-    query: { memoryLimitBytes: 1024 * 1024 * 1024, sliceMs: 5, rangeMaxRows: RANGE_MAX_ROWS_DEFAULT },
+    query: {
+      memoryLimitBytes: 1024 * 1024 * 1024,
+      sliceMs: 5,
+      shareUnderWritesPercent: 25,
+      rangeMaxRows: RANGE_MAX_ROWS_DEFAULT,
+    },
     logging: { level: 'info' },
   };
 }
@@ -159,5 +169,7 @@ export interface ShardConfig {
   segment: SegmentConfig;
   /** `query.slice_time`: see QueryConfig.sliceMs. */
   querySliceMs: number;
+  /** `query.share_under_writes` as a fraction in (0, 1]. */
+  queryShareUnderWrites: number;
   logLevel: string;
 }

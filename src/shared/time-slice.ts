@@ -10,9 +10,14 @@ import { yieldToEventLoop } from './yield.js';
 export class TimeSlice {
   private startMs = performance.now();
 
+  /**
+   * @param check throws to stop the work
+   * @param rest how to pause after a slice of `workedMs`; a turn of the event loop by default
+   */
   constructor(
     private readonly sliceMs: number,
     private readonly check: () => void = () => {},
+    private readonly rest: (workedMs: number) => Promise<void> = yieldToEventLoop,
   ) {}
 
   /** True once this slice of work is used up. */
@@ -21,8 +26,9 @@ export class TimeSlice {
   /** Throws if the work was stopped; yields to the event loop when the slice is used up. */
   async next(): Promise<void> {
     this.check();
-    if (!this.used()) return;
-    await yieldToEventLoop();
+    const workedMs = performance.now() - this.startMs;
+    if (workedMs < this.sliceMs) return;
+    await this.rest(workedMs);
     this.startMs = performance.now();
     this.check();
   }

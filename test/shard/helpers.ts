@@ -29,6 +29,7 @@ export function shardConfig(dir: string, overrides: Partial<Omit<ShardConfig, 'd
     memtable: { flushBytes: 256 * 1024 * 1024 },
     segment: { blockRows: 1024, compactionTrigger: 100 },
     querySliceMs: 5,
+    queryShareUnderWrites: 1,
     logLevel: 'silent',
     ...overrides,
   };

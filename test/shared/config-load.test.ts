@@ -107,7 +107,7 @@ level = "debug"
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
     memtable: { flushBytes: 1024 * 1024 },
     segment: { blockRows: 4096, compactionTrigger: 8 },
-    query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024, sliceMs: 5, rangeMaxRows: 5000 },
+    query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024, sliceMs: 5, shareUnderWritesPercent: 25, rangeMaxRows: 5000 },
     logging: { level: 'debug' },
   });
 });
@@ -352,6 +352,7 @@ compaction_trigger = 4
 [query]
 memory_limit = "1GiB"
 slice_time = "5ms"
+share_under_writes = 25
 range_max_rows = 1000000
 
 [logging]

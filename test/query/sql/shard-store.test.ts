@@ -22,6 +22,7 @@ function config(dir: string, shardId: number): ShardConfig {
     memtable: { flushBytes: 64 << 20 },
     segment: { blockRows: 4, compactionTrigger: 4 },
     querySliceMs: 5,
+    queryShareUnderWrites: 1,
     logLevel: 'silent',
   };
 }

@@ -35,16 +35,17 @@ async function partialOf(ev: Evaluator, node: AggregateExpr): Promise<EvalResult
   throw new PromqlError('internal', `aggregation ${node.op} has no partial form`);
 }
 
-/**
- * Runs one evaluation plan over this shard's data. `poll` throws once the router cancelled the
- * query (its shared cancel flag).
- */
-export async function runEvalPlan(
-  plan: EvalPlan,
-  scan: ScanSource,
-  poll?: () => void,
-  sliceMs?: number,
-): Promise<EvalAnswer> {
+/** How a shard stops and paces an evaluation (implemented by the shard's QueryTurn). */
+export interface EvalTurn {
+  /** Throws once the router cancelled the query. */
+  poll(): void;
+  sliceMs: number;
+  /** Pauses after a slice of `workedMs`. */
+  rest(workedMs: number): Promise<void>;
+}
+
+/** Runs one evaluation plan over this shard's data, in the shard's turn when given one. */
+export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalTurn): Promise<EvalAnswer> {
   const ctx: QueryContext = {
     source: new LocalSampleSource(scan, plan.selectors, plan.samplesMax),
     lookbackMs: plan.query.lookbackMs,
@@ -54,7 +55,7 @@ export async function runEvalPlan(
     queryEndMs: plan.query.endMs,
     queryStepMs: plan.query.stepMs,
     defaultSubqueryStepMs: plan.query.defaultSubqueryStepMs,
-    interrupt: new Interrupter(undefined, poll, sliceMs),
+    interrupt: turn ? new Interrupter(undefined, turn.poll, turn.sliceMs, turn.rest) : new Interrupter(undefined),
     samples: new SampleBudget(),
   };
   const ev = new Evaluator(ctx, plan.grid.startMs, plan.grid.endMs, plan.grid.intervalMs);

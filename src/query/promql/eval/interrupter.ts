@@ -32,11 +32,13 @@ export class Interrupter {
   /**
    * @param signal aborted when the query is cancelled or times out (router side)
    * @param poll throws when the query was cancelled by other means (a shard's cancel flag)
+   * @param rest how to pause after a slice of `workedMs` (a shard paces queries under writes)
    */
   constructor(
     private readonly signal: AbortSignal | undefined,
     private readonly poll: (() => void) | undefined = undefined,
     private readonly sliceMs = EVALUATION_SLICE_MS,
+    private readonly rest: (workedMs: number) => Promise<void> = yieldToEventLoop,
   ) {}
 
   /** Throws if the query was cancelled; never yields. */
@@ -48,8 +50,9 @@ export class Interrupter {
   /** Throws if cancelled, and yields to the event loop when this slice of work is used up. */
   async checkpoint(): Promise<void> {
     this.check();
-    if (performance.now() - this.sliceStartMs < this.sliceMs) return;
-    await yieldToEventLoop();
+    const workedMs = performance.now() - this.sliceStartMs;
+    if (workedMs < this.sliceMs) return;
+    await this.rest(workedMs);
     this.sliceStartMs = performance.now();
     this.check();
   }

@@ -5,7 +5,7 @@
 import { Internal } from '../../../shared/errors.js';
 import type { ScanSource } from '../../../shared/scan.js';
 import { transferOf } from '../distribute/eval-plan.js';
-import { runEvalPlan } from '../distribute/shard-eval.js';
+import { type EvalTurn, runEvalPlan } from '../distribute/shard-eval.js';
 import { selectLocal, selectLocalSeries } from './local-select.js';
 import { PROMQL_SHARD_PLAN_VERSION, type PromqlShardPlan } from './plan.js';
 
@@ -16,15 +16,13 @@ export interface PromqlShardAnswer {
 }
 
 /**
- * Runs one plan fragment over this shard's data. `poll` throws once the router cancelled the
- * query; evaluation checks it between units of work, and yields to the thread's other work every
- * `sliceMs` (scans pause on their own, see QueryTurn).
+ * Runs one plan fragment over this shard's data. `turn` (the shard's, see QueryTurn) stops the
+ * evaluation once the router cancelled the query and paces it in slices; scans pause on their own.
  */
 export async function runPromqlShardPlan(
   plan: unknown,
   source: ScanSource,
-  poll?: () => void,
-  sliceMs?: number,
+  turn?: EvalTurn,
 ): Promise<PromqlShardAnswer> {
   const p = plan as PromqlShardPlan;
   if (p?.version !== PROMQL_SHARD_PLAN_VERSION) throw new Internal('unsupported PromQL shard plan');
@@ -41,7 +39,7 @@ export async function runPromqlShardPlan(
     case 'series':
       return { value: await selectLocalSeries(source, p.select), transfer: [] };
     case 'eval': {
-      const answer = await runEvalPlan(p.eval, source, poll, sliceMs);
+      const answer = await runEvalPlan(p.eval, source, turn);
       return { value: answer, transfer: transferOf(answer) };
     }
     default:

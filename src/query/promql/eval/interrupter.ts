@@ -8,6 +8,7 @@
  * In a shard there is no AbortSignal: the router raises a shared flag instead (`cancel` in
  * src/shared/messages.ts), which `poll` reads.
  */
+import { TimeSlice } from '../../../shared/time-slice.js';
 import { PromqlError } from '../types.js';
 
 /** Work between two yields to the event loop. */
@@ -24,10 +25,8 @@ export function throwIfCancelled(signal: AbortSignal | undefined): void {
   throw new PromqlError('canceled', 'query was canceled in expression evaluation');
 }
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 export class Interrupter {
-  private sliceStartMs = performance.now();
+  private readonly slice: TimeSlice;
 
   /**
    * @param signal aborted when the query is cancelled or times out (router side)
@@ -37,9 +36,11 @@ export class Interrupter {
   constructor(
     private readonly signal: AbortSignal | undefined,
     private readonly poll: (() => void) | undefined = undefined,
-    private readonly sliceMs = EVALUATION_SLICE_MS,
-    private readonly rest: (workedMs: number) => Promise<void> = yieldToEventLoop,
-  ) {}
+    sliceMs = EVALUATION_SLICE_MS,
+    rest?: (workedMs: number) => Promise<void>,
+  ) {
+    this.slice = new TimeSlice(sliceMs, () => this.check(), rest);
+  }
 
   /** Throws if the query was cancelled; never yields. */
   check(): void {
@@ -48,12 +49,7 @@ export class Interrupter {
   }
 
   /** Throws if cancelled, and yields to the event loop when this slice of work is used up. */
-  async checkpoint(): Promise<void> {
-    this.check();
-    const workedMs = performance.now() - this.sliceStartMs;
-    if (workedMs < this.sliceMs) return;
-    await this.rest(workedMs);
-    this.sliceStartMs = performance.now();
-    this.check();
+  checkpoint(): Promise<void> {
+    return this.slice.next();
   }
 }

@@ -12,10 +12,16 @@ export const METRICS = FIELDS;
 const REGIONS = ['us-east-1', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1'];
 const STEP_MS = 10_000;
 
-export type WorkloadName = 'lp-wide' | 'lp-highcard' | 'lp-narrow' | 'rw-20' | 'rw-1' | 'tsdb';
+export type WorkloadName = 'lp-wide' | 'lp-highcard' | 'lp-churn' | 'lp-narrow' | 'rw-20' | 'rw-1' | 'tsdb';
 
 /** Hosts of the high-cardinality variant: 100,000 series of 10 fields. */
 export const HIGHCARD_HOSTS = 100_000;
+
+/**
+ * Steps (10 s each) after which the churn variant replaces all 1,000 hosts with new ones: a new
+ * set of series every 3 minutes of data, as pods of a redeployed service come with new names.
+ */
+export const CHURN_STEPS = 18;
 
 export interface Pool {
   name: WorkloadName;
@@ -61,24 +67,39 @@ function lineTags(h: number): string {
     .join(',');
 }
 
-/** 5,000 rows a request, 10 fields a row (measurement `cpu`), rows walking through `hosts`. */
-function lineprotoWide(samples: number, t0: number, hosts = HOSTS): Pool {
+/**
+ * 5,000 rows a request, 10 fields a row (measurement `cpu`), rows walking through `hosts`. With
+ * `churnSteps`, every that many steps the hosts are replaced by as many new ones.
+ */
+function lineprotoWide(samples: number, t0: number, hosts = HOSTS, churnSteps = 0): Pool {
   const rows = Math.ceil(samples / METRICS.length / 5000) * 5000;
-  const tags = Array.from({ length: hosts }, (_, h) => `cpu,${lineTags(h)} `);
+  const tags = new Map<number, string>();
+  const tagsOf = (h: number): string => {
+    let t = tags.get(h);
+    if (t === undefined) tags.set(h, (t = `cpu,${lineTags(h)} `));
+    return t;
+  };
   const bodies: Buffer[] = [];
   for (let r = 0; r < rows; r += 5000) {
     const lines: string[] = [];
     for (let i = r; i < r + 5000; i++) {
-      const ts = (t0 + Math.floor(i / hosts) * STEP_MS) * 1e6;
+      const step = Math.floor(i / hosts);
+      const generation = churnSteps > 0 ? Math.floor(step / churnSteps) : 0;
+      const ts = (t0 + step * STEP_MS) * 1e6;
       const fields = METRICS.map((m, f) => `${m}=${sampleValue(i * 10 + f)}`).join(',');
-      lines.push(`${tags[i % hosts]}${fields} ${ts}`);
+      lines.push(`${tagsOf(generation * hosts + (i % hosts))}${fields} ${ts}`);
     }
     bodies.push(Buffer.from(lines.join('\n')));
   }
   const lastMs = t0 + Math.floor((rows - 1) / hosts) * STEP_MS;
+  const steps = Math.ceil(rows / hosts);
+  const seen = churnSteps > 0 ? Math.ceil(steps / churnSteps) * hosts : hosts;
   return {
-    name: hosts === HOSTS ? 'lp-wide' : 'lp-highcard',
-    describe: `line protocol, 5,000 rows of 10 fields a request${hosts === HOSTS ? '' : `, ${hosts.toLocaleString('en-US')} hosts`}`,
+    name: churnSteps > 0 ? 'lp-churn' : hosts === HOSTS ? 'lp-wide' : 'lp-highcard',
+    describe:
+      churnSteps > 0
+        ? `line protocol, 5,000 rows of 10 fields a request, ${hosts.toLocaleString('en-US')} hosts replaced every ${churnSteps} steps (${seen.toLocaleString('en-US')} hosts in all)`
+        : `line protocol, 5,000 rows of 10 fields a request${hosts === HOSTS ? '' : `, ${hosts.toLocaleString('en-US')} hosts`}`,
     bodies,
     samples: rows * METRICS.length,
     tables: ['cpu'],
@@ -225,6 +246,8 @@ export function makePool(name: WorkloadName, samples: number, t0: number): Pool 
       return lineprotoWide(samples, t0);
     case 'lp-highcard':
       return lineprotoWide(samples, t0, HIGHCARD_HOSTS);
+    case 'lp-churn':
+      return lineprotoWide(samples, t0, HOSTS, CHURN_STEPS);
     case 'lp-narrow':
       return lineprotoNarrow(samples, t0);
     case 'rw-20':

@@ -3,7 +3,8 @@
  * VictoriaMetrics (when installed), each run on a fresh server, targets interleaved, stored
  * counts verified; prints samples/s, the ratio, peak RSS and /health latency during the load.
  *
- * Environment: BENCH_WORKLOADS (comma list of lp-wide, lp-highcard (100,000 hosts), lp-narrow,
+ * Environment: BENCH_WORKLOADS (comma list of lp-wide, lp-highcard (100,000 hosts), lp-churn (1,000
+ * hosts replaced every 3 minutes of data), lp-narrow,
  * rw-20, rw-1, tsdb; default all), BENCH_TARGETS (shoaldb,victoria-metrics), BENCH_REPS (default 2), BENCH_SCALE (multiplies
  * the pool sizes; default 1), BENCH_CONCURRENCY (requests in flight, default 4), BENCH_PROFILE_DIR
  * (CPU profiles of ShoalDB's threads, summarised at the end).
@@ -18,6 +19,7 @@ import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled
 const SAMPLES: Record<WorkloadName, number> = {
   'lp-wide': 10_000_000,
   'lp-highcard': 10_000_000,
+  'lp-churn': 10_000_000,
   'lp-narrow': 3_000_000,
   'rw-20': 10_000_000,
   'rw-1': 3_000_000,
@@ -88,7 +90,7 @@ async function runOnce(pool: Pool, target: Target, concurrency: number): Promise
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function main(): Promise<void> {
-  const workloads = (process.env.BENCH_WORKLOADS ?? 'lp-wide,lp-highcard,lp-narrow,rw-20,rw-1,tsdb').split(
+  const workloads = (process.env.BENCH_WORKLOADS ?? 'lp-wide,lp-highcard,lp-churn,lp-narrow,rw-20,rw-1,tsdb').split(
     ',',
   ) as WorkloadName[];
   const reps = Number(process.env.BENCH_REPS ?? 2);

@@ -97,7 +97,7 @@ function toChunk(
     if (valid.indexOf(ABSENT) >= 0) fillAbsent(values, valid, p.absentValue);
     return { kind, values, valid: valid.indexOf(0) < 0 ? undefined : valid };
   });
-  return { rowCount: n, vectors };
+  return { rowCount: n, vectors, seriesStarts: rows.markRows };
 }
 
 export function* scanTable(state: ShardState, request: ScanRequest): Generator<ScanChunk, void, void> {

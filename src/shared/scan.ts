@@ -46,6 +46,12 @@ export interface ScanRequest {
 export interface ScanChunk {
   rowCount: number;
   vectors: Vector[];
+  /**
+   * Rows where a series may begin, ascending, starting at 0: every other row continues the series
+   * of the row before it (the first may continue the previous chunk's). Lets readers that group by
+   * series skip comparing tags row by row. Absent: any row may start a series.
+   */
+  seriesStarts?: readonly number[] | undefined;
 }
 
 /** A store scans synchronously; the query code in a shard sees the sliced, asynchronous form. */

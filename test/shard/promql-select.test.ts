@@ -380,3 +380,27 @@ t.test('the router source resolves names, databases and fields against the catal
   t.same(await source.labelValues('__name__', [], 0, T0 * 2), ['cpu', 'http_requests_total', 'up']);
   t.same(await source.labelValues('job', [[{ name: '__name__', op: '=', value: 'up' }]], T0 + 1, T0 + 5000), ['api']);
 });
+
+t.test('µs and ns times convert to ms exactly without BigInt division, at and around ms boundaries', async (t) => {
+  const { timeReader } = await import('../../src/query/promql/store/local-select.js');
+  for (const [unit, per] of [
+    ['ns', 1_000_000n],
+    ['us', 1_000n],
+  ] as const) {
+    const values: bigint[] = [];
+    for (const ms of [0n, 1n, 999n, 1_700_000_000_000n, 4_102_444_800_000n, 9_007_199_254_740n]) {
+      for (const off of [0n, 1n, 127n, 128n, 129n, 255n, 256n, per / 2n, per - 1n]) values.push(ms * per + off);
+    }
+    for (let i = 0; i < 2000; i++) values.push(BigInt(Math.floor(Math.random() * 2 ** 52)) * 1000n + BigInt(i));
+    values.push(-1n, -per, -per - 1n, -1_700_000_000_000n * per - 5n);
+    const vector = { kind: 'i64' as const, values: BigInt64Array.from(values) };
+    const read = timeReader(vector, unit, values.length);
+    let wrong = 0;
+    values.forEach((v, i) => {
+      const q = v / per;
+      const floor = v < 0n && q * per !== v ? q - 1n : q;
+      if (read(i) !== Number(floor)) wrong++;
+    });
+    t.equal(wrong, 0, `${unit}: every one of ${values.length} times floors to its ms exactly`);
+  }
+});

@@ -94,7 +94,7 @@ interface OpenSeries {
 /** Reads the ms time of row i of a chunk's time vector. */
 type TimeReader = (i: number) => number;
 
-function timeReader(vector: Vector, unit: TimeUnit, n: number): TimeReader {
+export function timeReader(vector: Vector, unit: TimeUnit, n: number): TimeReader {
   const values = vector.values as BigInt64Array;
   if (unit === 'ms') {
     // Exact through the 32-bit words while |t| < 2^53 ms (year 285,000): no BigInt per row.
@@ -105,8 +105,22 @@ function timeReader(vector: Vector, unit: TimeUnit, n: number): TimeReader {
     const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
     return (i) => ((words[2 * i + 1] as number) * TWO_POW_32 + ((words[2 * i] as number) >>> 0)) * 1000;
   }
+  // µs and ns: a BigInt division per row costs more than the rest of the select. The remainder
+  // modulo `per` is exact from the two 32-bit words; the rest of the value is then a multiple of
+  // `per`, which the float quotient rounds to exactly while that quotient is below 2^50 (the
+  // float error is quotient × 2^-53). Negative or farther times, rare, take the BigInt path.
   const per = UNITS_PER_MS[unit];
-  return (i) => Number(floorDiv(values[i] as bigint, per));
+  const perNum = Number(per);
+  const wordRem = TWO_POW_32 % perNum;
+  const hiMax = Math.min(2 ** 31, (2 ** 50 * perNum) / TWO_POW_32);
+  const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
+  return (i) => {
+    const hi = words[2 * i + 1] as number;
+    if (hi < 0 || hi >= hiMax) return Number(floorDiv(values[i] as bigint, per));
+    const lo = (words[2 * i] as number) >>> 0;
+    const rem = ((((hi % perNum) * wordRem) % perNum) + (lo % perNum)) % perNum;
+    return Math.round((hi * TWO_POW_32 + lo - rem) / perNum);
+  };
 }
 
 /** Reads row i of the value vector as a float64 (64-bit integers round as Prometheus would). */
@@ -182,12 +196,18 @@ async function selectTable(
     const valid = valueVector.valid;
     const tagVectors = chunk.vectors.slice(2).map((v) => v.values as Array<string | null>);
     if (withSamples) arena.reserve(n);
-    for (let i = 0; i < n; i++) {
-      // Rows come grouped by series, and two series never share every tag value.
+    // Series change only where the scan says one may start (else at any row: check them all).
+    const starts = chunk.seriesStarts;
+    const segments = starts !== undefined && starts[0] === 0 ? starts : null;
+    const segmentCount = segments ? segments.length : n;
+    for (let s = 0; s < segmentCount; s++) {
+      const from = segments ? (segments[s] as number) : s;
+      const to = segments ? (s + 1 < segments.length ? (segments[s + 1] as number) : n) : s + 1;
+      // Two series never share every tag value, so equal tags mean the same series goes on.
       let changed = previousTags === null;
       if (!changed) {
         for (let k = 0; k < tagVectors.length; k++) {
-          if ((tagVectors[k] as Array<string | null>)[i] !== (previousTags as Array<string | null>)[k]) {
+          if ((tagVectors[k] as Array<string | null>)[from] !== (previousTags as Array<string | null>)[k]) {
             changed = true;
             break;
           }
@@ -195,15 +215,17 @@ async function selectTable(
       }
       if (changed) {
         close();
-        open = { labels: labelsOf(table, tagVectors, i), start: arena.count };
-        previousTags = tagVectors.map((v) => v[i] ?? null);
+        open = { labels: labelsOf(table, tagVectors, from), start: arena.count };
+        previousTags = tagVectors.map((v) => v[from] ?? null);
       }
-      if (valid && valid[i] === 0) continue;
-      openHasSample = true;
-      if (!withSamples) continue;
-      arena.t[arena.count] = readTime(i);
-      arena.v[arena.count] = readValue(i);
-      arena.count++;
+      for (let i = from; i < to; i++) {
+        if (valid && valid[i] === 0) continue;
+        openHasSample = true;
+        if (!withSamples) break;
+        arena.t[arena.count] = readTime(i);
+        arena.v[arena.count] = readValue(i);
+        arena.count++;
+      }
     }
   }
   close();

@@ -15,6 +15,7 @@ import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { debugRoutes } from './routes/debug.js';
+import { debugProfRoutes } from './routes/debug-prof.js';
 import { hecRoutes } from './routes/hec.js';
 import { lineprotoRoutes } from './routes/lineproto.js';
 import { lokiRoutes } from './routes/loki.js';
@@ -28,6 +29,7 @@ import { promRemoteRoutes } from './routes/prom-remote.js';
 import { sqlRoutes } from './routes/sql.js';
 import { sqlToolRoutes } from './routes/sql-tools.js';
 import { ShardCluster } from './shards.js';
+import { TracingSwitch } from './tracing-switch.js';
 
 /** How long `stop` waits for in-flight requests before closing shards anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -52,7 +54,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     () => cluster.stats(),
     () => catalog.listDatabases().length,
   );
-  const trace = { enabled: false };
+  const trace = new TracingSwitch(config.tracing, cluster, log);
   const routes = [
     ...adminRoutes(config, metrics),
     ...debugRoutes(
@@ -62,6 +64,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       },
       trace,
     ),
+    ...debugProfRoutes(config, cluster, log),
     ...sqlRoutes(
       {
         catalog,
@@ -75,7 +78,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics),
     ...lokiRoutes({ ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
-    ...hecRoutes(ingest, metrics),
+    ...hecRoutes(ingest, metrics, config.hec),
     ...opentsdbRoutes(
       {
         ingest,
@@ -105,12 +108,23 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       metrics.httpDuration.observe({ method }, durationMs / 1000);
     },
   });
+  trace.setMainAddress(config.http.addr.slice(0, config.http.addr.lastIndexOf(':')), server.mainPort);
+  if (config.tracing.enabled) {
+    const startTracing = (): Promise<void> =>
+      trace.set(true).catch((err: unknown) => log.error({ err: String(err) }, 'tracing could not start'));
+    // Before "listening" when the shards are open already, so the first request is traced;
+    // otherwise once they have recovered (tracing needs every shard).
+    if (config.initRegionsInBackground) void recovered.then(startTracing, () => undefined);
+    else await startTracing();
+  }
   log.info({ mainPort: server.mainPort, apiPort: server.apiPort, dataHome: config.storage.dataHome }, 'listening');
 
   return {
     mainPort: server.mainPort,
     apiPort: server.apiPort,
     async stop() {
+      // Before closing the listener: with `endpoint = "self"` the last spans are exported to it.
+      await trace.set(false).catch((err: unknown) => log.warn({ err: String(err) }, 'tracing stop failed'));
       server.close();
       // Queries are cancelled rather than waited for: their answers are no longer wanted, and a
       // heavy one could outlast the drain. Writes in flight finish, so nothing acknowledged is lost.

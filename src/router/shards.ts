@@ -7,17 +7,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Context, type Link, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Config, ShardConfig } from '../shared/config.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
+import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
 const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
 
 interface PendingWrite {
   payload: Uint8Array;
+  /** The request's trace context while tracing is on, else null. */
+  traceContext: Context | null;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -40,15 +44,37 @@ class Shard {
     readonly pool: Piscina,
   ) {}
 
-  async run<T>(task: ShardTask, transferList?: ArrayBuffer[]): Promise<T> {
-    const reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
-    if (!reply.ok) throw fromWire(reply.error);
-    return reply.value;
+  /**
+   * Runs one task. With a span (tracing on), the task carries its traceparent so the shard's spans
+   * join the request's trace, and the span ends when the shard answers.
+   */
+  async run<T>(task: ShardTask, transferList?: ArrayBuffer[], span: Span | null = null): Promise<T> {
+    if (span !== null && (task.op === 'write' || task.op === 'query'))
+      task.trace = { traceparent: traceparentOf(span) };
+    try {
+      const reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
+      if (!reply.ok) throw fromWire(reply.error);
+      endSpan(span);
+      return reply.value;
+    } catch (err) {
+      endSpan(span, err);
+      throw err;
+    }
+  }
+
+  /** The router-side span of a task sent to this shard; null when tracing is off or nothing traced is active. */
+  taskSpan(op: string, parent?: Context, links?: Link[]): Span | null {
+    if (!isTracing()) return null;
+    return startSpan(
+      `shard-task ${op}`,
+      { 'shoaldb.shard.id': this.id },
+      { kind: SpanKind.CLIENT, parent, ...(links && links.length > 0 ? { links } : {}) },
+    );
   }
 
   write(payload: Uint8Array): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ payload, resolve, reject });
+      this.pending.push({ payload, traceContext: activeTraceContext(), resolve, reject });
       if (!this.writing) void this.drain();
     });
   }
@@ -68,6 +94,7 @@ class Shard {
         await this.run<void>(
           { op: 'write', payloads },
           payloads.map((p) => p.buffer as ArrayBuffer),
+          this.groupSpan(group),
         );
         for (const g of group) g.resolve();
       } catch (err) {
@@ -75,6 +102,25 @@ class Shard {
       }
     }
     this.writing = false;
+  }
+
+  /**
+   * One group commit serves several requests: its span is a child of the first traced one and
+   * links the others, so each request's trace still leads to the WAL write that made it durable.
+   */
+  private groupSpan(group: PendingWrite[]): Span | null {
+    if (!isTracing()) return null;
+    const traced = group.filter((g) => g.traceContext !== null);
+    const first = traced[0];
+    if (first === undefined) return null;
+    const links: Link[] = [];
+    for (const g of traced.slice(1)) {
+      const linked = trace.getSpanContext(g.traceContext as Context);
+      if (linked) links.push({ context: linked });
+    }
+    const span = this.taskSpan('write', first.traceContext as Context, links);
+    span?.setAttribute('shoaldb.write.payloads', group.length);
+    return span;
   }
 }
 
@@ -168,7 +214,15 @@ export class ShardCluster {
   async query<T>(lang: 'sql' | 'promql', plan: unknown, signal?: AbortSignal): Promise<T[]> {
     for (const s of this.shards) this.requireReady(s);
     const cancel = new SharedArrayBuffer(4);
-    const run = Promise.all(this.shards.map((s) => s.run<T>({ op: 'query', lang, plan, cancel })));
+    const run = Promise.all(
+      this.shards.map((s) =>
+        s.run<T>(
+          { op: 'query', lang, plan, cancel },
+          undefined,
+          s.taskSpan(lang === 'sql' ? 'query sql' : 'query promql'),
+        ),
+      ),
+    );
     if (!signal) return run;
     const flag = new Int32Array(cancel);
     return new Promise<T[]>((resolve, reject) => {
@@ -201,6 +255,15 @@ export class ShardCluster {
         return s.run<ShardStats>({ op: 'stats' });
       }),
     );
+  }
+
+  /**
+   * Starts (endpoint set) or stops (null) every shard's tracer provider. Stopping resolves after
+   * each shard exported what it had queued.
+   */
+  async setTracing(endpoint: string | null, sampleRatio: number): Promise<void> {
+    for (const s of this.shards) this.requireReady(s);
+    await Promise.all(this.shards.map((s) => s.run({ op: 'tracing', endpoint, sampleRatio, shardId: s.id })));
   }
 
   allReady(): boolean {

@@ -10,6 +10,7 @@
  * open); after it, the output is live and the inputs are orphans. Never both, never neither.
  */
 
+import { BACKGROUND_SPAN, endSpan, startSpan, withSpan } from '../shared/tracing/active-tracer.js';
 import { unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import { type FieldSpec, sortSpecs, specKey } from './merge/part.js';
@@ -36,8 +37,21 @@ export function tablesToCompact(state: ShardState, minSegments: number): number[
   return out;
 }
 
-/** Compacts every live segment of one table into one. */
+/** Compacts every live segment of one table into one; a root span of its own while tracing. */
 export async function compactTable(state: ShardState, tableId: number): Promise<void> {
+  const span = startSpan('shard.compaction', undefined, BACKGROUND_SPAN);
+  if (span === null) return compactSegments(state, tableId);
+  span.setAttributes({ 'shoaldb.shard.id': state.config.shardId, 'shoaldb.table.id': tableId });
+  try {
+    await withSpan(span, () => compactSegments(state, tableId));
+  } catch (err) {
+    endSpan(span, err);
+    throw err;
+  }
+  endSpan(span);
+}
+
+async function compactSegments(state: ShardState, tableId: number): Promise<void> {
   await state.checkpoint();
   const inputs = (state.segments.get(tableId) ?? []).slice();
   if (inputs.length < 2 || state.brokenTables.has(tableId) || state.dropped.has(tableId)) return;

@@ -9,9 +9,12 @@ import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
 import { runShardPlan } from '../query/sql/shard-exec.js';
 import { toWire } from '../shared/errors.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
+import { endSpan, withSpan } from '../shared/tracing/active-tracer.js';
+import { runProfileTask } from './profiling.js';
 import { QueryPacer } from './query-pacer.js';
 import { QueryTurn } from './query-turn.js';
 import { ShardStore } from './store.js';
+import { switchShardTracing, taskSpan } from './tracing.js';
 
 let store: ShardStore | null = null;
 let querySliceMs = 5;
@@ -29,6 +32,15 @@ function requireStore(): ShardStore {
 }
 
 export default async function handle(task: ShardTask): Promise<ShardReply> {
+  // Only writes and queries carry a trace, and only while tracing is on; the rest pay one compare.
+  const span = task.op === 'write' || task.op === 'query' ? taskSpan(task.op, task.trace) : null;
+  if (span === null) return handleTask(task);
+  const reply = await withSpan(span, () => handleTask(task));
+  endSpan(span, reply.ok === false ? reply.error.message : undefined);
+  return reply;
+}
+
+async function handleTask(task: ShardTask): Promise<ShardReply> {
   try {
     switch (task.op) {
       case 'open':
@@ -67,6 +79,13 @@ export default async function handle(task: ShardTask): Promise<ShardReply> {
       case 'log-level':
         log.level = task.level;
         return { ok: true, value: null };
+      case 'tracing':
+        await switchShardTracing(task.endpoint, task.sampleRatio, task.shardId);
+        return { ok: true, value: null };
+      case 'profile-start':
+      case 'profile-read':
+      case 'profile-stop':
+        return { ok: true, value: await runProfileTask(task) };
       case 'close':
         if (store) await store.close();
         store = null;

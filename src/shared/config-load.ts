@@ -123,6 +123,30 @@ const nonEmptyString: Kind<string> = {
   toToml: (value) => value,
 };
 
+/** `tracing.endpoint`: "" (none), "self" (our own listener) or an http(s) URL. */
+function parseTraceEndpoint(text: string): string | undefined {
+  if (text === '' || text === 'self') return text;
+  return /^https?:\/\/[^\s/]+(\/\S*)?$/.test(text) ? text : undefined;
+}
+
+const traceEndpoint: Kind<string> = {
+  expected: '"", "self" or an http(s) URL',
+  fromToml: (raw) => (typeof raw === 'string' ? parseTraceEndpoint(raw) : undefined),
+  fromEnv: parseTraceEndpoint,
+  toToml: (value) => value,
+};
+
+/** A fraction from 0 to 1 (TOML integer or float). */
+const ratio: Kind<number> = {
+  expected: 'a number from 0 to 1',
+  fromToml: (raw) => (typeof raw === 'number' && raw >= 0 && raw <= 1 ? raw : undefined),
+  fromEnv: (text) => {
+    const n = text.trim() === '' ? Number.NaN : Number(text);
+    return n >= 0 && n <= 1 ? n : undefined;
+  },
+  toToml: (value) => value,
+};
+
 function oneOf<T extends string>(values: readonly T[]): Kind<T> {
   const pick = (raw: unknown): T | undefined => values.find((value) => value === raw);
   return {
@@ -211,7 +235,16 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
     "Percent of a shard's time its queries may take while writes are arriving (1-100; 100 = no pacing).",
   'query.range_max_rows':
     'Most rows (time slots x BY groups) a RANGE/ALIGN query may produce, checked before allocating; 0 = unbounded.',
+  'hec.ack_enabled':
+    'Splunk HEC indexer acknowledgement: writes need a channel and get an ackId; /ack reports durability.',
+  'hec.ack_max_channels': 'Acknowledgement channels remembered at once; past it a new channel gets 503 (code 9).',
+  'hec.ack_max_pending_per_channel': 'Unreported ackIds of one channel; past it its writes get 503 (code 9).',
+  'hec.ack_max_pending': 'Unreported ackIds over all channels; past it writes with a channel get 503 (code 9).',
   'logging.level': 'Log level: fatal, error, warn, info, debug, trace, or silent (also "off").',
+  'tracing.endpoint': 'OTLP/HTTP traces URL for self-tracing; "" = none, "self" = this server\'s /v1/otlp/v1/traces.',
+  'tracing.enabled': 'Trace from start-up; POST /debug/enable_trace switches it at run time.',
+  'tracing.sample_ratio': 'Fraction of new traces recorded (0-1).',
+  'debug.heap_profiling': 'Sample heap allocations from start-up, as POST /debug/prof/mem/activate does.',
 };
 
 function entry<T>(
@@ -252,7 +285,7 @@ type TopField =
   | 'maxInFlightWriteBytes'
   | 'writeBytesExhaustedPolicy'
   | 'maxConcurrentQueries';
-type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'query' | 'logging';
+type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'query' | 'hec' | 'logging' | 'tracing' | 'debug';
 
 /** A top-level key stored in `config[field]`. */
 function top<F extends TopField>(key: string, kind: Kind<Config[F]>, field: F): KeyEntry {
@@ -311,7 +344,15 @@ const KEYS: readonly KeyEntry[] = [
   inSection('query', 'slice_time', duration, 'sliceMs'),
   inSection('query', 'share_under_writes', int(1, 100), 'shareUnderWritesPercent'),
   inSection('query', 'range_max_rows', int(0, 1_000_000_000_000), 'rangeMaxRows'),
+  inSection('hec', 'ack_enabled', bool, 'ackEnabled'),
+  inSection('hec', 'ack_max_channels', int(1, 100_000_000), 'ackMaxChannels'),
+  inSection('hec', 'ack_max_pending_per_channel', int(1, 100_000_000), 'ackMaxPendingPerChannel'),
+  inSection('hec', 'ack_max_pending', int(1, 1_000_000_000), 'ackMaxPending'),
   inSection('logging', 'level', oneOf(LOG_LEVELS), 'level'),
+  inSection('tracing', 'endpoint', traceEndpoint, 'endpoint'),
+  inSection('tracing', 'enabled', bool, 'enabled'),
+  inSection('tracing', 'sample_ratio', ratio, 'sampleRatio'),
+  inSection('debug', 'heap_profiling', bool, 'heapProfiling'),
 ];
 
 const KEYS_BY_NAME = new Map(KEYS.map((key) => [key.key, key]));
@@ -480,9 +521,10 @@ export function loadConfig(
 }
 
 /**
- * The effective configuration as TOML, for `GET /config`: top-level scalars, then `[http]`,
- * `[storage]`, `[wal]`, `[memtable]`, `[segment]`, `[logging]`. Durations are humantime strings,
- * sizes `"64MiB"`-style, an unset `user_provider` is omitted and an inline one is redacted.
+ * The effective configuration as TOML, for `GET /config`: top-level scalars, then one section
+ * after another in key order (`[http]` ... `[logging]`, `[tracing]`, `[debug]`). Durations are
+ * humantime strings, sizes `"64MiB"`-style, an unset `user_provider` is omitted and an inline one
+ * is redacted.
  */
 export function configToToml(config: Config): string {
   const doc: Record<string, unknown> = {};

@@ -27,8 +27,24 @@ export const RANGE_MAX_ROWS_DEFAULT = 1_000_000;
  */
 export const STRING_RESULT_CHARS_MAX = 2 ** 28;
 
+/**
+ * Spans one thread (the router, or one shard) may hold awaiting export. The SDK's default of 2048
+ * drops a burst (a busy second makes several spans per request); past this one spans are dropped
+ * rather than letting a slow collector grow memory without bound (~1 KiB per span).
+ */
+export const TRACE_QUEUE_SPANS_MAX = 32_768;
+
+/** Spans per OTLP export request: big enough to keep up with the queue, small enough for body limits. */
+export const TRACE_EXPORT_BATCH_SPANS = 2048;
+
 /** Log levels accepted by `logging.level`: pino's names, plus `off` (GreptimeDB's spelling of `silent`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', 'off'] as const;
+
+/**
+ * Most ids one Splunk HEC `/ack` query may name: the answer holds one entry per id, so this bounds
+ * it the way the body limit bounds the question. A client asks for its pending ids, far fewer.
+ */
+export const HEC_ACK_QUERY_IDS_MAX = 1_000_000;
 
 export type WalSyncMode = 'fsync' | 'none';
 
@@ -94,8 +110,30 @@ export interface QueryConfig {
   rangeMaxRows: number;
 }
 
+/** Splunk HEC indexer acknowledgement (docs/logs-ingest.md); an unreported id costs ~30 bytes. */
+export interface HecConfig {
+  /** Writes need a data channel and answer with an `ackId`; `/ack` reports which are durable. */
+  ackEnabled: boolean;
+  /** Channels remembered at once; a new one past it (and no idle one to drop) gets 503. */
+  ackMaxChannels: number;
+  /** Unreported ids of one channel, requests being written included; past it 503. */
+  ackMaxPendingPerChannel: number;
+  /** Unreported ids over all channels; past it (and no idle channel to drop) 503. */
+  ackMaxPending: number;
+}
+
 export interface LoggingConfig {
   level: string;
+}
+
+/** Self-tracing (docs/tracing.md): where spans go and whether tracing starts switched on. */
+export interface TracingConfig {
+  /** OTLP/HTTP protobuf traces URL; "" = none (enabling answers 503), "self" = our own main listener. */
+  endpoint: string;
+  /** Switched on at start-up; `POST /debug/enable_trace` switches it at run time. */
+  enabled: boolean;
+  /** Fraction (0-1) of new traces recorded; a child follows its parent's decision. */
+  sampleRatio: number;
 }
 
 export interface Config {
@@ -123,7 +161,16 @@ export interface Config {
   memtable: MemtableConfig;
   segment: SegmentConfig;
   query: QueryConfig;
+  hec: HecConfig;
   logging: LoggingConfig;
+  tracing: TracingConfig;
+  debug: DebugConfig;
+}
+
+/** Profiling switches (/debug/prof, docs/profiling.md). */
+export interface DebugConfig {
+  /** Sample live heap allocations in every thread from start-up, as /debug/prof/mem/activate does. */
+  heapProfiling: boolean;
 }
 
 /** Every default in one place; `config/shoaldb.example.toml` must stay equal to it (a test checks). */
@@ -155,7 +202,10 @@ export function defaultConfig(): Config {
       shareUnderWritesPercent: 25,
       rangeMaxRows: RANGE_MAX_ROWS_DEFAULT,
     },
+    hec: { ackEnabled: false, ackMaxChannels: 10_000, ackMaxPendingPerChannel: 100_000, ackMaxPending: 1_000_000 },
     logging: { level: 'info' },
+    tracing: { endpoint: '', enabled: false, sampleRatio: 1 },
+    debug: { heapProfiling: false },
   };
 }
 

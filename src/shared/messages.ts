@@ -6,6 +6,7 @@
 
 import type { ShardConfig } from './config.js';
 import type { WireError } from './errors.js';
+import type { ProfileKind } from './thread-profiler.js';
 
 export type ShardTask =
   /** First task of every shard: open (recover) the storage under config.dir. */
@@ -15,19 +16,33 @@ export type ShardTask =
    * together, made durable with one fsync, then applied to the memtable in order. The router keeps
    * one write task in flight per shard, which is what keeps writes ordered.
    */
-  | { op: 'write'; payloads: Uint8Array[] }
+  | { op: 'write'; payloads: Uint8Array[]; trace?: ShardTraceContext | undefined }
   /**
    * A query plan fragment; its shape belongs to the query layer (see src/query). `cancel` is a
    * shared 4-byte flag the router sets to 1 when the request times out or its client goes away;
    * the shard checks it between scan chunks, so a cancelled query stops using the shard's CPU.
    */
-  | { op: 'query'; lang: 'sql' | 'promql'; plan: unknown; cancel?: SharedArrayBuffer | undefined }
+  | {
+      op: 'query';
+      lang: 'sql' | 'promql';
+      plan: unknown;
+      cancel?: SharedArrayBuffer | undefined;
+      trace?: ShardTraceContext | undefined;
+    }
   | { op: 'flush' }
   | { op: 'compact' }
   /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */
   | { op: 'drop'; tableIds: number[] }
+  /** Starts (endpoint set) or stops (null: exports what is queued first) the shard's own tracer provider. */
+  | { op: 'tracing'; endpoint: string | null; sampleRatio: number; shardId: number }
   | { op: 'stats' }
   | { op: 'log-level'; level: string }
+  /** Starts V8's CPU profiler (interval in µs) or heap sampling (interval in bytes) in the shard's isolate. */
+  | { op: 'profile-start'; kind: ProfileKind; samplingInterval: number }
+  /** Heap only: replies with the live sampled allocations so far; sampling goes on. */
+  | { op: 'profile-read'; kind: 'heap' }
+  /** `cpu`: stops and replies with the V8 CPU profile; `heap`: stops sampling and replies null. */
+  | { op: 'profile-stop'; kind: ProfileKind }
   | { op: 'close' };
 
 export type ShardReply<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
@@ -58,4 +73,13 @@ export interface ShardStats {
     cuts: string[];
     durationMs: number;
   };
+}
+
+/**
+ * The router span a task was sent under, present only while tracing is on: the shard starts its
+ * spans as children of it, so one request's spans in every thread share one trace.
+ */
+export interface ShardTraceContext {
+  /** W3C `00-<trace id>-<span id>-<flags>`. */
+  traceparent: string;
 }

@@ -69,7 +69,8 @@ t.test('log level changes at run time and bad filters are refused', async (t) =>
 });
 
 t.test('the trace switch answers in text and refuses anything but true/false', async (t) => {
-  const server = await startServer();
+  // Switching on needs somewhere to export (without one it is 503, see self-tracing.test.ts).
+  const server = await startServer({ extraToml: '[tracing]\nendpoint = "self"' });
   t.teardown(() => server.stop());
   const on = await fetch(`${server.url}/debug/enable_trace`, { method: 'POST', body: 'true' });
   t.equal(await on.text(), 'trace enabled');

@@ -81,8 +81,19 @@ compaction_trigger = 8
 memory_limit = "2GiB"
 range_max_rows = 5000
 
+[hec]
+ack_enabled = true
+ack_max_channels = 5
+
 [logging]
 level = "debug"
+
+[tracing]
+endpoint = "http://collector:4318/v1/traces"
+sample_ratio = 0.5
+
+[debug]
+heap_profiling = true
 `,
   );
   t.same(warnings, []);
@@ -108,7 +119,10 @@ level = "debug"
     memtable: { flushBytes: 1024 * 1024 },
     segment: { blockRows: 4096, compactionTrigger: 8 },
     query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024, sliceMs: 5, shareUnderWritesPercent: 25, rangeMaxRows: 5000 },
+    hec: { ackEnabled: true, ackMaxChannels: 5, ackMaxPendingPerChannel: 100_000, ackMaxPending: 1_000_000 },
     logging: { level: 'debug' },
+    tracing: { endpoint: 'http://collector:4318/v1/traces', enabled: false, sampleRatio: 0.5 },
+    debug: { heapProfiling: true },
   });
 });
 
@@ -241,6 +255,11 @@ t.test('names the dotted key and the bad value for every invalid file value', as
       'invalid value for segment.compaction_trigger: 1 (expected an integer from 2 to 1024)',
     ],
     ['[logging]\nlevel = "loud"', 'invalid value for logging.level: "loud" (expected one of "fatal", "error"'],
+    [
+      '[tracing]\nendpoint = "collector:4318"',
+      'invalid value for tracing.endpoint: "collector:4318" (expected "", "self"',
+    ],
+    ['[tracing]\nsample_ratio = 2', 'invalid value for tracing.sample_ratio: 2 (expected a number from 0 to 1)'],
     ['http = 5', 'invalid value for http: 5 (expected a [http] table)'],
     ['[http]\naddr = ["127.0.0.1:4000"]', 'invalid value for http.addr: ["127.0.0.1:4000"]'],
   ];
@@ -355,8 +374,22 @@ slice_time = "5ms"
 share_under_writes = 25
 range_max_rows = 1000000
 
+[hec]
+ack_enabled = false
+ack_max_channels = 10000
+ack_max_pending_per_channel = 100000
+ack_max_pending = 1000000
+
 [logging]
 level = "info"
+
+[tracing]
+endpoint = ""
+enabled = false
+sample_ratio = 1
+
+[debug]
+heap_profiling = false
 `,
   );
   t.notMatch(text, /user_provider/, 'an unset user_provider is omitted');

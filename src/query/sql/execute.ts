@@ -7,6 +7,7 @@
  *            | SELECT → planQuery → env.scatter (shards run runShardPlan) → mergeShardResults
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { endSpan, startSpan } from '../../shared/tracing/active-tracer.js';
 import { executeAdmin } from './admin.js';
 import { executeAlter } from './alter.js';
 import type { Query, Statement } from './ast.js';
@@ -45,13 +46,28 @@ function checkAborted(session: SqlSession): void {
 
 /** Executes every statement of `sql`, in order, against `env`. */
 export async function executeSql(sql: string, session: SqlSession, env: SqlEnv): Promise<StatementResult[]> {
-  const statements = parseSql(sql);
+  const statements = tracedParse(sql);
   const results: StatementResult[] = [];
   for (const statement of statements) {
     checkAborted(session);
     results.push(await executeStatement(statement, session, env));
   }
   return results;
+}
+
+/** parseSql under a `sql.parse` span while tracing; a plain call otherwise. */
+function tracedParse(sql: string): Statement[] {
+  const span = startSpan('sql.parse');
+  if (span === null) return parseSql(sql);
+  try {
+    const statements = parseSql(sql);
+    span.setAttribute('sql.statements', statements.length);
+    endSpan(span);
+    return statements;
+  } catch (err) {
+    endSpan(span, err);
+    throw err;
+  }
 }
 
 function nowNanos(): bigint {

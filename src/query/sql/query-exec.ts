@@ -15,6 +15,7 @@
 
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { TimeSlice } from '../../shared/time-slice.js';
+import { endSpan, startSpan, withSpan } from '../../shared/tracing/active-tracer.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
 import { planError } from './coercion.js';
@@ -449,7 +450,15 @@ async function runSelect(query: Query, select: Select, ctx: QueryContext, given?
     }
     hooks.subqueries = resolutions;
   }
-  const plan = planSelect(query, select, input, ctx.session, ctx.now, hooks);
+  const planSpan = startSpan('sql.plan');
+  let plan: SelectPlan;
+  try {
+    plan = planSelect(query, select, input, ctx.session, ctx.now, hooks);
+  } catch (err) {
+    endSpan(planSpan, err);
+    throw err;
+  }
+  endSpan(planSpan);
   if (resolutions && !select.from && resolutions.emptiesSelectWithoutFrom(select)) {
     return { columns: plan.columns, rows: [] };
   }
@@ -461,9 +470,22 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
   const { session, env, now } = ctx;
   let results: unknown[];
   switch (plan.source.kind) {
-    case 'table':
-      results = await env.scatter({ ...plan.shard, memoryLimitBytes: session.memoryLimitBytes }, session.signal);
+    case 'table': {
+      const fragment = { ...plan.shard, memoryLimitBytes: session.memoryLimitBytes };
+      // Active while the shards run, so each shard's task span is its child.
+      const span = startSpan('sql.shard_scan');
+      try {
+        results =
+          span === null
+            ? await env.scatter(fragment, session.signal)
+            : await withSpan(span, () => env.scatter(fragment, session.signal));
+      } catch (err) {
+        endSpan(span, err);
+        throw err;
+      }
+      endSpan(span);
       break;
+    }
     case 'numbers':
       results = [await runShardPlan(plan.shard, numbersSource)];
       break;
@@ -479,5 +501,10 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
     if (r.kind === 'rows') ctx.budget.charge(r.rowCount * r.columns.length * CELL_BYTES, 'merging shard rows');
     else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
   }
-  return mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone });
+  const mergeSpan = startSpan('sql.merge');
+  try {
+    return mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone });
+  } finally {
+    endSpan(mergeSpan);
+  }
 }

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.js';
 import { DbError } from '../../shared/errors.js';
 import { parseDurationMs } from '../../shared/size-duration.js';
+import { withSpan } from '../../shared/tracing/active-tracer.js';
 import { ZstdError, zstdDecompress } from '../../shared/zstd.js';
 import { checkPermission, extractCredentials, isAuthExempt } from '../auth/credentials.js';
 import type { UserProvider } from '../auth/user-provider.js';
@@ -21,6 +22,7 @@ import { errorResponse } from '../respond/error.js';
 import type { HttpResponse, Listener, RequestContext, Route } from './context.js';
 import { HttpStatusError } from './http-status-error.js';
 import { type QueryGate, TooManyQueries } from './query-gate.js';
+import { endRequestSpan, startRequestSpan } from './request-span.js';
 import { allowedOnApiServer, RouteTable } from './route-table.js';
 import type { WriteBytesLimiter } from './write-bytes-limiter.js';
 
@@ -153,10 +155,12 @@ async function handleRequest(
     headers.set(k, v);
   });
   const { config } = deps;
+  let answeredStatus = 0;
 
   const send = (response: HttpResponse): void => {
     if (done) return;
     done = true;
+    answeredStatus = response.status;
     res.cork(() => {
       res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
       if (config.http.enableCors) res.writeHeader('access-control-allow-origin', '*');
@@ -191,6 +195,7 @@ async function handleRequest(
     return;
   }
   const { route, params } = match;
+  const span = startRequestSpan(method, route.pattern, path, headers);
 
   let release: (() => void) | null = null;
   // The timeout covers reading the body and running the handler; debug routes have none.
@@ -275,7 +280,8 @@ async function handleRequest(
       signal: controller.signal,
       startMs,
     };
-    const response = await route.handler(ctx);
+    // Only a traced request pays for a closure and a context: the rest call the handler directly.
+    const response = span === null ? await route.handler(ctx) : await withSpan(span, () => route.handler(ctx));
     send(response);
   } catch (err) {
     if (done) return;
@@ -295,6 +301,7 @@ async function handleRequest(
   } finally {
     if (timer) clearTimeout(timer);
     release?.();
+    if (span !== null) endRequestSpan(span, answeredStatus);
   }
 }
 

@@ -5,6 +5,8 @@
 import type { Logger } from 'pino';
 import { InvalidArgument } from '../../shared/errors.js';
 import { type Route, text } from '../http/context.js';
+import { HttpStatusError } from '../http/http-status-error.js';
+import { TracingUnavailable } from '../tracing-switch.js';
 
 const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'off']);
 
@@ -29,8 +31,10 @@ export function parseLogFilter(filter: string): { level: string; canonical: stri
   return { level: level ?? 'info', canonical: directives.join(',') };
 }
 
+/** What the tracing route needs of router/tracing-switch.ts. */
 export interface TraceSwitch {
-  enabled: boolean;
+  /** Rejects with TracingUnavailable when tracing cannot start (e.g. no endpoint configured). */
+  set(on: boolean): Promise<void>;
 }
 
 export function debugRoutes(log: Logger, setShardLevel: (level: string) => Promise<void>, trace: TraceSwitch): Route[] {
@@ -67,8 +71,14 @@ export function debugRoutes(log: Logger, setShardLevel: (level: string) => Promi
         if (body !== 'true' && body !== 'false') {
           throw new InvalidArgument('Invalid request parameter: Invalid parameter "enable": ParseBoolError');
         }
-        trace.enabled = body === 'true';
-        return text(200, trace.enabled ? 'trace enabled' : 'trace disabled');
+        const enable = body === 'true';
+        try {
+          await trace.set(enable);
+        } catch (err) {
+          if (err instanceof TracingUnavailable) throw new HttpStatusError(503, err.message);
+          throw err;
+        }
+        return text(200, enable ? 'trace enabled' : 'trace disabled');
       },
     },
   ];

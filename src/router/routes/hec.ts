@@ -1,24 +1,30 @@
 /**
  * Splunk HTTP Event Collector (reference ingest §5) under `/v1/eventcollector`: JSON events, raw
- * text and the health probe, with the `/1.0` aliases and bare `/services/collector` real clients
- * use. Every answer is Splunk's `{"text", "code"}` (ingest/hec/status.ts), including refusals of
- * the write itself; authentication failures get the same shape from the HTTP server.
+ * text, the health probe and indexer acknowledgement (`/ack`), with the `/1.0` aliases and bare
+ * `/services/collector` real clients use. Every answer is Splunk's `{"text", "code"}`
+ * (ingest/hec/status.ts), including refusals of the write itself; authentication failures get the
+ * same shape from the HTTP server.
  *
  * Events are written to the table of their `index`, else `?index=`, else `?table=`, else
  * `splunk_logs`, as append-only log tables; the whole request is validated before anything is
- * written and made durable before the 200.
+ * written and made durable before the 200. With `[hec] ack_enabled`, a write needs a channel and
+ * its 200 carries the `ackId` that `/ack` reports true (ingest/hec/ack-registry.ts).
  */
+import type { HecConfig } from '../../shared/config.js';
 import { DbError, ErrorCode, httpStatusOf } from '../../shared/errors.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import type { HttpResponse, RequestContext, Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
+import { ackAnswerJson, parseAckQuery } from '../ingest/hec/ack-query.js';
+import { AckRegistry, type AckTicket } from '../ingest/hec/ack-registry.js';
+import { channelOf, requireChannel } from '../ingest/hec/channel.js';
 import { eventRows } from '../ingest/hec/event-rows.js';
 import { parseEventStream } from '../ingest/hec/event-stream.js';
 import { DEFAULT_TABLE, type HecRow, hecInserts, METADATA_TAGS } from '../ingest/hec/hec-rows.js';
 import { hecTimeToNs } from '../ingest/hec/hec-time.js';
 import { rawRows } from '../ingest/hec/raw-rows.js';
-import { HecCode, HecError, hecResponse, NO_DATA } from '../ingest/hec/status.js';
+import { HecCode, HecError, hecResponse, hecSuccess, NO_DATA } from '../ingest/hec/status.js';
 import { isTableName, tableOfIndex } from '../ingest/hec/table-name.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -27,8 +33,6 @@ const PROTOCOL = 'hec';
 const BASE = '/v1/eventcollector/services/collector';
 /** Encodings the HTTP server has already undone (Splunk's clients send gzip at most). */
 const DECODED_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
-/** A Splunk channel is a GUID. */
-const CHANNEL = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
 const incorrectIndex = (): HecError => new HecError(400, HecCode.IncorrectIndex, 'Incorrect index');
 
@@ -48,21 +52,30 @@ function tableOfQuery(query: URLSearchParams): string {
   return DEFAULT_TABLE;
 }
 
-/** Checks what every write request shares: permission, encoding, channel, no pipeline. */
-function checkRequest(ctx: RequestContext): void {
+/**
+ * The registry key of a request's channel. Channels are per user, as Splunk's are per token: one
+ * user can neither read nor consume another's acknowledgements by guessing a GUID.
+ */
+function ackKeyOf(ctx: RequestContext, channel: string): string {
+  return ctx.user ? `${ctx.user.username}\n${channel}` : channel;
+}
+
+/**
+ * Checks what every write request shares: permission, encoding, channel, no pipeline. Returns the
+ * acknowledgement key when acknowledgement is on (a channel is then required), else null.
+ */
+function checkRequest(ctx: RequestContext, ackEnabled: boolean): string | null {
   if (ctx.user) checkPermission(ctx.user, 'write');
   const encoding = (ctx.headers.get('content-encoding') ?? '').trim().toLowerCase();
   if (!DECODED_ENCODINGS.has(encoding)) {
     throw new HecError(415, HecCode.InvalidDataFormat, `Unsupported Content-Encoding: ${encoding}`);
   }
-  // No indexer acknowledgement here, so a channel is optional; one that is sent must be a GUID.
-  const channel = ctx.headers.get('x-splunk-request-channel') ?? ctx.query.get('channel');
-  if (channel !== undefined && channel !== null && !CHANNEL.test(channel)) {
-    throw new HecError(400, HecCode.InvalidDataChannel, 'Invalid data channel');
-  }
+  // Without acknowledgement a channel is optional, but one that is sent must still be a GUID.
+  const channel = ackEnabled ? requireChannel(ctx.headers, ctx.query) : channelOf(ctx.headers, ctx.query);
   if (ctx.query.has('pipeline_name') || ctx.headers.has('x-greptime-pipeline-name')) {
     throw new HecError(400, HecCode.InvalidDataFormat, 'Ingestion through a pipeline is not supported');
   }
+  return ackEnabled && channel !== null ? ackKeyOf(ctx, channel) : null;
 }
 
 function eventRequestRows(ctx: RequestContext, nowNs: bigint): HecRow[] {
@@ -102,15 +115,32 @@ function dbErrorResponse(err: DbError): HttpResponse {
   return hecResponse(status, HecCode.InternalError, text);
 }
 
-export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
+/** An error of an HEC handler in Splunk's shape, or null when it is not one of ours. */
+function hecErrorResponse(err: unknown): HttpResponse | null {
+  if (err instanceof HecError) return err.toResponse();
+  if (err instanceof DbError) return dbErrorResponse(err);
+  return null;
+}
+
+export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics, config: HecConfig): Route[] {
+  const acks = config.ackEnabled
+    ? new AckRegistry({
+        maxChannels: config.ackMaxChannels,
+        maxPendingPerChannel: config.ackMaxPendingPerChannel,
+        maxPending: config.ackMaxPending,
+      })
+    : null;
   const write =
     (rowsOf: (ctx: RequestContext, nowNs: bigint) => HecRow[]): Route['handler'] =>
     async (ctx) => {
       metrics.ingestBytes.inc({ protocol: PROTOCOL }, ctx.body.length);
+      let ticket: AckTicket | null = null;
       try {
-        checkRequest(ctx);
+        const ackKey = checkRequest(ctx, acks !== null);
         const db = databaseOf(ctx, ['db']);
         const rows = rowsOf(ctx, BigInt(Date.now()) * 1_000_000n);
+        // Room for the id is claimed before writing, so that "busy" never follows a write.
+        if (acks !== null && ackKey !== null) ticket = acks.reserve(ackKey);
         await yieldToEventLoop();
         const written = await ingest.write(hecInserts(rows, db), {
           autoCreateTable: true,
@@ -119,12 +149,20 @@ export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route
         });
         metrics.ingestRows.inc({ protocol: PROTOCOL }, written);
         metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
-        return hecResponse(200, HecCode.Success, 'Success');
+        // The rows are durable now. A request already answered (timed out, client gone) never
+        // shows its id to anyone, so it gets none rather than holding a pending slot forever.
+        const claimed = ticket;
+        ticket = null;
+        if (claimed === null) return hecSuccess();
+        if (ctx.signal.aborted) {
+          claimed.cancel();
+          return hecSuccess();
+        }
+        return hecSuccess(claimed.issue());
       } catch (err) {
-        let response: HttpResponse;
-        if (err instanceof HecError) response = err.toResponse();
-        else if (err instanceof DbError) response = dbErrorResponse(err);
-        else {
+        ticket?.cancel();
+        const response = hecErrorResponse(err);
+        if (response === null) {
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'failed' });
           throw err;
         }
@@ -135,6 +173,20 @@ export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route
   const event = write(eventRequestRows);
   const raw = write(rawRequestRows);
   const health: Route['handler'] = async () => hecResponse(200, HecCode.Healthy, 'HEC is healthy');
+  // Same credentials as a write: an ingest token is what Splunk clients send to `/ack` too.
+  const ack: Route['handler'] = async (ctx) => {
+    try {
+      if (ctx.user) checkPermission(ctx.user, 'write');
+      if (acks === null) throw new HecError(400, HecCode.AckDisabled, 'ACK is disabled');
+      const key = ackKeyOf(ctx, requireChannel(ctx.headers, ctx.query));
+      const answer = acks.query(key, parseAckQuery(ctx.body));
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: ackAnswerJson(answer) };
+    } catch (err) {
+      const response = hecErrorResponse(err);
+      if (response === null) throw err;
+      return response;
+    }
+  };
   const post = (pattern: string, handler: Route['handler']): Route => ({
     methods: ['POST'],
     pattern,
@@ -149,6 +201,9 @@ export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route
     post(`${BASE}/event/1.0`, event),
     post(`${BASE}/raw`, raw),
     post(`${BASE}/raw/1.0`, raw),
+    // Not an ingest route (no `protocol`): the write limiter and the ingest metrics leave it out.
+    { methods: ['POST'], pattern: `${BASE}/ack`, errorShape: 'short', decompress: true, handler: ack },
+    { methods: ['POST'], pattern: `${BASE}/ack/1.0`, errorShape: 'short', decompress: true, handler: ack },
     { methods: ['GET'], pattern: `${BASE}/health`, errorShape: 'short', handler: health },
     { methods: ['GET'], pattern: `${BASE}/health/1.0`, errorShape: 'short', handler: health },
   ];

@@ -8,8 +8,8 @@
  *   2 401 Token is required        7 400 Incorrect index         8 500 Internal server error
  *   4 403 Invalid token            9 503 Server is busy         10 400 Data channel is missing
  *  11 400 Invalid data channel    12 400 Event field is required
- *  13 400 Event field cannot be blank                           15 400 Error in handling indexed fields
- *  17 200 HEC is healthy
+ *  13 400 Event field cannot be blank                           14 400 ACK is disabled
+ *  15 400 Error in handling indexed fields                      17 200 HEC is healthy
  */
 import type { HttpResponse } from '../../http/context.js';
 
@@ -22,9 +22,11 @@ export const HecCode = {
   IncorrectIndex: 7,
   InternalError: 8,
   ServerBusy: 9,
+  DataChannelMissing: 10,
   InvalidDataChannel: 11,
   EventFieldRequired: 12,
   EventFieldBlank: 13,
+  AckDisabled: 14,
   IndexedFields: 15,
   Healthy: 17,
 } as const;
@@ -50,6 +52,16 @@ export function hecResponse(status: number, code: number, text: string, invalidE
   const body: Record<string, unknown> = { text, code };
   if (invalidEventNumber !== undefined) body['invalid-event-number'] = invalidEventNumber;
   return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/**
+ * The 200 of a write: `{"text":"Success","code":0}`, plus `"ackId"` when indexer acknowledgement
+ * issued one (Splunk puts it last).
+ */
+export function hecSuccess(ackId?: number): HttpResponse {
+  const body: Record<string, unknown> = { text: 'Success', code: HecCode.Success };
+  if (ackId !== undefined) body.ackId = ackId;
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 /** `Invalid data format` (6) for event number `n` of the batch. */

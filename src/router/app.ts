@@ -4,6 +4,7 @@
  */
 
 import type { Logger } from 'pino';
+import { promqlLimitsOf } from '../query/promql/limits.js';
 import type { Config } from '../shared/config.js';
 import { initZstd } from '../shared/zstd.js';
 import { createUserProvider } from './auth/user-provider.js';
@@ -53,8 +54,10 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const metrics = new ServerMetrics(
     () => cluster.stats(),
     () => catalog.listDatabases().length,
+    () => cluster.queueDepths(),
   );
   const trace = new TracingSwitch(config.tracing, cluster, log);
+  const promqlLimits = promqlLimitsOf(config.query);
   const routes = [
     ...adminRoutes(config, metrics),
     ...debugRoutes(
@@ -72,11 +75,12 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
         ingest,
         queryMemoryLimitBytes: config.query.memoryLimitBytes,
         queryRangeMaxRows: config.query.rangeMaxRows,
+        promqlLimits,
       },
       metrics,
     ),
     ...sqlToolRoutes(),
-    ...lineprotoRoutes(ingest, metrics),
+    ...lineprotoRoutes(ingest, metrics, config.ingest.lineMaxBytes),
     ...lokiRoutes({ ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
     ...hecRoutes(ingest, metrics, config.hec),
     ...opentsdbRoutes(
@@ -88,12 +92,21 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       },
       metrics,
     ),
-    ...promRemoteRoutes({ catalog, cluster, ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
+    ...promRemoteRoutes(
+      { catalog, cluster, ingest, bodyLimitBytes: config.http.bodyLimitBytes, promqlLimits },
+      metrics,
+    ),
     ...otlpMetricsRoutes({ catalog, ingest }, metrics),
     ...otlpTraceRoutes({ catalog, ingest }, metrics),
     ...otlpLogRoutes(ingest, metrics),
-    ...promApiRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, log }, metrics),
-    ...pqlRoutes({ catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes }, metrics),
+    ...promApiRoutes(
+      { catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, promqlLimits, log },
+      metrics,
+    ),
+    ...pqlRoutes(
+      { catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, promqlLimits },
+      metrics,
+    ),
   ];
   const queryGate = new QueryGate(config.maxConcurrentQueries);
   const server = await startHttpServer({

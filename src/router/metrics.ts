@@ -4,10 +4,29 @@
  */
 import client from 'prom-client';
 import type { ShardStats } from '../shared/messages.js';
+import { REJECTION_REASONS, rejectionCounts } from '../shared/rejections.js';
 import { VERSION } from '../shared/version.js';
 import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
+import { ShardHistogramMetric } from './shard-histogram-metric.js';
+
+/** Writes waiting in the router's queue in front of one shard. */
+export interface QueueDepth {
+  shardId: number;
+  writes: number;
+  bytes: number;
+}
 
 export class ServerMetrics {
+  /**
+   * Counts a finished query request and observes its duration from the request's start
+   * (`RequestContext.startMs`). `/v1/pql` is PromQL as far as the duration goes.
+   */
+  queryDone(kind: 'sql' | 'pql' | 'promql' | 'remote_read', outcome: 'ok' | 'error', startMs: number): void {
+    this.queries.inc({ kind, outcome });
+    const language = kind === 'pql' ? 'promql' : kind;
+    this.queryDuration.observe({ language, outcome }, (performance.now() - startMs) / 1000);
+  }
+
   /** Reports a write path's series-cache size in `/metrics` (`shoaldb_series_cache_entries`). */
   reportSeriesCache(protocol: string, size: () => number): void {
     this.seriesCaches.set(protocol, size);
@@ -20,10 +39,15 @@ export class ServerMetrics {
   readonly queries: client.Counter<'kind' | 'outcome'>;
   readonly httpRequests: client.Counter<'method' | 'status'>;
   readonly httpDuration: client.Histogram<'method'>;
+  readonly queryDuration: client.Histogram<'language' | 'outcome'>;
 
   private readonly seriesCaches = new Map<string, () => number>();
 
-  constructor(shardStats: () => Promise<ShardStats[]>, schemaCount: () => number) {
+  constructor(
+    shardStats: () => Promise<ShardStats[]>,
+    schemaCount: () => number,
+    queueDepths: () => QueueDepth[] = () => [],
+  ) {
     const registers = [this.registry];
     const seriesCaches = this.seriesCaches;
     new client.Gauge({
@@ -91,6 +115,14 @@ export class ServerMetrics {
       registers,
     });
     this.registerShardMetrics(shardStats);
+    this.registerQueueDepths(queueDepths);
+    this.queryDuration = new client.Histogram({
+      name: 'shoaldb_query_duration_seconds',
+      help: 'Time to answer a query request, by language (sql, promql, remote_read) and outcome',
+      labelNames: ['language', 'outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
     this.registerPromqlTraffic();
   }
 
@@ -116,6 +148,31 @@ export class ServerMetrics {
       collect() {
         this.reset();
         for (const kind of kinds) this.inc({ kind }, promqlShardTraffic[kind].bytes);
+      },
+    });
+  }
+
+  /** The router's write queues in front of each shard (what `ingest.shard_queue_size` bounds). */
+  private registerQueueDepths(queueDepths: () => QueueDepth[]): void {
+    const registers = [this.registry];
+    new client.Gauge({
+      name: 'shoaldb_shard_write_queue_writes',
+      help: "Write parts waiting in the router for a shard's next group commit",
+      labelNames: ['shard'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of queueDepths()) this.set({ shard: String(q.shardId) }, q.writes);
+      },
+    });
+    new client.Gauge({
+      name: 'shoaldb_shard_write_queue_bytes',
+      help: "Encoded bytes waiting in the router for a shard's next group commit",
+      labelNames: ['shard'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of queueDepths()) this.set({ shard: String(q.shardId) }, q.bytes);
       },
     });
   }
@@ -182,5 +239,40 @@ export class ServerMetrics {
       (s) => s.queriesCancelled,
     );
     mirror('shoaldb_shard_ready', '1 once the shard has recovered', 'gauge', (s) => (s.ready ? 1 : 0));
+
+    const timings = (pick: keyof ShardStats['timings']) => async () =>
+      (await fetchOnce()).map((s) => ({ shardId: s.shardId, snapshot: s.timings[pick] }));
+    new ShardHistogramMetric(
+      'shoaldb_wal_fsync_duration_seconds',
+      'Time of each WAL fsync',
+      timings('walFsync'),
+    ).register(this.registry);
+    new ShardHistogramMetric(
+      'shoaldb_flush_duration_seconds',
+      'Time to flush one memtable to segments',
+      timings('flush'),
+    ).register(this.registry);
+    new ShardHistogramMetric(
+      'shoaldb_compaction_duration_seconds',
+      "Time to compact one table's segments",
+      timings('compaction'),
+    ).register(this.registry);
+
+    // Router refusals counted here, shard refusals (memtable, shard-side query bounds) in their stats.
+    new client.Counter({
+      name: 'shoaldb_requests_rejected_total',
+      help: 'Requests (or parts of them) refused because a limit was crossed, by reason',
+      labelNames: ['reason'],
+      registers: [this.registry],
+      async collect() {
+        const stats = await fetchOnce();
+        const totals = new Map<string, number>();
+        for (const counts of [rejectionCounts(), ...stats.map((s) => s.rejections)]) {
+          for (const [reason, n] of Object.entries(counts)) totals.set(reason, (totals.get(reason) ?? 0) + (n ?? 0));
+        }
+        this.reset();
+        for (const reason of REJECTION_REASONS) this.inc({ reason }, totals.get(reason) ?? 0);
+      },
+    });
   }
 }

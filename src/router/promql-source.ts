@@ -4,7 +4,8 @@
  * database labels against databases, `__field__` against field columns, matchers on labels a
  * table lacks against the empty string — and what is left becomes one `LocalSelect` that every
  * shard runs over its own data (src/query/promql/store). Series live on exactly one shard, so the
- * router only concatenates and sorts.
+ * router only concatenates and sorts. `query.max_series` bounds each shard's part of a selection
+ * there, and the sum over the shards here (query/promql/limits.ts).
  *
  * Any table with a timestamp time index and a numeric field is selectable: its tag columns are
  * the labels, `__name__` is the table name, the value is `greptime_value` (or the first numeric
@@ -18,11 +19,13 @@ import {
 } from '../query/promql/distribute/eval-plan.js';
 import { presentCount } from '../query/promql/distribute/step-pack.js';
 import { compareLabels, labelsKey } from '../query/promql/labels.js';
+import { PROMQL_LIMITS_DEFAULT, type PromqlLimits, seriesOverLimit, tooManySeries } from '../query/promql/limits.js';
 import { compileLabelTest, type LabelTest } from '../query/promql/store/matchers.js';
 import {
   type LocalSelect,
   PROMQL_SHARD_PLAN_VERSION,
   type PromqlShardPlan,
+  type SelectBounds,
   type TableSelect,
   type TagMatcher,
 } from '../query/promql/store/plan.js';
@@ -31,9 +34,6 @@ import type { DatabaseSchema, TableSchema } from '../shared/types.js';
 import { physicalKindOf, timeUnitOf } from '../shared/types.js';
 import { checkPermission } from './auth/credentials.js';
 import type { AuthedUser } from './auth/user-provider.js';
-
-/** Default bound on samples one shard may return for one selector (Prometheus' `query.max-samples`). */
-export const PROMQL_SAMPLES_MAX = 50_000_000;
 
 export const METRIC_NAME_LABEL = '__name__';
 /** Picks the value column of a multi-field table. */
@@ -93,8 +93,11 @@ export interface SampleSourceOptions {
   db: string;
   /** The authenticated user, when a user provider is configured: must be allowed to read. */
   user?: AuthedUser | null | undefined;
-  /** Per-shard sample bound; default PROMQL_SAMPLES_MAX. */
-  samplesMax?: number | undefined;
+  /**
+   * `[query]` bounds (the same object the engine gets): samples per shard and series per
+   * selection, carried to the shards in their plans; default PROMQL_LIMITS_DEFAULT.
+   */
+  limits?: PromqlLimits | undefined;
   /** Evaluate series-local subtrees in the shards; default PROMQL_PUSHDOWN_DEFAULT. */
   pushdown?: boolean | undefined;
 }
@@ -128,7 +131,7 @@ export function planLocalSelect(
   matchers: readonly Matcher[],
   minMs: number | null,
   maxMs: number | null,
-  samplesMax: number = PROMQL_SAMPLES_MAX,
+  bounds: SelectBounds,
 ): LocalSelect | null {
   let db = defaultDb;
   let schemaDb: string | null = null;
@@ -174,7 +177,7 @@ export function planLocalSelect(
     tables.push({ tableId: table.id, metric: table.name, timeUnit, tags, value, matchers: tagMatchers });
   }
   if (tables.length === 0) return null;
-  return { tables, minMs, maxMs, samplesMax };
+  return { tables, minMs, maxMs, ...bounds };
 }
 
 /** ms bound of a SampleSource argument: integers pass, infinities mean unbounded. */
@@ -183,7 +186,13 @@ function boundOf(ms: number, round: (x: number) => number): number | null {
 }
 
 export class ShardSampleSource implements SampleSource, ShardEvaluation {
-  private readonly samplesMax: number;
+  /** Bounds of a selection of samples, in each shard. */
+  private readonly bounds: SelectBounds;
+  /**
+   * Bounds of a listing of label sets (series, label names and values): unbounded in series.
+   * They load no samples, and their answers have Prometheus' own `limit`.
+   */
+  private readonly listBounds: SelectBounds;
   readonly pushdownEnabled: boolean;
 
   constructor(
@@ -191,7 +200,9 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
     private readonly shards: ShardQuery,
     private readonly options: SampleSourceOptions,
   ) {
-    this.samplesMax = options.samplesMax ?? PROMQL_SAMPLES_MAX;
+    const limits = options.limits ?? PROMQL_LIMITS_DEFAULT;
+    this.bounds = { samplesMax: limits.maxSamples, seriesMax: limits.maxSeries };
+    this.listBounds = { samplesMax: limits.maxSamples, seriesMax: 0 };
     this.pushdownEnabled = options.pushdown ?? PROMQL_PUSHDOWN_DEFAULT;
   }
 
@@ -213,11 +224,13 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
     signal?: AbortSignal,
   ): Promise<SeriesSamples[]> {
     this.mayRead();
-    const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.samplesMax);
+    const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.bounds);
     if (!select) return [];
     const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'select', select };
     const perShard = await this.shards.query<SeriesSamples[]>('promql', plan, signal);
     const series = perShard.flat();
+    // Each shard stayed within the bound; their sum may not.
+    if (seriesOverLimit(series.length, this.bounds.seriesMax)) throw tooManySeries(this.bounds.seriesMax);
     for (const s of series) {
       promqlShardTraffic.raw.samples += s.t.length;
       promqlShardTraffic.raw.bytes += s.t.byteLength + s.v.byteLength;
@@ -235,16 +248,28 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
     const { selectorMatchers, ...rest } = request;
     const selectors = selectorMatchers.map((matchers) => ({
       matchers,
-      tables: planLocalSelect(this.catalog, this.options.db, matchers, null, null, this.samplesMax)?.tables ?? [],
+      tables: planLocalSelect(this.catalog, this.options.db, matchers, null, null, this.bounds)?.tables ?? [],
     }));
     const plan: PromqlShardPlan = {
       version: PROMQL_SHARD_PLAN_VERSION,
       op: 'eval',
-      eval: { ...rest, selectors, samplesMax: this.samplesMax },
+      eval: { ...rest, selectors, ...this.bounds },
     };
     const answers = await this.shards.query<EvalAnswer>('promql', plan, signal);
+    this.checkSeriesSelected(answers, selectors.length);
     for (const answer of answers) countAnswer(answer);
     return answers;
+  }
+
+  /** Refuses an evaluation whose selection of one selector, summed over the shards, passed the bound. */
+  private checkSeriesSelected(answers: readonly EvalAnswer[], selectorCount: number): void {
+    const max = this.bounds.seriesMax;
+    if (max === 0) return;
+    for (let i = 0; i < selectorCount; i++) {
+      let sum = 0;
+      for (const answer of answers) if (answer.ok) sum += answer.seriesSelected[i] ?? 0;
+      if (seriesOverLimit(sum, max)) throw tooManySeries(max);
+    }
   }
 
   /** Label sets of series matching any matcher set with a sample in [startMs, endMs], sorted. */
@@ -259,7 +284,7 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
     const maxMs = boundOf(endMs, Math.floor);
     const answers = await Promise.all(
       matcherSets.map(async (matchers) => {
-        const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.samplesMax);
+        const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.listBounds);
         if (!select) return [];
         const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'series', select };
         return (await this.shards.query<Labels[]>('promql', plan, signal)).flat();

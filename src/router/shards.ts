@@ -11,8 +11,10 @@ import { type Context, type Link, type Span, SpanKind, trace } from '@openteleme
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Config, ShardConfig } from '../shared/config.js';
+import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
+import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
@@ -37,6 +39,12 @@ class Shard {
   ready = false;
   openError: DbError | null = null;
   private readonly pending: PendingWrite[] = [];
+  /** Payload bytes in `pending`: what waits for the next group commit. */
+  queuedBytes = 0;
+
+  get queuedWrites(): number {
+    return this.pending.length;
+  }
   private writing = false;
 
   constructor(
@@ -75,6 +83,7 @@ class Shard {
   write(payload: Uint8Array): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ payload, traceContext: activeTraceContext(), resolve, reject });
+      this.queuedBytes += payload.byteLength;
       if (!this.writing) void this.drain();
     });
   }
@@ -89,6 +98,7 @@ class Shard {
         bytes += next.payload.byteLength;
         group.push(next);
       }
+      this.queuedBytes -= bytes;
       const payloads = group.map((g) => g.payload);
       try {
         await this.run<void>(
@@ -128,6 +138,8 @@ export class ShardCluster {
   private constructor(
     private readonly shards: Shard[],
     private readonly log: Logger,
+    /** `ingest.shard_queue_size`; 0 = unbounded. */
+    private readonly queueBytesMax: number,
   ) {}
 
   get count(): number {
@@ -159,7 +171,7 @@ export class ShardCluster {
       });
       shards.push(new Shard(id, pool));
     }
-    const cluster = new ShardCluster(shards, log);
+    const cluster = new ShardCluster(shards, log, config.ingest.shardQueueBytes);
     const openOne = async (shard: Shard): Promise<void> => {
       const shardConfig: ShardConfig = {
         shardId: shard.id,
@@ -192,6 +204,31 @@ export class ShardCluster {
     if (shard.openError)
       throw new DbError(ErrorCode.StorageUnavailable, `shard ${shard.id} failed to open: ${shard.openError.message}`);
     throw new DbError(ErrorCode.RegionNotReady, `shard ${shard.id} is not ready (still recovering)`);
+  }
+
+  /**
+   * Refuses a write (429, code 6001) when any part would take its shard's queue past
+   * `ingest.shard_queue_size`. Called for all parts of a request before any is queued, so a
+   * refused request left nothing behind. A part always fits an empty queue, whatever its size:
+   * the bound is on waiting, not on request size (that is `http.body_limit`).
+   */
+  checkQueueRoom(bytesPerShard: readonly number[]): void {
+    if (this.queueBytesMax <= 0) return;
+    for (let id = 0; id < bytesPerShard.length; id++) {
+      const bytes = bytesPerShard[id] as number;
+      const shard = this.shards[id] as Shard;
+      if (bytes === 0 || shard.queuedBytes === 0 || shard.queuedBytes + bytes <= this.queueBytesMax) continue;
+      countRejection('shard_queue');
+      throw new DbError(
+        ErrorCode.RateLimited,
+        `Rate limited: shard ${id} has ${shard.queuedBytes} bytes of writes waiting, over ingest.shard_queue_size (${this.queueBytesMax}); retry later`,
+      );
+    }
+  }
+
+  /** Writes waiting in each shard's queue (payloads and bytes), for /metrics. */
+  queueDepths(): { shardId: number; writes: number; bytes: number }[] {
+    return this.shards.map((s) => ({ shardId: s.id, writes: s.queuedWrites, bytes: s.queuedBytes }));
   }
 
   /** Appends one encoded WriteBatch to a shard; resolves once it is durable (per the WAL mode). */
@@ -299,8 +336,14 @@ function emptyStats(shardId: number): ShardStats {
     segmentCount: 0,
     segmentBytes: 0,
     queriesCancelled: 0,
+    timings: { walFsync: emptySnapshot(), flush: emptySnapshot(), compaction: emptySnapshot() },
+    rejections: {},
     recovery: { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 },
   };
+}
+
+function emptySnapshot(): HistogramSnapshot {
+  return new DurationHistogram().snapshot();
 }
 
 /** Runs `fn` over `items` with at most `limit` at once; rejects with the first failure. */

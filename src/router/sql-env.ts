@@ -3,6 +3,7 @@
  * and scatter of plan fragments to every shard. One instance per request, so that permission
  * checks can use the request's user.
  */
+import type { PromqlLimits } from '../query/promql/limits.js';
 import type { NewTable, SqlEnv } from '../query/sql/env.js';
 import { DbError, ErrorCode } from '../shared/errors.js';
 import type { TableInsert } from '../shared/insert.js';
@@ -22,6 +23,8 @@ export interface SqlEnvDeps {
   queryMemoryLimitBytes: number;
   /** `query.range_max_rows`; unset = the default. */
   queryRangeMaxRows?: number | undefined;
+  /** `query.max_points_per_series`, `query.max_samples`, `query.max_series` (TQL, PromQL API, /v1/pql). */
+  promqlLimits: PromqlLimits;
 }
 
 export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv {
@@ -107,6 +110,6 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
       mayRead();
       return cluster.query('sql', plan, signal);
     },
-    promqlSource: (db: string) => new ShardSampleSource(catalog, cluster, { db, user }),
+    promqlSource: (db: string) => new ShardSampleSource(catalog, cluster, { db, user, limits: deps.promqlLimits }),
   };
 }

@@ -56,6 +56,7 @@ async function compactSegments(state: ShardState, tableId: number): Promise<void
   const inputs = (state.segments.get(tableId) ?? []).slice();
   if (inputs.length < 2 || state.brokenTables.has(tableId) || state.dropped.has(tableId)) return;
   const started = Date.now();
+  const startedAt = performance.now();
   for (const f of inputs) f.pin();
   try {
     const specs = columnsOf(inputs);
@@ -112,6 +113,7 @@ async function compactSegments(state: ShardState, tableId: number): Promise<void
     state.segments.set(tableId, remaining);
     for (const f of inputs) f.retire();
     state.counters.compactions++;
+    state.timings.compaction.observe((performance.now() - startedAt) / 1000);
     state.log.info(
       {
         tableId,

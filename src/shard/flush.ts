@@ -68,6 +68,7 @@ function deleteFlushedWal(state: ShardState, last: number): void {
 async function flushOldest(state: ShardState): Promise<void> {
   const m = state.frozen[0] as Memtable;
   const started = Date.now();
+  const startedAt = performance.now();
   const built: BuiltSegment[] = [];
   const opened: SegmentFile[] = [];
   try {
@@ -106,6 +107,7 @@ async function flushOldest(state: ShardState): Promise<void> {
   }
   state.frozen.shift();
   state.counters.flushes++;
+  state.timings.flush.observe((performance.now() - startedAt) / 1000);
   state.log.info(
     { segments: built.map((b) => b.rel), rows: m.rows, walFlushedFile: m.walFileLast, ms: Date.now() - started },
     'memtable flushed',

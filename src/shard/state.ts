@@ -15,6 +15,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { MergeMode } from '../shared/codec/write-batch.js';
 import type { ShardConfig } from '../shared/config.js';
+import { DurationHistogram } from '../shared/duration-histogram.js';
 import type { ShardStats } from '../shared/messages.js';
 import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
@@ -46,6 +47,11 @@ export class ShardState {
   nextSegmentId = 1;
   closing = false;
   readonly counters = { rowsWritten: 0, walBytesWritten: 0, walFsyncs: 0, flushes: 0, compactions: 0 };
+  readonly timings = {
+    walFsync: new DurationHistogram(),
+    flush: new DurationHistogram(),
+    compaction: new DurationHistogram(),
+  };
   recovery: ShardStats['recovery'] = { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 };
 
   constructor(

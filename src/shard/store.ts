@@ -15,6 +15,7 @@ import type { WriteBatch } from '../shared/codec/write-batch.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DbError, StorageUnavailable } from '../shared/errors.js';
 import type { ShardStats } from '../shared/messages.js';
+import { countRejection, rejectionCounts } from '../shared/rejections.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
 import { endSpan, startSpan } from '../shared/tracing/active-tracer.js';
 import { compactTable, tablesToCompact } from './compaction.js';
@@ -72,6 +73,7 @@ export class ShardStore implements ScanSource {
     await this.writeLock.run(async () => {
       const state = this.state;
       if (state.closing) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
+      this.checkMemtableRoom();
       const records = encodeRecords(payloads);
       // Children of the shard.write span when tracing; null (and no allocation) otherwise.
       let span = startSpan('wal.append');
@@ -82,7 +84,9 @@ export class ShardStore implements ScanSource {
         state.counters.walBytesWritten += records.length;
         if (state.config.wal.syncMode === 'fsync') {
           span = startSpan('wal.fsync');
+          const syncStart = performance.now();
           await state.wal.sync();
+          state.timings.walFsync.observe((performance.now() - syncStart) / 1000);
           endSpan(span);
           state.counters.walFsyncs++;
         }
@@ -95,6 +99,25 @@ export class ShardStore implements ScanSource {
       this.apply(batches);
       this.afterWrite();
     });
+  }
+
+  /**
+   * `memtable.reject_size`: while the memtables (the active one and those awaiting flush) hold
+   * more, writes are refused before they reach the WAL, so memory stays bounded when flushes fall
+   * behind; the flush under way (started here if none is) makes room. Under writeLock.
+   */
+  private checkMemtableRoom(): void {
+    const state = this.state;
+    const limit = state.config.memtable.rejectBytes;
+    if (limit <= 0) return;
+    let bytes = state.active.bytes;
+    for (const m of state.frozen) bytes += m.bytes;
+    if (bytes <= limit) return;
+    this.maybeFlush();
+    countRejection('memtable');
+    throw new StorageUnavailable(
+      `shard ${state.config.shardId} memtables hold ${bytes} bytes, over memtable.reject_size (${limit}); writes resume once a flush completes`,
+    );
   }
 
   private apply(batches: WriteBatch[]): void {
@@ -162,6 +185,12 @@ export class ShardStore implements ScanSource {
       // Counted by the worker, which runs the queries; the store reports only storage figures.
       queriesCancelled: 0,
       ...s.counters,
+      timings: {
+        walFsync: s.timings.walFsync.snapshot(),
+        flush: s.timings.flush.snapshot(),
+        compaction: s.timings.compaction.snapshot(),
+      },
+      rejections: rejectionCounts(),
       walFiles: s.walFiles,
       memtableBytes,
       memtableRows,

@@ -224,7 +224,12 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'storage.shards': 'Worker threads, each owning one partition of the data (default: CPU count).',
   'wal.sync_mode': '"fsync": acknowledge a write once it is on disk; "none": page cache only.',
   'wal.segment_size': 'A WAL file is rotated once it grows past this.',
+  'ingest.line_max_bytes': 'Longest line-protocol line; a longer one fails its request with 400.',
+  'ingest.shard_queue_size':
+    'Encoded rows waiting for one shard\'s next commit; a write past it gets 429 (code 6001). "0" = unbounded.',
   'memtable.flush_size': 'A shard flushes its memtables to segments past this estimated size.',
+  'memtable.reject_size':
+    'A shard refuses writes (503, code 5000) while its memtables hold more than this, until a flush. "0" = unbounded.',
   'segment.block_rows': 'Rows per block; statistics and checksums are per block.',
   'segment.compaction_trigger': "Compaction merges a table's segments once it has this many (at least 2).",
   'query.memory_limit':
@@ -235,6 +240,9 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
     "Percent of a shard's time its queries may take while writes are arriving (1-100; 100 = no pacing).",
   'query.range_max_rows':
     'Most rows (time slots x BY groups) a RANGE/ALIGN query may produce, checked before allocating; 0 = unbounded.',
+  'query.max_points_per_series': 'Most points per series of a range query (PromQL API and TQL); more is a 400.',
+  'query.max_samples': 'Samples one PromQL query may hold in memory (Prometheus --query.max-samples); more is a 422.',
+  'query.max_series': 'Series one PromQL query may select over all shards; more is a 422. 0 = unbounded.',
   'hec.ack_enabled':
     'Splunk HEC indexer acknowledgement: writes need a channel and get an ackId; /ack reports durability.',
   'hec.ack_max_channels': 'Acknowledgement channels remembered at once; past it a new channel gets 503 (code 9).',
@@ -285,7 +293,18 @@ type TopField =
   | 'maxInFlightWriteBytes'
   | 'writeBytesExhaustedPolicy'
   | 'maxConcurrentQueries';
-type Section = 'http' | 'storage' | 'wal' | 'memtable' | 'segment' | 'query' | 'hec' | 'logging' | 'tracing' | 'debug';
+type Section =
+  | 'http'
+  | 'storage'
+  | 'wal'
+  | 'ingest'
+  | 'memtable'
+  | 'segment'
+  | 'query'
+  | 'hec'
+  | 'logging'
+  | 'tracing'
+  | 'debug';
 
 /** A top-level key stored in `config[field]`. */
 function top<F extends TopField>(key: string, kind: Kind<Config[F]>, field: F): KeyEntry {
@@ -336,7 +355,10 @@ const KEYS: readonly KeyEntry[] = [
   inSection('storage', 'shards', int(1, SHARDS_MAX), 'shards'),
   inSection('wal', 'sync_mode', oneOf<WalSyncMode>(['fsync', 'none']), 'syncMode'),
   inSection('wal', 'segment_size', size(1), 'segmentBytes'),
+  inSection('ingest', 'line_max_bytes', size(1), 'lineMaxBytes'),
+  inSection('ingest', 'shard_queue_size', size(0), 'shardQueueBytes'),
   inSection('memtable', 'flush_size', size(1), 'flushBytes'),
+  inSection('memtable', 'reject_size', size(0), 'rejectBytes'),
   inSection('segment', 'block_rows', int(1, BLOCK_ROWS_MAX), 'blockRows'),
   // At least 2: "compact once there is one segment" would rewrite that segment forever.
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
@@ -344,6 +366,9 @@ const KEYS: readonly KeyEntry[] = [
   inSection('query', 'slice_time', duration, 'sliceMs'),
   inSection('query', 'share_under_writes', int(1, 100), 'shareUnderWritesPercent'),
   inSection('query', 'range_max_rows', int(0, 1_000_000_000_000), 'rangeMaxRows'),
+  inSection('query', 'max_points_per_series', int(1, 1_000_000_000), 'maxPointsPerSeries'),
+  inSection('query', 'max_samples', int(1, Number.MAX_SAFE_INTEGER), 'maxSamples'),
+  inSection('query', 'max_series', int(0, 1_000_000_000), 'maxSeries'),
   inSection('hec', 'ack_enabled', bool, 'ackEnabled'),
   inSection('hec', 'ack_max_channels', int(1, 100_000_000), 'ackMaxChannels'),
   inSection('hec', 'ack_max_pending_per_channel', int(1, 100_000_000), 'ackMaxPendingPerChannel'),
@@ -445,7 +470,13 @@ function applyEnvironment(config: Config, env: NodeJS.ProcessEnv, warn: (msg: st
 
 /** Rules that involve two keys; single values were checked as they were read. */
 function checkCrossKey(config: Config): void {
-  const { http } = config;
+  const { http, memtable } = config;
+  // A reject size at or below the flush size would refuse writes before a flush is ever due.
+  if (memtable.rejectBytes > 0 && memtable.rejectBytes <= memtable.flushBytes) {
+    throw new ConfigError(
+      'invalid value for memtable.reject_size: must be above memtable.flush_size (or "0" for unbounded)',
+    );
+  }
   if (http.enableApiServer && http.apiServerAddr === http.addr && !http.addr.endsWith(':0')) {
     throw new ConfigError(
       `invalid value for http.api_server_addr: ${JSON.stringify(http.apiServerAddr)} (must differ from http.addr)`,

@@ -78,6 +78,22 @@ export interface WalConfig {
 export interface MemtableConfig {
   /** A shard freezes and flushes its memtables once their estimated size passes this. */
   flushBytes: number;
+  /**
+   * A shard refuses writes (503, code 5000) while its memtables, active and awaiting flush, hold
+   * more than this, and flushes; it takes writes again once the flush is through. 0 = unbounded.
+   */
+  rejectBytes: number;
+}
+
+/** Bounds of the write paths in the router. */
+export interface IngestConfig {
+  /** Longest line-protocol line (a point's text); a longer one fails the request with 400. */
+  lineMaxBytes: number;
+  /**
+   * Encoded rows waiting in the router for one shard's next group commit; a write that would go
+   * past it is refused whole with 429 (code 6001) before any shard takes a part. 0 = unbounded.
+   */
+  shardQueueBytes: number;
 }
 
 export interface SegmentConfig {
@@ -108,6 +124,12 @@ export interface QueryConfig {
    * slots are allocated, in each shard and again for the FILL grid in the router; 0 = unbounded.
    */
   rangeMaxRows: number;
+  /** Prometheus' 11,000 points per series of a range query (API and TQL); more is a 400. */
+  maxPointsPerSeries: number;
+  /** Prometheus' `--query.max-samples`: samples one PromQL query may hold at once; more is a 422. */
+  maxSamples: number;
+  /** Series one PromQL query may select (summed over shards); more is a 422. 0 = unbounded. */
+  maxSeries: number;
 }
 
 /** Splunk HEC indexer acknowledgement (docs/logs-ingest.md); an unreported id costs ~30 bytes. */
@@ -158,6 +180,7 @@ export interface Config {
   http: HttpConfig;
   storage: StorageConfig;
   wal: WalConfig;
+  ingest: IngestConfig;
   memtable: MemtableConfig;
   segment: SegmentConfig;
   query: QueryConfig;
@@ -194,13 +217,17 @@ export function defaultConfig(): Config {
     },
     storage: { dataHome: './data', shards: Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism())) },
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
-    memtable: { flushBytes: 64 * 1024 * 1024 },
+    ingest: { lineMaxBytes: 1024 * 1024, shardQueueBytes: 256 * 1024 * 1024 },
+    memtable: { flushBytes: 64 * 1024 * 1024, rejectBytes: 512 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
     query: {
       memoryLimitBytes: 1024 * 1024 * 1024,
       sliceMs: 5,
       shareUnderWritesPercent: 25,
       rangeMaxRows: RANGE_MAX_ROWS_DEFAULT,
+      maxPointsPerSeries: 11_000,
+      maxSamples: 50_000_000,
+      maxSeries: 1_000_000,
     },
     hec: { ackEnabled: false, ackMaxChannels: 10_000, ackMaxPendingPerChannel: 100_000, ackMaxPending: 1_000_000 },
     logging: { level: 'info' },

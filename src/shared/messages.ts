@@ -5,7 +5,9 @@
  */
 
 import type { ShardConfig } from './config.js';
+import type { HistogramSnapshot } from './duration-histogram.js';
 import type { WireError } from './errors.js';
+import type { RejectionReason } from './rejections.js';
 import type { ProfileKind } from './thread-profiler.js';
 
 export type ShardTask =
@@ -63,6 +65,10 @@ export interface ShardStats {
   segmentBytes: number;
   /** Queries this shard stopped because their request was cancelled or timed out. */
   queriesCancelled: number;
+  /** Durations of each WAL fsync, memtable flush and compaction since start-up. */
+  timings: Record<'walFsync' | 'flush' | 'compaction', HistogramSnapshot>;
+  /** Refusals by limit in this shard's thread (memtable.reject_size, query bounds checked here). */
+  rejections: Partial<Record<RejectionReason, number>>;
   /** What recovery did at the last open. */
   recovery: {
     replayedRecords: number;

@@ -67,6 +67,10 @@ t.test('traces a write and a query across the router and the shards into its own
   const seconds = Math.floor(now / 1000);
   const pql = await fetch(`${url}/v1/pql?query=cpu&start=${seconds - 60}&end=${seconds + 60}&step=30s`);
   t.equal(pql.status, 200, await pql.text());
+  const api = await fetch(
+    `${url}/v1/metricsapi/api/v1/query_range?query=sum(cpu)&start=${seconds - 60}&end=${seconds + 60}&step=30`,
+  );
+  t.equal(api.status, 200, await api.text());
 
   // Past one export interval while on: the periodic exports to ourselves must not be traced.
   await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -95,6 +99,12 @@ t.test('traces a write and a query across the router and the shards into its own
   assertChild(t, promql, 'promql.eval', 'shoaldb', 'GET /v1/pql');
   assertChild(t, promql, 'shard-task query promql', 'shoaldb', 'promql.eval');
   assertChild(t, promql, 'shard.query', 'shoaldb-shard', 'shard-task query promql');
+
+  const apiTrace = traceOf(all, 'GET /v1/metricsapi/api/v1/query_range');
+  assertChild(t, apiTrace, 'promql.parse', 'shoaldb', 'GET /v1/metricsapi/api/v1/query_range');
+  assertChild(t, apiTrace, 'promql.eval', 'shoaldb', 'GET /v1/metricsapi/api/v1/query_range');
+  assertChild(t, apiTrace, 'shard-task query promql', 'shoaldb', 'promql.eval');
+  assertChild(t, apiTrace, 'shard.query', 'shoaldb-shard', 'shard-task query promql');
 
   t.notOk(
     all.some((s) => s.name.includes('/v1/otlp/v1/traces')),

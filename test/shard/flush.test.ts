@@ -87,7 +87,7 @@ t.test('close does not flush: rows come back from the WAL', async (t) => {
 
 t.test('a failed background flush is retried by a later write', async (t) => {
   const dir = tempDir(t);
-  const store = await openStore(dir, { memtable: { flushBytes: 32 * 1024 } });
+  const store = await openStore(dir, { memtable: { flushBytes: 32 * 1024, rejectBytes: 0 } });
   fs.writeFileSync(path.join(dir, 'seg', '5'), 'in the way');
   await store.write([payload(5, { 10: 'f64' }, rows(2000))]);
   await new Promise((r) => setTimeout(r, 100));

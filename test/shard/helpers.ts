@@ -26,7 +26,7 @@ export function shardConfig(dir: string, overrides: Partial<Omit<ShardConfig, 'd
     shardId: 0,
     dir,
     wal: { syncMode: 'fsync', segmentBytes: 64 * 1024 * 1024 },
-    memtable: { flushBytes: 256 * 1024 * 1024 },
+    memtable: { flushBytes: 256 * 1024 * 1024, rejectBytes: 0 },
     segment: { blockRows: 1024, compactionTrigger: 100 },
     querySliceMs: 5,
     queryShareUnderWrites: 1,

@@ -91,7 +91,10 @@ for (const mode of ['last_row', 'last_non_null', 'append'] as MergeMode[]) {
   t.test(`random operations agree with the model (${mode})`, async (t) => {
     const random = prng(mode.length * 7919 + Number(process.env.SHARD_MODEL_SEED ?? 0));
     const dir = tempDir(t);
-    const config = { segment: { blockRows: 16, compactionTrigger: 3 }, memtable: { flushBytes: 48 * 1024 } };
+    const config = {
+      segment: { blockRows: 16, compactionTrigger: 3 },
+      memtable: { flushBytes: 48 * 1024, rejectBytes: 0 },
+    };
     let store: ShardStore = await openStore(dir, config);
     const model = new Model(mode);
     let live = dir;

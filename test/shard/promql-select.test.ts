@@ -43,7 +43,7 @@ function table(overrides: Partial<TableSelect> = {}): TableSelect {
 }
 
 function local(tables: TableSelect[], minMs: number | null = null, maxMs: number | null = null): LocalSelect {
-  return { tables, minMs, maxMs, samplesMax: 1_000_000 };
+  return { tables, minMs, maxMs, samplesMax: 1_000_000, seriesMax: 0 };
 }
 
 const KINDS: Kinds = { 2: 'f64', 5: 'i64' };
@@ -104,6 +104,24 @@ t.test('local select over one shard', async (t) => {
     }
     t.ok(error instanceof DbError, 'a DbError');
     t.match(error, { code: 6000, message: /too many samples/ });
+  });
+
+  t.test('the series bound stops a select at the first series past it', async (t) => {
+    await t.rejects(selectLocal(store, { ...local([table()]), seriesMax: 1 }), {
+      code: 6000,
+      message: 'query selects more than 1 series (query.max_series); narrow its selectors',
+    });
+    t.equal((await selectLocal(store, { ...local([table()]), seriesMax: 2 })).length, 2, 'at the bound it answers');
+    t.equal(
+      (
+        await selectLocalSeries(store, {
+          ...local([table({ matchers: [{ columnId: 3, op: '=~', value: 'b|c' }] })]),
+          seriesMax: 1,
+        })
+      ).length,
+      1,
+      'a series without a sample in range does not count (c has only NULLs)',
+    );
   });
 
   t.test('the shard entry lists every buffer to transfer and refuses unknown plans', async (t) => {
@@ -379,6 +397,22 @@ t.test('the router source resolves names, databases and fields against the catal
   t.same(await source.labelValues('job', [], 0, T0 * 2), ['api', 'node']);
   t.same(await source.labelValues('__name__', [], 0, T0 * 2), ['cpu', 'http_requests_total', 'up']);
   t.same(await source.labelValues('job', [[{ name: '__name__', op: '=', value: 'up' }]], T0 + 1, T0 + 5000), ['api']);
+
+  // `up` has one series in each store: each shard stays within a bound of 1, their sum does not.
+  const bounded = new ShardSampleSource(catalog, shards, {
+    db: 'public',
+    limits: { maxPointsPerSeries: 11_000, maxSamples: 1_000_000, maxSeries: 1 },
+  });
+  const upMatchers = [{ name: '__name__', op: '=' as const, value: 'up' }];
+  await t.rejects(bounded.select({ matchers: upMatchers, startMs: T0 - 1, endMs: T0 + 10_000 }), {
+    code: 6000,
+    message: 'query selects more than 1 series (query.max_series); narrow its selectors',
+  });
+  t.equal(
+    (await bounded.series([upMatchers], 0, T0 * 2)).length,
+    2,
+    'listing series is not bounded by query.max_series',
+  );
 });
 
 t.test('µs and ns times convert to ms exactly without BigInt division, at and around ms boundaries', async (t) => {

@@ -223,7 +223,7 @@ t.test('a field that appears only in later writes reads NULL for earlier rows', 
 });
 
 t.test('a background flush starts when the memtable passes memtable.flushBytes', async (t) => {
-  const store = await openStore(tempDir(t), { memtable: { flushBytes: 64 * 1024 } });
+  const store = await openStore(tempDir(t), { memtable: { flushBytes: 64 * 1024, rejectBytes: 0 } });
   const rows = sampleRows().slice(0, 300);
   for (let i = 0; i < 20; i++) {
     await store.write([

@@ -70,8 +70,13 @@ shards = 3
 sync_mode = "none"
 segment_size = "32MB"
 
+[ingest]
+line_max_bytes = "64KiB"
+shard_queue_size = "0"
+
 [memtable]
 flush_size = 1048576
+reject_size = "8MiB"
 
 [segment]
 block_rows = 4096
@@ -80,6 +85,9 @@ compaction_trigger = 8
 [query]
 memory_limit = "2GiB"
 range_max_rows = 5000
+max_points_per_series = 500
+max_samples = 1000
+max_series = 0
 
 [hec]
 ack_enabled = true
@@ -116,9 +124,18 @@ heap_profiling = true
     },
     storage: { dataHome: '/var/lib/shoaldb', shards: 3 },
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
-    memtable: { flushBytes: 1024 * 1024 },
+    ingest: { lineMaxBytes: 64 * 1024, shardQueueBytes: 0 },
+    memtable: { flushBytes: 1024 * 1024, rejectBytes: 8 * 1024 * 1024 },
     segment: { blockRows: 4096, compactionTrigger: 8 },
-    query: { memoryLimitBytes: 2 * 1024 * 1024 * 1024, sliceMs: 5, shareUnderWritesPercent: 25, rangeMaxRows: 5000 },
+    query: {
+      memoryLimitBytes: 2 * 1024 * 1024 * 1024,
+      sliceMs: 5,
+      shareUnderWritesPercent: 25,
+      rangeMaxRows: 5000,
+      maxPointsPerSeries: 500,
+      maxSamples: 1000,
+      maxSeries: 0,
+    },
     hec: { ackEnabled: true, ackMaxChannels: 5, ackMaxPendingPerChannel: 100_000, ackMaxPending: 1_000_000 },
     logging: { level: 'debug' },
     tracing: { endpoint: 'http://collector:4318/v1/traces', enabled: false, sampleRatio: 0.5 },
@@ -249,6 +266,13 @@ t.test('names the dotted key and the bad value for every invalid file value', as
     ['[wal]\nsync_mode = "always"', 'invalid value for wal.sync_mode: "always" (expected one of "fsync", "none")'],
     ['[wal]\nsegment_size = "0"', 'invalid value for wal.segment_size: "0" (expected a non-zero size like "64MiB")'],
     ['[memtable]\nflush_size = 0', 'invalid value for memtable.flush_size: 0 (expected a non-zero size like "64MiB")'],
+    [
+      '[memtable]\nflush_size = "64MiB"\nreject_size = "32MiB"',
+      'invalid value for memtable.reject_size: must be above memtable.flush_size (or "0" for unbounded)',
+    ],
+    ['[ingest]\nline_max_bytes = "0"', 'invalid value for ingest.line_max_bytes: "0" (expected a non-zero size'],
+    ['[query]\nmax_points_per_series = 0', 'invalid value for query.max_points_per_series: 0 (expected an integer'],
+    ['[query]\nmax_samples = 0', 'invalid value for query.max_samples: 0 (expected an integer'],
     ['[segment]\nblock_rows = 0', 'invalid value for segment.block_rows: 0 (expected an integer from 1 to 1048576)'],
     [
       '[segment]\ncompaction_trigger = 1',
@@ -361,8 +385,13 @@ shards = 4
 sync_mode = "fsync"
 segment_size = "128MiB"
 
+[ingest]
+line_max_bytes = "1MiB"
+shard_queue_size = "256MiB"
+
 [memtable]
 flush_size = "64MiB"
+reject_size = "512MiB"
 
 [segment]
 block_rows = 8192
@@ -373,6 +402,9 @@ memory_limit = "1GiB"
 slice_time = "5ms"
 share_under_writes = 25
 range_max_rows = 1000000
+max_points_per_series = 11000
+max_samples = 50000000
+max_series = 1000000
 
 [hec]
 ack_enabled = false

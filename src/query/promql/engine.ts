@@ -19,6 +19,7 @@ import { Interrupter } from './eval/interrupter.js';
 import { SampleBudget } from './eval/sample-budget.js';
 import { DUPLICATE_LABELSET, mergeSameLabels, type StepSeries, type Value } from './eval/values.js';
 import { compareLabels, labelsKey, METRIC_NAME } from './labels.js';
+import { checkPointsPerSeries, PROMQL_LIMITS_DEFAULT } from './limits.js';
 import { parseExpr } from './parse.js';
 import { exprToJson } from './parse-json.js';
 import { prettify } from './printer.js';
@@ -30,8 +31,6 @@ export type { Expr } from './ast.js';
 export const DEFAULT_LOOKBACK_MS = 5 * 60 * 1000;
 /** Step of a subquery written without one (`x[10m:]`), as the conformance settings assume. */
 export const DEFAULT_SUBQUERY_STEP_MS = 60 * 1000;
-/** Prometheus' API refuses range queries with more points per series than this. */
-export const RANGE_POINTS_MAX = 11_000;
 
 /** A query's answer with the annotations it raised. */
 export type QueryOutcome = QueryResult & QueryAnnotations;
@@ -70,7 +69,7 @@ function context(opts: QueryOptions, text: string, startMs: number, endMs: numbe
     queryStepMs: stepMs,
     defaultSubqueryStepMs: DEFAULT_SUBQUERY_STEP_MS,
     interrupt: new Interrupter(opts.signal),
-    samples: new SampleBudget(),
+    samples: new SampleBudget((opts.limits ?? PROMQL_LIMITS_DEFAULT).maxSamples),
     pushdown:
       opts.pushdown !== false && isShardEvaluation(opts.source) ? new ShardPushdown(opts.source, text) : undefined,
   };
@@ -170,12 +169,7 @@ async function evaluateRange(
     );
   }
   if (endMs < startMs) throw new PromqlError('bad_data', 'end timestamp must not be before start time');
-  if ((endMs - startMs) / stepMs > RANGE_POINTS_MAX) {
-    throw new PromqlError(
-      'bad_data',
-      'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)',
-    );
-  }
+  checkPointsPerSeries(startMs, endMs, stepMs, (opts.limits ?? PROMQL_LIMITS_DEFAULT).maxPointsPerSeries);
   const ctx = context(opts, text, startMs, endMs, stepMs);
   const evaluator = new Evaluator(ctx, startMs, endMs, stepMs);
   const value: Value = await evaluator.eval(expr);

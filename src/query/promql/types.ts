@@ -6,6 +6,7 @@
  * Times are Unix milliseconds as plain numbers (Prometheus' own resolution); the HTTP layer turns
  * them into float seconds.
  */
+import type { PromqlLimits } from './limits.js';
 
 /** One label; a label set is sorted by name and has no empty values. */
 export interface Label {
@@ -86,6 +87,11 @@ export interface QueryOptions {
    * (src/query/promql/distribute); default true. False evaluates everything in the router.
    */
   pushdown?: boolean;
+  /**
+   * `[query]` bounds on points, samples and series (limits.ts); default PROMQL_LIMITS_DEFAULT. The
+   * source applies its own copy to what it selects (ShardSampleSource takes the same object).
+   */
+  limits?: PromqlLimits | undefined;
 }
 
 /** Prometheus' API `errorType` values the engine can raise. */

@@ -6,6 +6,7 @@
 
 import type { TableInsert } from '../../shared/insert.js';
 import type { DatabaseSchema, DataType, TableSchema } from '../../shared/types.js';
+import type { PromqlLimits } from '../promql/limits.js';
 import type { SampleSource } from '../promql/types.js';
 
 /** A column of a table to create. */
@@ -52,6 +53,8 @@ export interface SqlSession {
   memoryLimitBytes?: number | undefined;
   /** Most rows a RANGE/ALIGN query may produce (`query.range_max_rows`); unset = the default, 0 = unbounded. */
   rangeMaxRows?: number | undefined;
+  /** `TQL`'s PromQL limits (`query.max_points_per_series`, ...); unset = the defaults. */
+  promqlLimits?: PromqlLimits | undefined;
 }
 
 /** Catalog, ingest and scatter, provided by the router (and by test environments). */

@@ -5,6 +5,7 @@
  * before it takes the whole process down, not to account bytes exactly.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { countRejection } from '../../shared/rejections.js';
 
 /** Estimated bytes per accumulated value (a JS value slot plus its share of boxing and strings). */
 export const CELL_BYTES = 24;
@@ -33,6 +34,7 @@ export class MemoryBudget {
     if (!this.limitBytes) return;
     this.usedBytes += bytes;
     if (this.usedBytes > this.limitBytes) {
+      countRejection('query_memory');
       throw new DbError(
         ErrorCode.RuntimeResourcesExhausted,
         `Resources exhausted: the query needs more than its memory limit of ${formatBytes(this.limitBytes)} (query.memory_limit) while ${what}; narrow it with filters, an aggregate or a LIMIT, or raise the limit`,

@@ -8,6 +8,7 @@
  */
 import { RANGE_MAX_ROWS_DEFAULT } from '../../shared/config.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { countRejection } from '../../shared/rejections.js';
 import type { SqlSession } from './env.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 
@@ -24,6 +25,7 @@ export function rangeBoundsOf(session: SqlSession): RangeBounds {
 
 /** The 6000 error for `rows` slots (a count or an estimate) past the row limit. */
 export function tooManyRangeRows(rows: bigint | number | string, bounds: RangeBounds, where: string): DbError {
+  countRejection('query_memory');
   return new DbError(
     ErrorCode.RuntimeResourcesExhausted,
     `Resources exhausted: RANGE query would produce ${rows} rows (time slots × BY groups) ${where}, more than the limit of ${bounds.maxRows} (query.range_max_rows); use a coarser ALIGN, a shorter RANGE, a narrower time filter, or raise the limit`,

@@ -12,7 +12,7 @@ import type { DataType } from '../../shared/types.js';
 import type { Expr as PromqlExpr } from '../promql/ast.js';
 import { unwrapParens } from '../promql/ast.js';
 import { formatPromql, parsePromql, rangeQuery } from '../promql/engine.js';
-import { TOO_MANY_SAMPLES } from '../promql/eval/sample-budget.js';
+import { checkPointsPerSeries, PROMQL_LIMITS_DEFAULT, type PromqlLimits, TOO_MANY_SAMPLES } from '../promql/limits.js';
 import { parseDurationParamMs, parseTimeMs } from '../promql/time-params.js';
 import { promqlToRecords } from '../promql/to-records.js';
 import { PromqlError, type QueryResult, type SampleSource } from '../promql/types.js';
@@ -26,8 +26,6 @@ import { type StatementResult, stringRecords } from './result.js';
 
 type TqlStatement = Extract<Statement, { kind: 'tql' }>;
 
-/** Prometheus' limit on steps per series (`query_range`), applied to TQL too. */
-const STEPS_MAX = 11_000;
 /** Prometheus' default lookback delta. */
 const DEFAULT_LOOKBACK_MS = 5 * 60 * 1000;
 /** Units per second of each timestamp and duration type. */
@@ -110,8 +108,11 @@ interface TqlRange {
   lookbackMs: number;
 }
 
-/** Prometheus' range checks (as PromqlErrors, so each caller reports them its own way). */
-function checkRange(startMs: number, endMs: number, stepMs: number): void {
+/**
+ * Prometheus' range checks (as PromqlErrors, so each caller reports them its own way), with the
+ * configured `query.max_points_per_series` as `query_range` has it.
+ */
+function checkRange(startMs: number, endMs: number, stepMs: number, limits: PromqlLimits): void {
   if (!(stepMs > 0)) {
     throw new PromqlError(
       'bad_data',
@@ -119,15 +120,10 @@ function checkRange(startMs: number, endMs: number, stepMs: number): void {
     );
   }
   if (!(endMs >= startMs)) throw new PromqlError('bad_data', 'end timestamp must not be before start time');
-  if (Math.floor((endMs - startMs) / stepMs) > STEPS_MAX) {
-    throw new PromqlError(
-      'bad_data',
-      'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)',
-    );
-  }
+  checkPointsPerSeries(startMs, endMs, stepMs, limits.maxPointsPerSeries);
 }
 
-function rangeOf(statement: TqlStatement, session: SqlSession, ctx: EvalContext): TqlRange {
+function rangeOf(statement: TqlStatement, session: SqlSession, ctx: EvalContext, limits: PromqlLimits): TqlRange {
   const startMs = timeMs(statement.start, 'start', session, ctx);
   const endMs = timeMs(statement.end, 'end', session, ctx);
   const stepMs = durationMs(statement.step, 'step', session, ctx);
@@ -135,7 +131,7 @@ function rangeOf(statement: TqlStatement, session: SqlSession, ctx: EvalContext)
     ? durationMs(statement.lookback, 'lookback', session, ctx)
     : DEFAULT_LOOKBACK_MS;
   try {
-    checkRange(startMs, endMs, stepMs);
+    checkRange(startMs, endMs, stepMs, limits);
   } catch (err) {
     throw promqlSqlError(err, ErrorCode.InvalidArguments);
   }
@@ -163,6 +159,8 @@ export interface RangeRecordsRequest {
   db: string;
   alias: string | null;
   signal?: AbortSignal | undefined;
+  /** `[query]` limits; the source should carry the same ones. */
+  limits: PromqlLimits;
 }
 
 /**
@@ -170,7 +168,7 @@ export interface RangeRecordsRequest {
  * (GreptimeDB does; Prometheus refuses strings in range queries).
  */
 export async function rangeRecords(request: RangeRecordsRequest): Promise<StatementResult> {
-  checkRange(request.startMs, request.endMs, request.stepMs);
+  checkRange(request.startMs, request.endMs, request.stepMs, request.limits);
   const times = stepTimes(request.startMs, request.endMs, request.stepMs);
   const inner = unwrapParens(request.expr);
   let result: QueryResult;
@@ -181,6 +179,7 @@ export async function rangeRecords(request: RangeRecordsRequest): Promise<Statem
       source: request.source,
       lookbackDeltaMs: request.lookbackMs,
       signal: request.signal,
+      limits: request.limits,
     });
   }
   return promqlToRecords(request.expr, result, { catalog: request.env, db: request.db, alias: request.alias }, times);
@@ -211,7 +210,8 @@ export async function executeTql(
   env: SqlEnv,
   ctx: EvalContext,
 ): Promise<StatementResult> {
-  const range = rangeOf(statement, session, ctx);
+  const limits = session.promqlLimits ?? PROMQL_LIMITS_DEFAULT;
+  const range = rangeOf(statement, session, ctx, limits);
   const expr = parse(statement.query);
   if (statement.mode === 'explain') {
     return stringRecords(['plan_type', 'plan'], [['logical_plan', explainText(statement, expr, range)]]);
@@ -230,6 +230,7 @@ export async function executeTql(
       // GreptimeDB names the column exactly as written, quoted or not.
       alias: statement.alias ? statement.alias.value : null,
       signal: session.signal,
+      limits,
     });
   } catch (err) {
     throw promqlSqlError(err, ErrorCode.InvalidSyntax);

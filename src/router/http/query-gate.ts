@@ -5,6 +5,7 @@
  * grows, and the client (a dashboard, an alert rule) is better placed to back off and retry.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { countRejection } from '../../shared/rejections.js';
 
 /** The refusal; the server adds `Retry-After` to whatever error body the route uses. */
 export class TooManyQueries extends DbError {
@@ -33,7 +34,10 @@ export class QueryGate {
    * once); throws TooManyQueries when `max` run already.
    */
   admit(controller: AbortController): () => void {
-    if (this.max > 0 && this.running.size >= this.max) throw new TooManyQueries(this.max);
+    if (this.max > 0 && this.running.size >= this.max) {
+      countRejection('query_concurrency');
+      throw new TooManyQueries(this.max);
+    }
     this.running.add(controller);
     return () => {
       this.running.delete(controller);

@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.js';
 import { DbError } from '../../shared/errors.js';
+import { countRejection } from '../../shared/rejections.js';
 import { parseDurationMs } from '../../shared/size-duration.js';
 import { withSpan } from '../../shared/tracing/active-tracer.js';
 import { ZstdError, zstdDecompress } from '../../shared/zstd.js';
@@ -37,8 +38,10 @@ class HttpError extends Error {
   }
 }
 
-function textError(status: number, message: string): HttpStatusError {
-  return new HttpStatusError(status, message);
+/** `http.body_limit` crossed (declared, streamed, or once decompressed). */
+function bodyTooLarge(): HttpStatusError {
+  countRejection('body_limit');
+  return new HttpStatusError(413, 'Failed to buffer the request body: length limit exceeded');
 }
 
 export interface ServerDeps {
@@ -82,6 +85,7 @@ export async function startHttpServer(deps: ServerDeps): Promise<RunningServer> 
     app.any('/*', (res, req) => {
       if (closed) {
         // Keep-alive connections outlive the listen socket: refuse what they send once closing.
+        countRejection('shutting_down');
         res.cork(() => {
           res.writeStatus('503 Service Unavailable').writeHeader('connection', 'close').end('server is shutting down');
         });
@@ -204,6 +208,7 @@ async function handleRequest(
   if (timeoutMs > 0) {
     timer = setTimeout(() => {
       controller.abort(new DbError(1008, 'request timed out'));
+      if (!done) countRejection('timeout');
       send({ status: route.protocol === 'metricsapi-write' ? 504 : 408 });
     }, timeoutMs);
   }
@@ -211,7 +216,7 @@ async function handleRequest(
   try {
     const limit = route.debug ? DEBUG_BODY_LIMIT_BYTES : config.http.bodyLimitBytes;
     const declared = Number(headers.get('content-length') ?? '0');
-    if (limit > 0 && declared > limit) throw textError(413, 'Failed to buffer the request body: length limit exceeded');
+    if (limit > 0 && declared > limit) throw bodyTooLarge();
 
     const query = new URLSearchParams(rawQuery);
     let user = null;
@@ -224,6 +229,7 @@ async function handleRequest(
         );
         user = deps.userProvider.authenticate(creds.username, creds.password);
       } catch (err) {
+        countRejection('auth');
         throw new HttpError(authErrorResponse(path, err));
       }
     }
@@ -241,7 +247,7 @@ async function handleRequest(
             size += chunk.byteLength;
             if (limit > 0 && size > limit) {
               finished = true;
-              reject(textError(413, 'Failed to buffer the request body: length limit exceeded'));
+              reject(bodyTooLarge());
               return;
             }
             // Copy: uWS detaches the ArrayBuffer when this callback returns.
@@ -360,9 +366,9 @@ function decompress(body: Buffer, encoding: string | undefined, limit: number): 
   } catch (err) {
     const tooLarge = err instanceof ZstdError && err.tooLarge;
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError || tooLarge) {
-      throw textError(413, 'Failed to buffer the request body: length limit exceeded');
+      throw bodyTooLarge();
     }
-    throw textError(400, `Failed to decompress the request body (${enc}): ${(err as Error).message}`);
+    throw new HttpStatusError(400, `Failed to decompress the request body (${enc}): ${(err as Error).message}`);
   }
 }
 

@@ -4,6 +4,7 @@
  * memory and in the shard inboxes; with it, writers wait for room (or fail fast with 429).
  */
 import type { WriteBytesExhaustedPolicy } from '../../shared/config.js';
+import { countRejection } from '../../shared/rejections.js';
 import { HttpStatusError } from './http-status-error.js';
 
 interface Waiter {
@@ -38,6 +39,7 @@ export class WriteBytesLimiter {
     if (this.waiters.length === 0 && this.fits(bytes)) {
       this.inFlight += bytes;
     } else if (this.policy.kind === 'fail') {
+      countRejection('write_bytes');
       throw new HttpStatusError(
         429,
         `Request body memory limit exceeded: ${this.inFlight} bytes in flight, limit ${this.maxBytes}`,
@@ -80,6 +82,7 @@ export class WriteBytesLimiter {
       };
       const timer = setTimeout(() => {
         leave();
+        countRejection('write_bytes');
         reject(
           new HttpStatusError(
             429,

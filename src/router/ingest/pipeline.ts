@@ -97,15 +97,20 @@ export class IngestPipeline {
       rows += p.insert.rowCount;
     }
     await yieldToEventLoop();
-    const writes: Promise<void>[] = [];
-    for (let s = 0; s < perShard.length; s++) {
-      const tables = perShard[s] as TableRows[];
-      if (tables.length === 0) continue;
+    const payloads: (Uint8Array | null)[] = perShard.map((tables) => {
+      if (tables.length === 0) return null;
       const encoded = encodeWriteBatch({ tables });
       // Own buffer per payload: it is transferred to the worker, and msgpackr reuses its buffers.
       const payload = new Uint8Array(encoded.byteLength);
       payload.set(encoded);
-      writes.push(this.cluster.write(s, payload));
+      return payload;
+    });
+    // No await from here until every part is queued: the room checked is the room used.
+    this.cluster.checkQueueRoom(payloads.map((p) => p?.byteLength ?? 0));
+    const writes: Promise<void>[] = [];
+    for (let s = 0; s < payloads.length; s++) {
+      const payload = payloads[s];
+      if (payload) writes.push(this.cluster.write(s, payload));
     }
     await Promise.all(writes);
     return rows;

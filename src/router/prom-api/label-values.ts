@@ -5,6 +5,7 @@
  * (`__database__`, `__schema__`, `x_greptime_database`) list databases, or the databases holding
  * the matched metrics.
  */
+import type { PromqlLimits } from '../../query/promql/limits.js';
 import type { Matcher } from '../../query/promql/types.js';
 import { physicalKindOf, type TableSchema } from '../../shared/types.js';
 import type { AuthedUser } from '../auth/user-provider.js';
@@ -23,6 +24,7 @@ export interface LabelValuesRequest {
     getTable(db: string, name: string): TableSchema | undefined;
   };
   cluster: ShardQuery;
+  limits: PromqlLimits;
   db: string;
   user: AuthedUser | null;
   matcherSets: Matcher[][];
@@ -32,7 +34,7 @@ export interface LabelValuesRequest {
 }
 
 function sourceOf(request: LabelValuesRequest, db: string): ShardSampleSource {
-  return new ShardSampleSource(request.catalog, request.cluster, { db, user: request.user });
+  return new ShardSampleSource(request.catalog, request.cluster, { db, user: request.user, limits: request.limits });
 }
 
 /** Metric names in `db` with data in range matching the sets (all selectable metrics without sets). */

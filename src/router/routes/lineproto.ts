@@ -10,10 +10,8 @@ import { toTableInserts } from '../ingest/lineproto/to-inserts.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
 
-/** Longest accepted line; a longer one rejects the request with its line number. */
-export const LINE_BYTES_MAX = 1024 * 1024;
-
-export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics): Route[] {
+/** `lineMaxBytes`: `ingest.line_max_bytes`, the longest line; a longer one fails the request with its line number. */
+export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics, lineMaxBytes: number): Route[] {
   metrics.reportSeriesCache('lineproto', cachedSeriesCount);
   const write =
     (v2: boolean): Route['handler'] =>
@@ -24,7 +22,7 @@ export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics):
       metrics.ingestBytes.inc({ protocol: 'lineproto' }, ctx.body.length);
       try {
         if (ctx.body.length === 0) return empty(204);
-        const batch = await parseLineProtocolSliced(ctx.body, precision, LINE_BYTES_MAX);
+        const batch = await parseLineProtocolSliced(ctx.body, precision, lineMaxBytes);
         await yieldToEventLoop();
         const inserts = toTableInserts(batch, db, precision, BigInt(Date.now()) * 1_000_000n, ingest.shardCount);
         await yieldToEventLoop();

@@ -10,7 +10,7 @@ import { parsePromql } from '../../query/promql/engine.js';
 import { parseDurationParamMs, parseTimeMs } from '../../query/promql/time-params.js';
 import { promqlSqlError, rangeRecords } from '../../query/sql/tql.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
-import { endSpan, startSpan, withSpan } from '../../shared/tracing/active-tracer.js';
+import { inSpan } from '../../shared/tracing/active-tracer.js';
 import type { Route } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
@@ -65,18 +65,9 @@ export function pqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
         const lookbackMs = url.has('lookback') ? durationOf(url, 'lookback') : DEFAULT_LOOKBACK_MS;
         const query = url.get('query') as string;
         try {
-          const parseSpan = startSpan('promql.parse');
-          let expr: ReturnType<typeof parsePromql>;
-          try {
-            expr = parsePromql(query);
-          } catch (err) {
-            endSpan(parseSpan, err);
-            throw err;
-          }
-          endSpan(parseSpan);
+          const expr = await inSpan('promql.parse', () => parsePromql(query));
           // Active during evaluation, so the shard tasks it sends are its children.
-          const evalSpan = startSpan('promql.eval');
-          const evaluate = (): ReturnType<typeof rangeRecords> =>
+          const records = await inSpan('promql.eval', () =>
             rangeRecords({
               expr,
               query,
@@ -85,24 +76,22 @@ export function pqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
               stepMs,
               lookbackMs,
               env: deps.catalog,
-              source: new ShardSampleSource(deps.catalog, deps.cluster, { db, user: ctx.user }),
+              source: new ShardSampleSource(deps.catalog, deps.cluster, {
+                db,
+                user: ctx.user,
+                limits: deps.promqlLimits,
+              }),
               db,
               alias: null,
               signal: ctx.signal,
-            });
-          let records: Awaited<ReturnType<typeof rangeRecords>>;
-          try {
-            records = evalSpan === null ? await evaluate() : await withSpan(evalSpan, evaluate);
-          } catch (err) {
-            endSpan(evalSpan, err);
-            throw err;
-          }
-          endSpan(evalSpan);
-          metrics.queries.inc({ kind: 'pql', outcome: 'ok' });
+              limits: deps.promqlLimits,
+            }),
+          );
+          metrics.queryDone('pql', 'ok', ctx.startMs);
           const executionTimeMs = Math.round(performance.now() - ctx.startMs);
           return sqlOutputResponse([records], { format, epoch, limit: undefined, compression, executionTimeMs });
         } catch (err) {
-          metrics.queries.inc({ kind: 'pql', outcome: 'error' });
+          metrics.queryDone('pql', 'error', ctx.startMs);
           throw promqlSqlError(err, ErrorCode.InvalidArguments);
         }
       },

@@ -12,8 +12,10 @@ import type { Logger } from 'pino';
 import { typeOf } from '../../query/promql/ast.js';
 import type { QueryOutcome } from '../../query/promql/engine.js';
 import { formatPromql, instantQuery, parsePromql, promqlToJson, rangeQuery } from '../../query/promql/engine.js';
+import { checkPointsPerSeries, type PromqlLimits } from '../../query/promql/limits.js';
 import { PromqlError, type QueryResult } from '../../query/promql/types.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { inSpan } from '../../shared/tracing/active-tracer.js';
 import { VERSION } from '../../shared/version.js';
 import type { Handler, HttpResponse, RequestContext, Route } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
@@ -38,8 +40,6 @@ import { ShardSampleSource } from '../promql-source.js';
 import type { SqlEnvDeps } from '../sql-env.js';
 
 const PREFIX = '/v1/metricsapi/api/v1';
-/** Prometheus refuses range queries with more points per series than this. */
-const RANGE_POINTS_MAX = 11_000;
 const TRUNCATED_WARNING = 'results truncated due to limit';
 /** The Prometheus release whose HTTP API and PromQL this server follows (the engine tracks 3.x). */
 export const PROMETHEUS_API_VERSION = '3.0.0';
@@ -49,7 +49,7 @@ export interface PromApiDeps extends SqlEnvDeps {
 }
 
 /** The engine's time and cancellation settings for one request. */
-interface QueryLimits {
+interface QuerySettings {
   lookbackMs: number | undefined;
   /** From the `timeout` parameter; null = only the server's request timeout. */
   timeoutMs: number | null;
@@ -64,7 +64,7 @@ function parseQuery(params: PromParams) {
   }
 }
 
-function limitsOf(params: PromParams): QueryLimits {
+function settingsOf(params: PromParams): QuerySettings {
   const timeoutMs = durationParamMs(params, 'timeout');
   // Prometheus names it lookback_delta; GreptimeDB lookback.
   const name = params.get('lookback_delta') !== '' ? 'lookback_delta' : 'lookback';
@@ -140,6 +140,8 @@ interface ApiRequest {
   params: PromParams;
   db: string;
   source: ShardSampleSource;
+  /** The server's `[query]` limits, which `source` applies too. */
+  limits: PromqlLimits;
 }
 
 function handler(
@@ -152,13 +154,14 @@ function handler(
       const params = PromParams.of(ctx);
       // A `db` URL parameter overrides the header here (a `db` in a form body is ignored).
       const db = databaseOf(ctx, ['db'], false);
-      const source = new ShardSampleSource(deps.catalog, deps.cluster, { db, user: ctx.user });
-      const response = await answer({ ctx, params, db, source });
-      metrics.queries.inc({ kind: 'promql', outcome: 'ok' });
+      const limits = deps.promqlLimits;
+      const source = new ShardSampleSource(deps.catalog, deps.cluster, { db, user: ctx.user, limits });
+      const response = await answer({ ctx, params, db, source, limits });
+      metrics.queryDone('promql', 'ok', ctx.startMs);
       return response;
     } catch (err) {
       if (err instanceof HttpStatusError || isAuthError(err)) throw err;
-      metrics.queries.inc({ kind: 'promql', outcome: 'error' });
+      metrics.queryDone('promql', 'error', ctx.startMs);
       const apiError = toPromApiError(err);
       if (apiError.errorType === 'internal') deps.log.error({ err, path: ctx.path }, 'metrics API request failed');
       return errorResponse(apiError);
@@ -166,18 +169,21 @@ function handler(
   };
 }
 
-async function query({ ctx, params, source }: ApiRequest): Promise<HttpResponse> {
+async function query({ ctx, params, source, limits }: ApiRequest): Promise<HttpResponse> {
   const limit = limitParam(params);
   const timeMs = timeParamMs(params, 'time', Date.now());
-  const limits = limitsOf(params);
-  const expr = parseQuery(params);
-  const outcome = await withTimeout(ctx, limits.timeoutMs, (signal) =>
-    instantQuery(params.get('query'), timeMs, { source, lookbackDeltaMs: limits.lookbackMs, signal }),
+  const settings = settingsOf(params);
+  const expr = await inSpan('promql.parse', () => parseQuery(params));
+  // Active during evaluation, so the shard tasks it sends are its children.
+  const outcome = await inSpan('promql.eval', () =>
+    withTimeout(ctx, settings.timeoutMs, (signal) =>
+      instantQuery(params.get('query'), timeMs, { source, lookbackDeltaMs: settings.lookbackMs, signal, limits }),
+    ),
   ).catch((err: unknown) => emptyOnMissingTable(err, typeOf(expr) === 'matrix' ? 'matrix' : 'vector'));
   return queryAnswer(ctx, outcome, limit);
 }
 
-async function queryRange({ ctx, params, source }: ApiRequest): Promise<HttpResponse> {
+async function queryRange({ ctx, params, source, limits }: ApiRequest): Promise<HttpResponse> {
   const limit = limitParam(params);
   const startMs = requiredTimeParamMs(params, 'start');
   const endMs = requiredTimeParamMs(params, 'end');
@@ -190,17 +196,19 @@ async function queryRange({ ctx, params, source }: ApiRequest): Promise<HttpResp
       'zero or negative query resolution step widths are not accepted. Try a positive integer',
     );
   }
-  // Go divides durations as integers.
-  if (Math.floor((endMs - startMs) / stepMs) > RANGE_POINTS_MAX) {
-    throw new PromApiError(
-      'bad_data',
-      'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)',
-    );
-  }
-  const limits = limitsOf(params);
-  parseQuery(params);
-  const outcome = await withTimeout(ctx, limits.timeoutMs, (signal) =>
-    rangeQuery(params.get('query'), startMs, endMs, stepMs, { source, lookbackDeltaMs: limits.lookbackMs, signal }),
+  // Before the other parameters and the query are read, as Prometheus checks it.
+  checkPointsPerSeries(startMs, endMs, stepMs, limits.maxPointsPerSeries);
+  const settings = settingsOf(params);
+  await inSpan('promql.parse', () => parseQuery(params));
+  const outcome = await inSpan('promql.eval', () =>
+    withTimeout(ctx, settings.timeoutMs, (signal) =>
+      rangeQuery(params.get('query'), startMs, endMs, stepMs, {
+        source,
+        lookbackDeltaMs: settings.lookbackMs,
+        signal,
+        limits,
+      }),
+    ),
   ).catch((err: unknown) => emptyOnMissingTable(err, 'matrix'));
   return queryAnswer(ctx, outcome, limit);
 }
@@ -239,6 +247,7 @@ function labelValuesHandler(deps: PromApiDeps) {
     const values = await labelValues(name, {
       catalog: deps.catalog,
       cluster: deps.cluster,
+      limits: deps.promqlLimits,
       db,
       user: ctx.user,
       matcherSets,

@@ -6,6 +6,8 @@
  * The `physical_table` URL parameter (GreptimeDB's metric-engine physical table) is accepted and
  * has no effect: every metric is its own ordinary table here (docs/metrics-storage.md).
  */
+
+import type { PromqlLimits } from '../../query/promql/limits.js';
 import { DbError, InvalidArgument } from '../../shared/errors.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
@@ -42,6 +44,8 @@ export interface PromRemoteDeps {
   ingest: IngestPipeline;
   /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed body. */
   bodyLimitBytes: number;
+  /** `[query]` limits: remote read selects under `query.max_samples` and `query.max_series`. */
+  promqlLimits: PromqlLimits;
 }
 
 /**
@@ -149,13 +153,13 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
               `server does not support any of the requested response types: [${request.acceptedResponseTypes.join(' ')}]; supported: [SAMPLES STREAMED_XOR_CHUNKS]`,
             );
           }
-          const source = new ShardSampleSource(catalog, cluster, { db, user: ctx.user });
+          const source = new ShardSampleSource(catalog, cluster, { db, user: ctx.user, limits: deps.promqlLimits });
           const results = [];
           // One query at a time bounds memory to the largest query, not the sum.
           for (const q of request.queries) {
             results.push(await source.selectRange(q.matchers, q.startMs, q.endMs, ctx.signal));
           }
-          metrics.queries.inc({ kind: 'remote_read', outcome: 'ok' });
+          metrics.queryDone('remote_read', 'ok', ctx.startMs);
           if (responseType === ResponseType.STREAMED_XOR_CHUNKS) {
             return {
               status: 200,
@@ -169,7 +173,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
             body: snappyCompress(encodeReadResponse(results)),
           };
         } catch (err) {
-          metrics.queries.inc({ kind: 'remote_read', outcome: 'error' });
+          metrics.queryDone('remote_read', 'error', ctx.startMs);
           throw err;
         }
       },

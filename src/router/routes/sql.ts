@@ -55,16 +55,18 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
           signal: ctx.signal,
           memoryLimitBytes: deps.queryMemoryLimitBytes,
           rangeMaxRows: deps.queryRangeMaxRows,
+          promqlLimits: deps.promqlLimits,
         };
         try {
           // Known gap: GreptimeDB's arrow format refuses several statements even when a later one
           // failed; here the first failure is always the answer.
           const results = await executeSql(sql, session, env);
-          metrics.queries.inc({ kind: 'sql', outcome: 'ok' });
           const executionTimeMs = Math.round(performance.now() - ctx.startMs);
-          return sqlOutputResponse(results, { format, epoch, limit, compression, executionTimeMs });
+          const response = sqlOutputResponse(results, { format, epoch, limit, compression, executionTimeMs });
+          metrics.queryDone('sql', 'ok', ctx.startMs);
+          return response;
         } catch (err) {
-          metrics.queries.inc({ kind: 'sql', outcome: 'error' });
+          metrics.queryDone('sql', 'error', ctx.startMs);
           throw err;
         }
       },

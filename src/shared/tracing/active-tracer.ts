@@ -86,6 +86,23 @@ export function withSpan<T>(span: Span, fn: () => T): T {
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
+/**
+ * Runs `fn` in a new span `name`, a child of the active one, ended (failed on a throw) when `fn`
+ * settles; with tracing off, just runs `fn`.
+ */
+export async function inSpan<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  const span = startSpan(name);
+  if (span === null) return fn();
+  try {
+    const value = await withSpan(span, fn);
+    endSpan(span);
+    return value;
+  } catch (err) {
+    endSpan(span, err);
+    throw err;
+  }
+}
+
 /** Ends a span, marking it failed when `err` is given. Null-safe so `finally` blocks stay one line. */
 export function endSpan(span: Span | null, err?: unknown): void {
   if (span === null) return;

@@ -48,8 +48,13 @@ export interface SelectorTables {
 /** The shard plan of an evaluation (`PromqlShardPlan` op 'eval'). */
 export interface EvalPlan extends Omit<EvalRequest, 'selectorMatchers'> {
   selectors: SelectorTables[];
-  /** Most raw samples one shard may read for one selector. */
+  /**
+   * `query.max_samples`: most raw samples one shard may read for one selector, and most step
+   * samples its evaluator may hold.
+   */
   samplesMax: number;
+  /** `query.max_series`: most series one selection may read in one shard (0 = unbounded). */
+  seriesMax: number;
 }
 
 /** Series with one value per step; `present` is 1 where a sample exists. */
@@ -101,7 +106,17 @@ export type EvalResult =
 
 /** A shard's answer: a result with its annotations, or the PromQL error evaluation raised. */
 export type EvalAnswer =
-  | { ok: true; result: EvalResult; warnings: string[]; infos: string[] }
+  | {
+      ok: true;
+      result: EvalResult;
+      warnings: string[];
+      infos: string[];
+      /**
+       * Per selector of the plan (same index), the most series one selection of it read in this
+       * shard: the router sums them over the shards against `query.max_series`.
+       */
+      seriesSelected: number[];
+    }
   | { ok: false; errorType: PromqlErrorType; message: string };
 
 /** What the shard evaluation target does: run a request on every shard. */

@@ -8,7 +8,7 @@
 import type { ScanSource } from '../../../shared/scan.js';
 import { compareLabels } from '../labels.js';
 import { selectLocal } from '../store/local-select.js';
-import type { TableSelect } from '../store/plan.js';
+import type { SelectBounds, TableSelect } from '../store/plan.js';
 import {
   type Labels,
   type Matcher,
@@ -24,27 +24,43 @@ function matchersKey(matchers: readonly Matcher[]): string {
 }
 
 export class LocalSampleSource implements SampleSource {
-  private readonly tablesOf = new Map<string, TableSelect[]>();
+  /** Per matchers key: the resolved tables and the plan's selector indexes with those matchers. */
+  private readonly selectorsOf = new Map<string, { tables: TableSelect[]; indexes: number[] }>();
   /** Raw samples read so far (for the shard's own accounting). */
   samplesRead = 0;
+  /**
+   * Per selector of the plan, the most series one selection of it read (`EvalAnswer`): the
+   * router sums them over the shards, since each shard sees only its part of a selection.
+   */
+  readonly seriesSelected: number[];
 
   constructor(
     private readonly scan: ScanSource,
     selectors: readonly SelectorTables[],
-    private readonly samplesMax: number,
+    private readonly bounds: SelectBounds,
   ) {
-    for (const s of selectors) this.tablesOf.set(matchersKey(s.matchers), s.tables);
+    this.seriesSelected = selectors.map(() => 0);
+    selectors.forEach((s, index) => {
+      const key = matchersKey(s.matchers);
+      const known = this.selectorsOf.get(key);
+      if (known) known.indexes.push(index);
+      else this.selectorsOf.set(key, { tables: s.tables, indexes: [index] });
+    });
   }
 
   async select(request: SelectRequest): Promise<SeriesSamples[]> {
-    const tables = this.tablesOf.get(matchersKey(request.matchers));
-    if (tables === undefined) throw new PromqlError('internal', 'a selector of a shard plan has no resolved tables');
+    const selector = this.selectorsOf.get(matchersKey(request.matchers));
+    if (selector === undefined) throw new PromqlError('internal', 'a selector of a shard plan has no resolved tables');
+    const { tables, indexes } = selector;
     if (tables.length === 0) return [];
     // (start, end] in ms, as ShardSampleSource.select turns it into inclusive bounds.
     const minMs = Number.isFinite(request.startMs) ? Math.floor(request.startMs) + 1 : null;
     const maxMs = Number.isFinite(request.endMs) ? Math.floor(request.endMs) : null;
-    const series = await selectLocal(this.scan, { tables, minMs, maxMs, samplesMax: this.samplesMax });
+    const series = await selectLocal(this.scan, { tables, minMs, maxMs, ...this.bounds });
     for (const s of series) this.samplesRead += s.t.length;
+    for (const index of indexes) {
+      this.seriesSelected[index] = Math.max(this.seriesSelected[index] as number, series.length);
+    }
     return series.sort((a, b) => compareLabels(a.labels, b.labels));
   }
 

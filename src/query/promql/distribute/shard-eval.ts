@@ -46,8 +46,12 @@ export interface EvalTurn {
 
 /** Runs one evaluation plan over this shard's data, in the shard's turn when given one. */
 export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalTurn): Promise<EvalAnswer> {
+  const source = new LocalSampleSource(scan, plan.selectors, {
+    samplesMax: plan.samplesMax,
+    seriesMax: plan.seriesMax,
+  });
   const ctx: QueryContext = {
-    source: new LocalSampleSource(scan, plan.selectors, plan.samplesMax),
+    source,
     lookbackMs: plan.query.lookbackMs,
     signal: undefined,
     annotations: new Annotations(plan.text),
@@ -56,7 +60,8 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
     queryStepMs: plan.query.stepMs,
     defaultSubqueryStepMs: plan.query.defaultSubqueryStepMs,
     interrupt: turn ? new Interrupter(undefined, turn.poll, turn.sliceMs, turn.rest) : new Interrupter(undefined),
-    samples: new SampleBudget(),
+    // The router's bound: each shard's part of a query may hold as much as the whole query.
+    samples: new SampleBudget(plan.samplesMax),
   };
   const ev = new Evaluator(ctx, plan.grid.startMs, plan.grid.endMs, plan.grid.intervalMs);
   try {
@@ -65,7 +70,13 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
     if (plan.kind === 'step') result = { kind: 'step', series: packSeries(await ev.vector(expr), ev.steps) };
     else if (expr.type === 'AggregateExpr') result = await partialOf(ev, expr);
     else throw new PromqlError('internal', `a partial shard plan needs an aggregation, got ${expr.type}`);
-    return { ok: true, result, warnings: [...ctx.annotations.warnings], infos: ctx.annotations.infos };
+    return {
+      ok: true,
+      result,
+      warnings: [...ctx.annotations.warnings],
+      infos: ctx.annotations.infos,
+      seriesSelected: source.seriesSelected,
+    };
   } catch (err) {
     if (err instanceof PromqlError) return { ok: false, errorType: err.errorType, message: err.message };
     throw err;

@@ -26,7 +26,7 @@ import type { Annotations } from './annotations.js';
 import { evalBinary } from './binary.js';
 import { evalCall } from './calls.js';
 import type { Interrupter } from './interrupter.js';
-import { SampleBudget } from './sample-budget.js';
+import type { SampleBudget } from './sample-budget.js';
 import { newStepSeries, type RawSeries, type StepSeries, type Value } from './values.js';
 
 /** What every evaluator of one query shares. */
@@ -46,8 +46,8 @@ export interface QueryContext {
   interrupt: Interrupter;
   /** Evaluates series-local subtrees where the series live (router only; src/query/promql/distribute). */
   pushdown?: Pushdown | undefined;
-  /** Step samples of the whole query (see sample-budget.ts); unset = a budget per evaluator. */
-  samples?: SampleBudget | undefined;
+  /** Step samples of the whole query (see sample-budget.ts), shared by all its evaluators. */
+  samples: SampleBudget;
 }
 
 /**
@@ -85,7 +85,7 @@ export class Evaluator {
     readonly intervalMs: number,
   ) {
     this.steps = endMs < startMs ? 0 : Math.floor((endMs - startMs) / intervalMs) + 1;
-    this.samples = ctx.samples ?? new SampleBudget();
+    this.samples = ctx.samples;
     this.samples.charge(this.steps);
     this.times = new Float64Array(this.steps);
     for (let i = 0; i < this.steps; i++) this.times[i] = startMs + i * intervalMs;

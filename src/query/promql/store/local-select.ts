@@ -10,9 +10,9 @@
  * so a reply crosses the thread boundary as two transferred buffers whatever the series count.
  * Values stay in typed arrays all the way: NaN payloads such as the stale marker keep their bits.
  */
-import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { ScanColumn, ScanRequest, ScanSource } from '../../../shared/scan.js';
 import type { TimeUnit, Vector } from '../../../shared/types.js';
+import { seriesOverLimit, tooManySamples, tooManySeries } from '../limits.js';
 import type { Label, Labels, SeriesSamples } from '../types.js';
 import { compileLabelTest, type LabelTest } from './matchers.js';
 import type { LocalSelect, TableSelect } from './plan.js';
@@ -68,12 +68,7 @@ class SampleArena {
 
   reserve(extra: number): void {
     const need = this.count + extra;
-    if (need > this.max) {
-      throw new DbError(
-        ErrorCode.RuntimeResourcesExhausted,
-        `query processing would load too many samples into memory (more than ${this.max} in one shard)`,
-      );
-    }
+    if (need > this.max) throw tooManySamples();
     if (need <= this.t.length) return;
     let size = this.t.length * 2;
     while (size < need) size *= 2;
@@ -220,6 +215,9 @@ async function selectTable(
       }
       for (let i = from; i < to; i++) {
         if (valid && valid[i] === 0) continue;
+        // A series counts once it has a sample; one past the bound fails before its samples
+        // are copied, so a shard holds at most `seriesMax` series of samples.
+        if (!openHasSample && seriesOverLimit(out.length + 1, select.seriesMax)) throw tooManySeries(select.seriesMax);
         openHasSample = true;
         if (!withSamples) break;
         arena.t[arena.count] = readTime(i);

@@ -13,7 +13,8 @@ import type { PhysicalKind, TimeUnit } from '../../../shared/types.js';
 import type { EvalPlan } from '../distribute/eval-plan.js';
 import type { MatchOp } from '../types.js';
 
-export const PROMQL_SHARD_PLAN_VERSION = 1;
+/** 2: `seriesMax` in selects and eval plans, `seriesSelected` in eval answers. */
+export const PROMQL_SHARD_PLAN_VERSION = 2;
 
 /** A label matcher on one tag column of a table. */
 export interface TagMatcher {
@@ -44,9 +45,17 @@ export interface LocalSelect {
   minMs: number | null;
   /** Inclusive upper bound in ms; null = unbounded. */
   maxMs: number | null;
-  /** Most samples one shard may return before the query fails (memory bound). */
+  /** Most samples one shard may return before the query fails (`query.max_samples`). */
   samplesMax: number;
+  /**
+   * Most series one shard may return before the query fails (`query.max_series`; 0 = unbounded).
+   * The router checks their sum over the shards again.
+   */
+  seriesMax: number;
 }
+
+/** The per-shard bounds of every selection, as the router's limits set them. */
+export type SelectBounds = Pick<LocalSelect, 'samplesMax' | 'seriesMax'>;
 
 /**
  * - `select`: series with their samples (`SeriesSamples[]`).

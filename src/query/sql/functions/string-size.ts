@@ -6,6 +6,7 @@
  */
 import { STRING_RESULT_CHARS_MAX } from '../../../shared/config.js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { countRejection } from '../../../shared/rejections.js';
 
 /** Characters produced by one evaluation of one string-building function. */
 export class StringSizeGuard {
@@ -17,6 +18,7 @@ export class StringSizeGuard {
   reserve(length: number): void {
     this.chars += Math.max(0, length);
     if (this.chars > STRING_RESULT_CHARS_MAX) {
+      countRejection('query_memory');
       throw new DbError(
         ErrorCode.RuntimeResourcesExhausted,
         `Resources exhausted: string size overflow on ${this.name}, max size is ${STRING_RESULT_CHARS_MAX} characters, but got ${this.chars}`,

@@ -18,6 +18,7 @@
 
 import { InvalidArgument } from '../../../shared/errors.js';
 import type { StorageKeyHolder } from '../../../shared/insert.js';
+import { countRejection } from '../../../shared/rejections.js';
 import { yieldToEventLoop } from '../../../shared/yield.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
@@ -279,6 +280,12 @@ function fail(reason: string): never {
   throw new LineError(reason);
 }
 
+/** `ingest.line_max_bytes` crossed: counted as a refusal by limit, then failed like any bad line. */
+function tooLong(maxLineBytes: number): never {
+  countRejection('line_length');
+  fail(`line exceeds ${maxLineBytes} bytes (ingest.line_max_bytes)`);
+}
+
 /**
  * Scanner state for one body. Methods advance `pos`; token results come back as return values
  * (strings, numbers) so nothing is allocated per token beyond the values themselves.
@@ -347,12 +354,12 @@ class LineScanner {
           // A comment runs to the end of its physical line, quotes and all.
           const nl = buf.indexOf(NEWLINE, start);
           this.pos = nl < 0 ? len : nl;
-          if (this.pos - start > this.maxLineBytes) fail(`line exceeds ${this.maxLineBytes} bytes`);
+          if (this.pos - start > this.maxLineBytes) tooLong(this.maxLineBytes);
           continue;
         }
         this.pointStart = start;
         const point = this.parsePoint(startLine);
-        if (this.pos - start > this.maxLineBytes) fail(`line exceeds ${this.maxLineBytes} bytes`);
+        if (this.pos - start > this.maxLineBytes) tooLong(this.maxLineBytes);
         points.push(point);
         // parsePoint leaves pos at the end of the body or on the line's terminator.
         if (this.pos < len) {
@@ -848,7 +855,7 @@ class LineScanner {
     }
     this.pos = pos + 1;
     this.line += newlines;
-    if (pos - this.pointStart > this.maxLineBytes) fail(`line exceeds ${this.maxLineBytes} bytes`);
+    if (pos - this.pointStart > this.maxLineBytes) tooLong(this.maxLineBytes);
     if (escaped) {
       const out = this.scratchOf(pos - start);
       let n = 0;

@@ -18,7 +18,7 @@ function config(dir: string, shardId: number): ShardConfig {
     shardId,
     dir: path.join(dir, `shard-${shardId}`),
     wal: { syncMode: 'none', segmentBytes: 1 << 20 },
-    memtable: { flushBytes: 64 << 20 },
+    memtable: { flushBytes: 64 << 20, rejectBytes: 0 },
     segment: { blockRows: 4, compactionTrigger: 4 },
     querySliceMs: 5,
     queryShareUnderWrites: 1,

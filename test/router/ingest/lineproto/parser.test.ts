@@ -357,7 +357,7 @@ t.test('the line length limit rejects longer points and comments', async (t) => 
   t.equal(parse('m v=1 1', 'ns', 7).length, 1, 'exactly at the limit');
   t.equal(
     errorOf('m v=1 1\nm v=10 1', 'ns', 7),
-    'Failed to parse InfluxDB line protocol: line 2: line exceeds 7 bytes',
+    'Failed to parse InfluxDB line protocol: line 2: line exceeds 7 bytes (ingest.line_max_bytes)',
   );
   t.match(errorOf('# a long comment\nm v=1', 'ns', 8), /line 1: line exceeds 8 bytes/);
   t.match(errorOf(`m s="${'x'.repeat(100)}"`, 'ns', 50), /line 1: line exceeds 50 bytes/);

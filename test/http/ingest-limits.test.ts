@@ -1,0 +1,148 @@
+/**
+ * Write-path limits from the config (ingest.line_max_bytes, ingest.shard_queue_size,
+ * memtable.reject_size), each crossed over real HTTP: the documented error, nothing of a refused
+ * request stored, everything acknowledged readable, the server still serving, and /metrics
+ * counting the refusal by reason next to the shard timings.
+ */
+
+import t from 'tap';
+import { rowsOf, sql, startServer, writeLines } from '../helpers/server.js';
+
+async function metricsText(url: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`);
+  return res.text();
+}
+
+/** The value of one exposition line, e.g. `shoaldb_requests_rejected_total{reason="x"}`; NaN when absent. */
+function metricValue(text: string, series: string): number {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  }
+  return Number.NaN;
+}
+
+async function countRows(url: string, table: string): Promise<number> {
+  const res = await sql(url, `SELECT count(*) FROM ${table}`);
+  if (res.status !== 200) throw new Error(`count failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return Number(rowsOf(res.body)[0]?.[0]);
+}
+
+function lines(table: string, first: number, count: number, pad = ''): string {
+  const out: string[] = [];
+  for (let i = first; i < first + count; i++)
+    out.push(`${table},host=h${i % 50}${pad} v=${i} ${1_700_000_000_000 + i}`);
+  return out.join('\n');
+}
+
+t.test('ingest.line_max_bytes refuses a longer line with 400 naming it; shorter lines are stored', async (t) => {
+  const server = await startServer({ extraToml: '[ingest]\nline_max_bytes = "100B"' });
+  t.teardown(() => server.stop());
+  const long = `lm,host=a v=1 1\nlm,host=a s="${'x'.repeat(120)}" 2`;
+  const refused = await writeLines(server.url, long);
+  t.equal(refused.status, 400);
+  t.match(refused.text, /line 2/);
+  t.match(refused.text, /ingest\.line_max_bytes/);
+  // Whole body refused: not even line 1 was written.
+  t.equal((await sql(server.url, 'SELECT count(*) FROM lm')).status, 400, 'table never created');
+  const ok = await writeLines(server.url, `lm,host=a v=1 1\nlm,host=a s="${'x'.repeat(40)}" 2`);
+  t.equal(ok.status, 204);
+  t.equal(await countRows(server.url, 'lm'), 2);
+  const metrics = await metricsText(server.url);
+  t.equal(metricValue(metrics, 'shoaldb_requests_rejected_total{reason="line_length"}'), 1);
+});
+
+t.test('ingest.shard_queue_size refuses writes past a full queue with 429, storing none of them', async (t) => {
+  // One shard, and a queue that holds one waiting write: a third concurrent write is refused.
+  const server = await startServer({ shards: 1, extraToml: '[ingest]\nshard_queue_size = "1B"' });
+  t.teardown(() => server.stop());
+  t.equal((await writeLines(server.url, lines('q', 0, 1))).status, 204, 'table created');
+  let accepted = 1;
+  let refused = 0;
+  const rows = 200;
+  // Bounded: a few rounds of concurrent writers, until some were refused.
+  for (let round = 0; round < 5 && refused === 0; round++) {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        writeLines(server.url, lines('q', 1_000_000 * (round + 1) + i * rows, rows)),
+      ),
+    );
+    for (const r of results) {
+      if (r.status === 204) accepted += rows;
+      else if (r.status === 429 && r.text.includes('ingest.shard_queue_size')) refused++;
+      else t.fail(`unexpected answer ${r.status} ${r.text}`);
+    }
+  }
+  t.ok(refused > 0, `some writes were refused (${refused})`);
+  t.equal(await countRows(server.url, 'q'), accepted, 'exactly the acknowledged rows are stored');
+  const metrics = await metricsText(server.url);
+  t.equal(metricValue(metrics, 'shoaldb_requests_rejected_total{reason="shard_queue"}'), refused);
+  t.equal(metricValue(metrics, 'shoaldb_shard_write_queue_writes{shard="0"}'), 0, 'queue drained');
+  t.ok(metricValue(metrics, 'shoaldb_wal_fsync_duration_seconds_count{shard="0"}') > 0, 'fsyncs timed');
+  t.equal((await writeLines(server.url, lines('q', 0, 1))).status, 204, 'still serving');
+});
+
+t.test('memtable.reject_size refuses writes with 503 until a flush makes room', async (t) => {
+  const server = await startServer({
+    shards: 1,
+    extraToml: '[memtable]\nflush_size = "1MiB"\nreject_size = "2MiB"',
+  });
+  t.teardown(() => server.stop());
+  // One big write is taken (the memtables were empty) and leaves a flush of many MiB under way.
+  const big = 200_000;
+  const first = await writeLines(server.url, lines('mr', 0, big, ',zone=eu-central-1,rack=r17'));
+  t.equal(first.status, 204, first.text);
+  let accepted = big;
+  let refusedText = '';
+  let next = big;
+  let resumed = false;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const res = await writeLines(server.url, lines('mr', next, 10));
+    next += 10;
+    if (res.status === 204) {
+      accepted += 10;
+      if (refusedText !== '') {
+        resumed = true;
+        break;
+      }
+    } else {
+      t.equal(res.status, 503, res.text);
+      refusedText = res.text;
+    }
+    if (refusedText === '' && next > big + 2000) break;
+  }
+  t.match(refusedText, /memtable\.reject_size/, 'a write was refused while the flush ran');
+  t.ok(resumed, 'writes were taken again after the flush');
+  t.equal(await countRows(server.url, 'mr'), accepted, 'exactly the acknowledged rows are stored');
+  const metrics = await metricsText(server.url);
+  t.ok(metricValue(metrics, 'shoaldb_requests_rejected_total{reason="memtable"}') >= 1);
+  t.ok(metricValue(metrics, 'shoaldb_flush_duration_seconds_count{shard="0"}') >= 1, 'flush timed');
+  t.ok(metricValue(metrics, 'shoaldb_flush_duration_seconds_sum{shard="0"}') > 0);
+});
+
+t.test('/metrics exposes compaction and query durations, and queue depths per shard', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  for (let i = 0; i < 2; i++) {
+    t.equal((await writeLines(server.url, lines('cm', i * 100, 100))).status, 204);
+    t.equal((await sql(server.url, "ADMIN flush_table('cm')")).status, 200);
+  }
+  t.equal((await sql(server.url, "ADMIN compact_table('cm')")).status, 200);
+  t.equal((await sql(server.url, 'SELECT count(*) FROM cm')).status, 200);
+  const promql = await fetch(`${server.url}/v1/metricsapi/api/v1/query?query=cm&time=1700000000`);
+  t.equal(promql.status, 200);
+  const metrics = await metricsText(server.url);
+  const compactions =
+    metricValue(metrics, 'shoaldb_compaction_duration_seconds_count{shard="0"}') +
+    metricValue(metrics, 'shoaldb_compaction_duration_seconds_count{shard="1"}');
+  t.ok(compactions >= 1, `compactions timed (${compactions})`);
+  t.equal(
+    metricValue(metrics, 'shoaldb_compaction_duration_seconds_bucket{le="+Inf",shard="0"}'),
+    metricValue(metrics, 'shoaldb_compaction_duration_seconds_count{shard="0"}'),
+    '+Inf bucket equals the count',
+  );
+  t.equal(metricValue(metrics, 'shoaldb_query_duration_seconds_count{language="sql",outcome="ok"}') >= 3, true);
+  t.equal(metricValue(metrics, 'shoaldb_query_duration_seconds_count{language="promql",outcome="ok"}'), 1);
+  t.equal(metricValue(metrics, 'shoaldb_shard_write_queue_bytes{shard="1"}'), 0);
+  t.match(metrics, /# TYPE shoaldb_wal_fsync_duration_seconds histogram/);
+});

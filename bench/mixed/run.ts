@@ -10,7 +10,8 @@
  *
  * Environment: BENCH_PHASE_SECONDS (default 15), BENCH_WARMUP_SECONDS (default 5), BENCH_REPS
  * (default 1; targets interleave), BENCH_TARGETS (shoaldb,victoria-metrics), BENCH_WRITERS
- * (bodies in flight, default 2).
+ * (bodies in flight, default 2), BENCH_PROFILE_PHASES (phase names or "all": print ShoalDB's CPU
+ * profile of each, from /debug/prof/cpu; BENCH_PROFILE_THREAD narrows it to `router` or `shard-N`).
  */
 
 import http from 'node:http';
@@ -55,6 +56,22 @@ async function checkQuery(target: Target, kind: QueryKind, timeMs: number): Prom
   }
 }
 
+/**
+ * With BENCH_PROFILE_PHASES (phase names separated by ";", or "all"), ShoalDB's own
+ * `/debug/prof/cpu` samples every thread through most of the phase: its top table, by thread.
+ */
+async function profilePhase(target: Target, phase: string, seconds: number): Promise<string | null> {
+  const wanted = (process.env.BENCH_PROFILE_PHASES ?? '').split(';').map((p) => p.trim());
+  if (target.name !== 'shoaldb' || !(wanted.includes('all') || wanted.includes(phase))) return null;
+  const base = target.healthUrl.replace(/\/health$/, '');
+  const span = Math.max(1, seconds - 2);
+  const thread = process.env.BENCH_PROFILE_THREAD ? `&thread=${process.env.BENCH_PROFILE_THREAD}` : '';
+  const res = await fetch(`${base}/debug/prof/cpu?seconds=${span}&frequency=99&output=text${thread}`, {
+    method: 'POST',
+  });
+  return `${res.status} ${await res.text()}`;
+}
+
 async function runTarget(
   start: () => Promise<Target>,
   seconds: number,
@@ -74,7 +91,10 @@ async function runTarget(
         checked.add(phase.kind);
       }
       const query = phase.kind ? queryFor(target, phase.kind, queryTimeOf(bodies.firstMs)) : undefined;
+      const profiled = profilePhase(target, phase.name, seconds);
       const r = await runPhase(target, bodies, writers, seconds, query, phase.inFlight);
+      const profile = await profiled;
+      if (profile) console.log(`  CPU profile of ${target.name}, ${phase.name}:\n${profile}`);
       phases.push(r);
       const failures = r.failedWrites + r.failedQueries + r.failedProbes;
       const queries = phase.kind ? `, ${r.queryMs.length} queries (p50 ${ms(quantile(r.queryMs, 0.5))} ms)` : '';

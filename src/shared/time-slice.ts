@@ -7,6 +7,9 @@
  */
 import { yieldToEventLoop } from './yield.js';
 
+/** Longest stretch of query work on the router's event loop between two turns of it. */
+export const ROUTER_SLICE_MS = 5;
+
 export class TimeSlice {
   private startMs = performance.now();
 

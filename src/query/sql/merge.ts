@@ -3,43 +3,68 @@
  *
  *   rows:      concatenate → ORDER BY (shards pre-sorted; the stable sort merges runs) → OFFSET/LIMIT
  *   aggregate: merge equal groups' states → finish → HAVING → projection → DISTINCT → ORDER BY → OFFSET/LIMIT
+ *
+ * It runs on the router's event loop, so every loop over rows or groups checks `slice` and yields
+ * once its few milliseconds are used: a result of a million rows is merged, filled, sorted and cut
+ * without holding /health or the writes. (Window functions, HAVING and the projection still
+ * evaluate a batch in one go.)
  */
+
+import type { TimeSlice } from '../../shared/time-slice.js';
 import { createState, finishState, mergeState } from './aggregate-exec.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { MergePlan, ShardResult } from './plan.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
-import { applyOrder, sortPermutation } from './sort.js';
+import { applyOrderSliced, SLICE_CHECK_EVERY, sortPermutationSliced } from './sort.js';
 import type { Value } from './values.js';
 import { applyWindows } from './window.js';
 
 /** Merges shard results into the statement's rows (visible columns only, in column order). */
-export function mergeShardResults(plan: MergePlan, results: unknown[], ctx: EvalContext): Value[][] {
+export function mergeShardResults(
+  plan: MergePlan,
+  results: unknown[],
+  ctx: EvalContext,
+  slice: TimeSlice,
+): Promise<Value[][]> {
   const shardResults = results as ShardResult[];
-  return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx) : mergeGroups(plan, shardResults, ctx);
+  return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx, slice) : mergeGroups(plan, shardResults, ctx, slice);
 }
 
-function toRows(columns: Value[][], rowCount: number, visible: number): Value[][] {
+/** True every SLICE_CHECK_EVERY-th index: when a loop over rows checks its slice. */
+const checkpoint = (i: number): boolean => i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1;
+
+async function toRows(columns: Value[][], rowCount: number, visible: number, slice: TimeSlice): Promise<Value[][]> {
   const rows = new Array<Value[]>(rowCount);
   for (let r = 0; r < rowCount; r++) {
     const row = new Array<Value>(visible);
     for (let c = 0; c < visible; c++) row[c] = (columns[c] as Value[])[r] as Value;
     rows[r] = row;
+    if (checkpoint(r)) await slice.next();
   }
   return rows;
 }
 
-function mergeRows(plan: Extract<MergePlan, { kind: 'rows' }>, results: ShardResult[], ctx: EvalContext): Value[][] {
+async function mergeRows(
+  plan: Extract<MergePlan, { kind: 'rows' }>,
+  results: ShardResult[],
+  ctx: EvalContext,
+  slice: TimeSlice,
+): Promise<Value[][]> {
   let columns: Value[][] | null = null;
   let rowCount = 0;
   for (const result of results) {
     if (result.kind !== 'rows') continue;
     if (!columns) columns = result.columns.map(() => []);
-    result.columns.forEach((c, i) => {
-      const target = (columns as Value[][])[i] as Value[];
-      for (const v of c) target.push(v);
-    });
+    for (let i = 0; i < result.columns.length; i++) {
+      const source = result.columns[i] as Value[];
+      const target = columns[i] as Value[];
+      for (let r = 0; r < source.length; r++) {
+        target.push(source[r] as Value);
+        if (checkpoint(r)) await slice.next();
+      }
+    }
     rowCount += result.rowCount;
   }
   if (!columns) return [];
@@ -48,32 +73,40 @@ function mergeRows(plan: Extract<MergePlan, { kind: 'rows' }>, results: ShardRes
     const batch = applyWindows(plan.windowed.windows, { rowCount, columns }, ctx);
     columns = plan.windowed.outputs.map((e) => evaluate(e, batch, ctx));
   }
-  let order = sortPermutation(columns, rowCount, plan.sort);
+  let order = await sortPermutationSliced(columns, rowCount, plan.sort, slice);
   if (plan.distinctOn) {
     const keyColumns = plan.distinctOn.map((c) => (columns as Value[][])[c] as Value[]);
     const seen = new Set<string>();
-    order = order.filter((r) => {
+    const kept: number[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const r = order[i] as number;
       const k = groupKeyOf(keyColumns.map((c) => c[r] as Value));
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
+      if (!seen.has(k)) {
+        seen.add(k);
+        kept.push(r);
+      }
+      if (checkpoint(i)) await slice.next();
+    }
+    order = kept;
   }
-  const out = applyOrder(columns, order, plan.offset, plan.limit);
-  return toRows(out.columns, out.rowCount, plan.visible);
+  const out = await applyOrderSliced(columns, order, plan.offset, plan.limit, slice);
+  return toRows(out.columns, out.rowCount, plan.visible, slice);
 }
 
-function mergeGroups(
+async function mergeGroups(
   plan: Extract<MergePlan, { kind: 'aggregate' }>,
   results: ShardResult[],
   ctx: EvalContext,
-): Value[][] {
+  slice: TimeSlice,
+): Promise<Value[][]> {
   const index = new Map<string, number>();
   const keys: Value[][] = [];
   const states: unknown[][] = [];
   for (const result of results) {
     if (result.kind !== 'groups') continue;
-    result.keys.forEach((key, i) => {
+    for (let i = 0; i < result.keys.length; i++) {
+      if (checkpoint(i)) await slice.next();
+      const key = result.keys[i] as Value[];
       const k = groupKeyOf(key);
       const incoming = result.states[i] as unknown[];
       const g = index.get(k);
@@ -87,7 +120,7 @@ function mergeGroups(
           mergeState(call, target[a], incoming[a]);
         });
       }
-    });
+    }
   }
   if (!plan.grouped && keys.length === 0) {
     keys.push([]);
@@ -96,10 +129,18 @@ function mergeGroups(
   const n = keys.length;
   const columns: Value[][] = [];
   for (let c = 0; c < plan.groupCount; c++) columns.push(keys.map((k) => k[c] as Value));
-  plan.aggregates.forEach((call, a) => {
-    columns.push(states.map((s) => finishState(call, s[a])));
-  });
-  let batch: Batch = plan.range ? fillRange(plan.range, plan.aggregates, columns, n) : { rowCount: n, columns };
+  for (let a = 0; a < plan.aggregates.length; a++) {
+    const call = plan.aggregates[a] as (typeof plan.aggregates)[number];
+    const finished = new Array<Value>(n);
+    for (let g = 0; g < n; g++) {
+      finished[g] = finishState(call, (states[g] as unknown[])[a]);
+      if (checkpoint(g)) await slice.next();
+    }
+    columns.push(finished);
+  }
+  let batch: Batch = plan.range
+    ? await fillRange(plan.range, plan.aggregates, columns, n, slice)
+    : { rowCount: n, columns };
   if (plan.having) batch = filterBatch(plan.having, batch, ctx);
   if (plan.windows) batch = applyWindows(plan.windows, batch, ctx);
   let outputs: Value[][] = plan.outputs.map((e) => evaluate(e, batch, ctx));
@@ -113,11 +154,12 @@ function mergeGroups(
         seen.add(k);
         keep.push(r);
       }
+      if (checkpoint(r)) await slice.next();
     }
     outputs = outputs.map((c) => keep.map((r) => c[r] as Value));
     rowCount = keep.length;
   }
-  const order = sortPermutation(outputs, rowCount, plan.sort);
-  const out = applyOrder(outputs, order, plan.offset, plan.limit);
-  return toRows(out.columns, out.rowCount, plan.visible);
+  const order = await sortPermutationSliced(outputs, rowCount, plan.sort, slice);
+  const out = await applyOrderSliced(outputs, order, plan.offset, plan.limit, slice);
+  return toRows(out.columns, out.rowCount, plan.visible, slice);
 }

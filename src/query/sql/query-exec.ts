@@ -14,7 +14,7 @@
  */
 
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import { TimeSlice } from '../../shared/time-slice.js';
+import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { endSpan, startSpan, withSpan } from '../../shared/tracing/active-tracer.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
@@ -81,9 +81,6 @@ export interface QueryResult {
   columns: ResultColumn[];
   rows: Value[][];
 }
-
-/** Longest stretch of router-side query work between two turns of the event loop. */
-const ROUTER_SLICE_MS = 5;
 
 /** A source with no rows, for plans that never scan (they carry `scan: null`). */
 const NO_TABLE = { scan: () => [] };
@@ -503,7 +500,7 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
   }
   const mergeSpan = startSpan('sql.merge');
   try {
-    return mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone });
+    return await mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone }, ctx.slice);
   } finally {
     endSpan(mergeSpan);
   }

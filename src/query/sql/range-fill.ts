@@ -6,21 +6,29 @@
  * Float64), a constant is cast to the aggregate's type.
  *
  * The grid's size depends on the ALIGN and the data's time span, not on the row count, so it is
- * counted and checked against the query's range bounds before any slot is generated.
+ * counted and checked against the query's range bounds before any slot is generated. A grid at
+ * the bound is a million rows: every loop checks `slice`, so the router's event loop is never
+ * held for long while it is built.
  */
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import type { AggregateCall, RangeMerge } from './plan.js';
 import { checkFillGrid, tooManyRangeRows } from './range-bounds.js';
 import { groupKeyOf } from './shard-exec.js';
+import { SLICE_CHECK_EVERY } from './sort.js';
 import { castValue, type Value } from './values.js';
 
 /** Applies slot generation and FILL to the finished groups (column-major, changed in place). */
-export function fillRange(
+export async function fillRange(
   range: RangeMerge,
   aggregates: AggregateCall[],
   columns: Value[][],
   rowCount: number,
-): { columns: Value[][]; rowCount: number } {
+  slice: TimeSlice,
+): Promise<{ columns: Value[][]; rowCount: number }> {
+  // Counts units of work; true every SLICE_CHECK_EVERY-th, when the loop awaits its slice.
+  let work = 0;
+  const due = (): boolean => ++work % SLICE_CHECK_EVERY === 0;
   const slotColumn = range.byCount;
   const step = range.alignNanos / range.timeUnitNanos;
   // Each shard kept to the bound; together they may not.
@@ -28,18 +36,23 @@ export function fillRange(
     throw tooManyRangeRows(rowCount, range.bounds, 'from all shards');
   }
   const rows: Value[][] = [];
-  for (let r = 0; r < rowCount; r++) rows.push(columns.map((c) => c[r] as Value));
+  for (let r = 0; r < rowCount; r++) {
+    rows.push(columns.map((c) => c[r] as Value));
+    if (due()) await slice.next();
+  }
   const partitions = new Map<string, Value[][]>();
   for (const row of rows) {
     const key = groupKeyOf(row.slice(0, range.byCount));
     let list = partitions.get(key);
     if (!list) partitions.set(key, (list = []));
     list.push(row);
+    if (due()) await slice.next();
   }
   const generate = range.fills.some((f) => f.kind !== 'none') && step > 0n;
   let gridRows = 0n;
   for (const list of partitions.values()) {
     list.sort((a, b) => ((a[slotColumn] as bigint) < (b[slotColumn] as bigint) ? -1 : 1));
+    await slice.next();
     if (!generate) continue;
     const first = (list[0] as Value[])[slotColumn] as bigint;
     const last = (list[list.length - 1] as Value[])[slotColumn] as bigint;
@@ -65,49 +78,80 @@ export function fillRange(
           row[slotColumn] = slot;
           filled.push(row);
         }
+        if (due()) await slice.next();
       }
     }
-    range.fills.forEach((fill, a) => {
-      const c = slotColumn + 1 + a;
-      const type = (aggregates[a] as AggregateCall).type;
-      applyFill(fill, filled, c, type);
-    });
+    for (let a = 0; a < range.fills.length; a++) {
+      const fill = range.fills[a] as RangeMerge['fills'][number];
+      await applyFill(fill, filled, slotColumn + 1 + a, (aggregates[a] as AggregateCall).type, slice);
+    }
     // Not `push(...filled)`: spreading a long list overflows the call stack.
-    for (const row of filled) out.push(row);
+    for (const row of filled) {
+      out.push(row);
+      if (due()) await slice.next();
+    }
   }
-  return {
-    columns: columns.map((_, c) => out.map((row) => row[c] as Value)),
-    rowCount: out.length,
-  };
+  const outColumns: Value[][] = [];
+  for (let c = 0; c < columns.length; c++) {
+    const column = new Array<Value>(out.length);
+    for (let r = 0; r < out.length; r++) {
+      column[r] = (out[r] as Value[])[c] as Value;
+      if (due()) await slice.next();
+    }
+    outColumns.push(column);
+  }
+  return { columns: outColumns, rowCount: out.length };
 }
 
-function applyFill(fill: RangeMerge['fills'][number], rows: Value[][], c: number, type: DataType): void {
+/** Fills column `c` of one partition's rows in place, checking `slice` every few thousand rows. */
+async function applyFill(
+  fill: RangeMerge['fills'][number],
+  rows: Value[][],
+  c: number,
+  type: DataType,
+  slice: TimeSlice,
+): Promise<void> {
   switch (fill.kind) {
     case 'none':
     case 'null':
       return;
     case 'constant': {
       const value = castValue(fill.value, fill.type, type);
-      for (const row of rows) if (row[c] === null) row[c] = value;
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Value[];
+        if (row[c] === null) row[c] = value;
+        if (i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
+      }
       return;
     }
     case 'prev': {
       let prev: Value = null;
-      for (const row of rows) {
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Value[];
         if (row[c] === null) row[c] = prev;
         else prev = row[c] as Value;
+        if (i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
       }
       return;
     }
     case 'linear': {
-      const known = rows.map((row, i) => (row[c] === null ? -1 : i)).filter((i) => i >= 0);
-      for (const row of rows) if (row[c] !== null) row[c] = castValue(row[c] as Value, type, 'Float64');
-      for (let k = 0; k + 1 < known.length; k++) {
-        const a = known[k] as number;
-        const b = known[k + 1] as number;
-        const va = (rows[a] as Value[])[c] as number;
-        const vb = (rows[b] as Value[])[c] as number;
-        for (let i = a + 1; i < b; i++) (rows[i] as Value[])[c] = va + ((vb - va) * (i - a)) / (b - a);
+      // Between each pair of known values, interpolate the gap; values become Float64.
+      let before = -1;
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Value[];
+        if (row[c] !== null) {
+          row[c] = castValue(row[c] as Value, type, 'Float64');
+          if (before >= 0 && i - before > 1) {
+            const va = (rows[before] as Value[])[c] as number;
+            const vb = row[c] as number;
+            for (let k = before + 1; k < i; k++) {
+              (rows[k] as Value[])[c] = va + ((vb - va) * (k - before)) / (i - before);
+              if (k % SLICE_CHECK_EVERY === 0) await slice.next();
+            }
+          }
+          before = i;
+        }
+        if (i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
       }
       return;
     }

@@ -9,6 +9,7 @@
  */
 import type { StatementResult } from '../../query/sql/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { TimeUnit } from '../../shared/types.js';
 import type { HttpResponse } from '../http/context.js';
 import { type ArrowCompression, arrowBody } from './arrow.js';
@@ -104,8 +105,15 @@ function single(results: StatementResult[], format: SqlOutputFormat): StatementR
   return results[0];
 }
 
-/** The whole HTTP answer for successfully executed statements. */
-export function sqlOutputResponse(results: StatementResult[], options: SqlOutputOptions): HttpResponse {
+/**
+ * The whole HTTP answer for successfully executed statements. `slice` lets the default format
+ * (greptimedb_v1) encode a long result in turns of the router's event loop.
+ */
+export async function sqlOutputResponse(
+  results: StatementResult[],
+  options: SqlOutputOptions,
+  slice: TimeSlice | null = null,
+): Promise<HttpResponse> {
   const { format, executionTimeMs } = options;
   const respond = (contentType: string, body: string | Uint8Array): HttpResponse => ({
     status: 200,
@@ -118,7 +126,10 @@ export function sqlOutputResponse(results: StatementResult[], options: SqlOutput
   });
   switch (format) {
     case 'greptimedb_v1':
-      return respond('application/json', greptimedbV1Body(applyLimit(results, options.limit), executionTimeMs));
+      return respond(
+        'application/json',
+        await greptimedbV1Body(applyLimit(results, options.limit), executionTimeMs, undefined, slice),
+      );
     case 'influxdb_v1':
       return respond('application/json', influxdbV1Body(results, options.epoch, executionTimeMs));
     case 'csv':

@@ -10,6 +10,7 @@ import { parsePromql } from '../../query/promql/engine.js';
 import { parseDurationParamMs, parseTimeMs } from '../../query/promql/time-params.js';
 import { promqlSqlError, rangeRecords } from '../../query/sql/tql.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
+import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';
 import type { Route } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
@@ -89,7 +90,12 @@ export function pqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
           );
           metrics.queryDone('pql', 'ok', ctx.startMs);
           const executionTimeMs = Math.round(performance.now() - ctx.startMs);
-          return sqlOutputResponse([records], { format, epoch, limit: undefined, compression, executionTimeMs });
+          const encoding = new TimeSlice(ROUTER_SLICE_MS, () => ctx.signal.throwIfAborted());
+          return await sqlOutputResponse(
+            [records],
+            { format, epoch, limit: undefined, compression, executionTimeMs },
+            encoding,
+          );
         } catch (err) {
           metrics.queryDone('pql', 'error', ctx.startMs);
           throw promqlSqlError(err, ErrorCode.InvalidArguments);

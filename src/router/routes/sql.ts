@@ -1,6 +1,7 @@
 /** `/v1/sql` (reference §4): parameters, database check, execution, output format. */
 import { executeSql } from '../../query/sql/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
+import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import type { Route } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf, formOf } from '../http/params.js';
@@ -62,7 +63,12 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
           // failed; here the first failure is always the answer.
           const results = await executeSql(sql, session, env);
           const executionTimeMs = Math.round(performance.now() - ctx.startMs);
-          const response = sqlOutputResponse(results, { format, epoch, limit, compression, executionTimeMs });
+          const encoding = new TimeSlice(ROUTER_SLICE_MS, () => ctx.signal.throwIfAborted());
+          const response = await sqlOutputResponse(
+            results,
+            { format, epoch, limit, compression, executionTimeMs },
+            encoding,
+          );
           metrics.queryDone('sql', 'ok', ctx.startMs);
           return response;
         } catch (err) {

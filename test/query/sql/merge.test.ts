@@ -4,6 +4,7 @@ import { mergeShardResults } from '../../../src/query/sql/merge.js';
 import { parseSql } from '../../../src/query/sql/parser.js';
 import { planQuery } from '../../../src/query/sql/planner.js';
 import { runShardPlan } from '../../../src/query/sql/shard-exec.js';
+import { TimeSlice } from '../../../src/shared/time-slice.js';
 import type { TableSchema } from '../../../src/shared/types.js';
 import { arraySource, type Row } from './helpers/array-source.js';
 
@@ -56,7 +57,8 @@ async function execute(sql: string, shards: Row[][]): Promise<unknown[][]> {
       structuredClone(await runShardPlan(structuredClone(plan.shard), arraySource(TABLE, rows))),
     ),
   );
-  return mergeShardResults(plan.merge, results, { nowNanos: 0n, timezone: 'UTC' });
+  // A 0 ms slice yields at every check: the merge must not depend on running in one go.
+  return mergeShardResults(plan.merge, results, { nowNanos: 0n, timezone: 'UTC' }, new TimeSlice(0));
 }
 
 const QUERIES = [

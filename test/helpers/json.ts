@@ -29,3 +29,12 @@ export function parseJsonExact(text: string): unknown {
   }
   return JSON.parse(out);
 }
+
+/** JSON.parse, or undefined for text that is not JSON (error bodies of some routes are plain text). */
+export function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

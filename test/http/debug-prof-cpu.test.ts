@@ -7,11 +7,10 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { Profile } from 'pprof-format';
 import t from 'tap';
 import { startLoad } from '../helpers/load-loop.js';
+import { readPprof } from '../helpers/pprof.js';
 import { startServer, tempDir } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -33,17 +32,6 @@ async function profile(url: string, query: string): Promise<{ status: number; ty
   return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
 }
 
-/** Thread label and file of every sample's frames, read with pprof-format. */
-function threadsAndFiles(gzipped: Buffer): { threads: Set<string>; files: Set<string> } {
-  const p = Profile.decode(zlib.gunzipSync(gzipped));
-  const strings = p.stringTable.strings;
-  const threads = new Set<string>();
-  for (const s of p.sample)
-    for (const l of s.label) if (strings[Number(l.key)] === 'thread') threads.add(strings[Number(l.str)] ?? '');
-  const files = new Set(p.function.map((f) => strings[Number(f.filename)] ?? ''));
-  return { threads, files };
-}
-
 t.test('CPU profiles of a loaded server', async (t) => {
   const server = await startServer({ shards: 2 });
   t.teardown(() => server.stop());
@@ -56,7 +44,7 @@ t.test('CPU profiles of a loaded server', async (t) => {
     const res = await profile(server.url, 'seconds=3&output=proto');
     t.equal(res.status, 200);
     t.equal(res.type, 'application/octet-stream');
-    const { threads, files } = threadsAndFiles(res.body);
+    const { threads, files } = readPprof(res.body);
     t.same([...threads].sort(), ['router', 'shard-0', 'shard-1'], 'samples carry the router and every shard');
     t.ok(
       [...files].some((f) => /^src\/shard\/.+\.ts$/.test(f)),
@@ -96,7 +84,7 @@ t.test('CPU profiles of a loaded server', async (t) => {
   await t.test('thread=shard-1 keeps only that shard', async (t) => {
     const res = await profile(server.url, 'seconds=1&thread=shard-1');
     t.equal(res.status, 200);
-    t.same([...threadsAndFiles(res.body).threads], ['shard-1']);
+    t.same([...readPprof(res.body).threads], ['shard-1']);
   });
 
   await t.test('a second profile while one runs is refused with 409', async (t) => {

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { Profile } from 'pprof-format';
 import t from 'tap';
 import { startLoad } from '../helpers/load-loop.js';
+import { readPprof } from '../helpers/pprof.js';
 import { startServer } from '../helpers/server.js';
 
 async function call(url: string, method: string, pathAndQuery: string, init: RequestInit = {}) {
@@ -18,18 +18,6 @@ async function call(url: string, method: string, pathAndQuery: string, init: Req
 
 function form(activate: string): RequestInit {
   return { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `activate=${activate}` };
-}
-
-/** Threads and source files of a gzipped pprof heap dump. */
-function readDump(gzipped: Buffer): { threads: Set<string>; files: Set<string>; type: string } {
-  const p = Profile.decode(zlib.gunzipSync(gzipped));
-  const strings = p.stringTable.strings;
-  const threads = new Set<string>();
-  for (const s of p.sample)
-    for (const l of s.label) if (strings[Number(l.key)] === 'thread') threads.add(strings[Number(l.str)] ?? '');
-  const files = new Set(p.function.map((f) => strings[Number(f.filename)] ?? ''));
-  const last = p.sampleType[p.sampleType.length - 1];
-  return { threads, files, type: `${strings[Number(last?.type)]}/${strings[Number(last?.unit)]}` };
 }
 
 t.test('heap profiling is off until activated and dumps hold the memtable allocations', async (t) => {
@@ -62,7 +50,7 @@ t.test('heap profiling is off until activated and dumps hold the memtable alloca
   t.equal(res.status, 200);
   t.equal(res.type, 'application/octet-stream');
   const proto = res.body;
-  const dump = readDump(proto);
+  const dump = readPprof(proto);
   t.equal(dump.type, 'inuse_space/bytes');
   t.ok(dump.threads.has('router'), 'router samples are labelled');
   t.ok(dump.threads.has('shard-0') && dump.threads.has('shard-1'), `every shard is labelled: ${[...dump.threads]}`);
@@ -112,7 +100,7 @@ t.test('heap profiling is off until activated and dumps hold the memtable alloca
     const dir = path.join(server.dataDir, 'dump');
     const files = fs.readdirSync(dir).filter((f) => f.endsWith('.pb.gz'));
     t.equal(files.length, 1, 'activation writes a first dump');
-    t.equal(readDump(fs.readFileSync(path.join(dir, files[0] as string))).type, 'inuse_space/bytes');
+    t.equal(readPprof(fs.readFileSync(path.join(dir, files[0] as string))).type, 'inuse_space/bytes');
     g = await call(u, 'POST', '/debug/prof/mem/gdump', form('false'));
     t.equal(g.body.toString(), 'gdump deactivated');
     t.equal((await call(u, 'GET', '/debug/prof/mem/gdump')).body.toString(), '{"active": false}');
@@ -141,5 +129,5 @@ t.test('[debug] heap_profiling = true samples from start-up', async (t) => {
   await load.stop();
   const res = await call(server.url, 'POST', '/debug/prof/mem?output=proto');
   t.equal(res.status, 200);
-  t.same([...readDump(res.body).threads].sort(), ['router', 'shard-0']);
+  t.same([...readPprof(res.body).threads].sort(), ['router', 'shard-0']);
 });

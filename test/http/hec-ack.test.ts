@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from 'splunk-logging';
 import t from 'tap';
-import { parseJsonExact } from '../helpers/json.js';
+import { parseJsonExact, parseJsonOrUndefined } from '../helpers/json.js';
 import { type SqlBody, sql, startServer, tempDir } from '../helpers/server.js';
 
 const BASE = '/v1/eventcollector/services/collector';
@@ -23,12 +23,7 @@ interface Answer {
 async function post(url: string, path: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
   const res = await fetch(`${url}${BASE}${path}`, { method: 'POST', body, headers });
   const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = parseJsonOrUndefined(text);
   return { status: res.status, json, text };
 }
 

@@ -6,7 +6,7 @@
  */
 import { Logger } from 'splunk-logging';
 import t from 'tap';
-import { parseJsonExact } from '../helpers/json.js';
+import { parseJsonExact, parseJsonOrUndefined } from '../helpers/json.js';
 import { type SqlBody, sql, startServer, tempDir } from '../helpers/server.js';
 
 const BASE = '/v1/eventcollector/services/collector';
@@ -14,12 +14,7 @@ const BASE = '/v1/eventcollector/services/collector';
 async function post(url: string, path: string, body: string | Buffer, headers: Record<string, string> = {}) {
   const res = await fetch(`${url}${BASE}${path}`, { method: 'POST', body, headers });
   const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = parseJsonOrUndefined(text);
   return { status: res.status, text, json, contentType: res.headers.get('content-type') };
 }
 

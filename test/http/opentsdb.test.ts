@@ -5,6 +5,7 @@
  */
 import zlib from 'node:zlib';
 import t from 'tap';
+import { parseJsonOrUndefined } from '../helpers/json.js';
 import { type SqlBody, sql, startServer, tempDir } from '../helpers/server.js';
 
 const PUT = '/v1/tsjson/api/put';
@@ -16,12 +17,7 @@ async function put(url: string, body: unknown, query = '', headers: Record<strin
     headers,
   });
   const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = parseJsonOrUndefined(text);
   return { status: res.status, text, json };
 }
 

@@ -6,8 +6,8 @@
  *
  * It runs on the router's event loop, so every loop over rows or groups checks `slice` and yields
  * once its few milliseconds are used: a result of a million rows is merged, filled, sorted and cut
- * without holding /health or the writes. (Window functions, HAVING and the projection still
- * evaluate a batch in one go.)
+ * without holding /health or the writes. (HAVING and the projection still evaluate a batch in
+ * one go.)
  */
 
 import type { TimeSlice } from '../../shared/time-slice.js';
@@ -17,7 +17,7 @@ import type { EvalContext } from './functions/types.js';
 import type { MergePlan, ShardResult } from './plan.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
-import { applyOrderSliced, SLICE_CHECK_EVERY, sortPermutationSliced } from './sort.js';
+import { applyOrderSliced, checkpoint, sortPermutationSliced } from './sort.js';
 import type { Value } from './values.js';
 import { applyWindows } from './window.js';
 
@@ -31,9 +31,6 @@ export function mergeShardResults(
   const shardResults = results as ShardResult[];
   return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx, slice) : mergeGroups(plan, shardResults, ctx, slice);
 }
-
-/** True every SLICE_CHECK_EVERY-th index: when a loop over rows checks its slice. */
-const checkpoint = (i: number): boolean => i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1;
 
 async function toRows(columns: Value[][], rowCount: number, visible: number, slice: TimeSlice): Promise<Value[][]> {
   const rows = new Array<Value[]>(rowCount);
@@ -70,7 +67,7 @@ async function mergeRows(
   if (!columns) return [];
   if (plan.windowed) {
     // The shards sent their scan columns: compute windows, then the outputs, here.
-    const batch = applyWindows(plan.windowed.windows, { rowCount, columns }, ctx);
+    const batch = await applyWindows(plan.windowed.windows, { rowCount, columns }, ctx, slice);
     columns = plan.windowed.outputs.map((e) => evaluate(e, batch, ctx));
   }
   let order = await sortPermutationSliced(columns, rowCount, plan.sort, slice);
@@ -142,7 +139,7 @@ async function mergeGroups(
     ? await fillRange(plan.range, plan.aggregates, columns, n, slice)
     : { rowCount: n, columns };
   if (plan.having) batch = filterBatch(plan.having, batch, ctx);
-  if (plan.windows) batch = applyWindows(plan.windows, batch, ctx);
+  if (plan.windows) batch = await applyWindows(plan.windows, batch, ctx, slice);
   let outputs: Value[][] = plan.outputs.map((e) => evaluate(e, batch, ctx));
   let rowCount = batch.rowCount;
   if (plan.distinct) {

@@ -41,7 +41,7 @@ import {
   tableNotFound,
   tableScopeColumns,
 } from './planner.js';
-import { aliasRelation, type Relation, relationBatch, relationOfRows } from './relation.js';
+import { aliasRelation, type Relation, relationBatch, relationOfRows, rowsOf } from './relation.js';
 import type { ResultColumn } from './result.js';
 import { normalizeIdent, Scope } from './scope.js';
 import { combineSet } from './set-ops.js';
@@ -72,7 +72,10 @@ export interface QueryContext {
   outer: OuterScope | null;
   /** What the router side of the statement may hold (shard results, join outputs). */
   budget: MemoryBudget;
-  /** Long router-side steps (joins) work in slices of this, so the event loop keeps serving. */
+  /**
+   * Long router-side steps (joins, set operations, windows) work in slices of this, so the event
+   * loop keeps serving.
+   */
   slice: TimeSlice;
 }
 
@@ -107,7 +110,8 @@ export async function runQuery(query: Query, ctx: QueryContext): Promise<QueryRe
   const inner = withCtes(query, ctx);
   if (query.body.kind === 'select') return runSelect(query, query.body, inner);
   const relation = await runBody(query.body, inner);
-  if (query.orderBy.length === 0 && query.limit === null && query.offset === null) return resultOf(relation);
+  if (query.orderBy.length === 0 && query.limit === null && query.offset === null)
+    return resultOf(relation, inner.slice);
   return orderRelation(relation, query, inner, query.body.kind === 'set_operation' && !query.body.all);
 }
 
@@ -136,26 +140,27 @@ function withCtes(query: Query, ctx: QueryContext): QueryContext {
   return inner;
 }
 
-function resultOf(relation: Relation): QueryResult {
-  const rows: Value[][] = [];
-  for (let r = 0; r < relation.rowCount; r++) rows.push(relation.values.map((c) => c[r] as Value));
-  return { columns: relation.columns.map((c) => ({ name: c.name, type: c.type })), rows };
+async function resultOf(relation: Relation, slice: TimeSlice): Promise<QueryResult> {
+  return {
+    columns: relation.columns.map((c) => ({ name: c.name, type: c.type })),
+    rows: await rowsOf(relation, slice),
+  };
 }
 
 async function runBody(body: QueryBody, ctx: QueryContext): Promise<Relation> {
   switch (body.kind) {
     case 'select': {
       const result = await runSelect({ body, orderBy: [], limit: null, offset: null }, body, ctx);
-      return relationOfRows(result.columns, result.rows);
+      return relationOfRows(result.columns, result.rows, ctx.slice);
     }
     case 'nested_query': {
       const result = await runQuery(body.query, ctx);
-      return relationOfRows(result.columns, result.rows);
+      return relationOfRows(result.columns, result.rows, ctx.slice);
     }
     case 'set_operation': {
       const left = await runBody(body.left, ctx);
       const right = await runBody(body.right, ctx);
-      return combineSet(body.op, body.all, left, right);
+      return combineSet(body.op, body.all, left, right, ctx.slice);
     }
   }
 }
@@ -244,7 +249,7 @@ async function computeCte(binding: CteBinding): Promise<Relation> {
   const body = query.body;
   if (!binding.recursive || body.kind !== 'set_operation' || body.op !== 'UNION') {
     const result = await runQuery(query, { ...ctx, ctes: withoutSelf(ctx, binding) });
-    return rename(relationOfRows(result.columns, result.rows));
+    return rename(await relationOfRows(result.columns, result.rows, ctx.slice));
   }
   // WITH RECURSIVE: the anchor, then the recursive term over the rows found last, until none.
   const anchorCtx = { ...ctx, ctes: withoutSelf(ctx, binding) };
@@ -262,7 +267,7 @@ async function computeCte(binding: CteBinding): Promise<Relation> {
     const stepCtx: QueryContext = { ...ctx, ctes: new Map(ctx.ctes).set(binding.name, step) };
     const next = await runBody(body.right, stepCtx);
     const renamed: Relation = { ...next, columns: anchor.columns };
-    const merged = combineSet('UNION', body.all, all, renamed);
+    const merged = await combineSet('UNION', body.all, all, renamed, ctx.slice);
     const added = merged.rowCount - all.rowCount;
     working = body.all
       ? renamed
@@ -295,7 +300,12 @@ async function materialize(
     }
     case 'derived': {
       const result = await runQuery(factor.query, ctx);
-      return aliasRelation(relationOfRows(result.columns, result.rows), factor.alias, factor.columnAliases, []);
+      return aliasRelation(
+        await relationOfRows(result.columns, result.rows, ctx.slice),
+        factor.alias,
+        factor.columnAliases,
+        [],
+      );
     }
     case 'join': {
       const left = await materialize(factor.left, ctx, pushed);

@@ -9,11 +9,13 @@
  */
 
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import type { Ident } from './ast.js';
 import type { Batch } from './eval.js';
 import type { ShardPlan } from './plan.js';
 import { normalizeIdent, type ScopeColumn } from './scope.js';
+import { checkpoint } from './sort.js';
 import type { Value } from './values.js';
 
 /** One column of a relation, with how queries may qualify it. */
@@ -34,19 +36,35 @@ export interface Relation {
   rowCount: number;
 }
 
-/** A relation from a query result (row-major rows), unqualified. */
-export function relationOfRows(columns: Array<{ name: string; type: DataType }>, rows: unknown[][]): Relation {
+/** A relation from a query result (row-major rows), unqualified; the copy checks `slice`. */
+export async function relationOfRows(
+  columns: Array<{ name: string; type: DataType }>,
+  rows: unknown[][],
+  slice: TimeSlice,
+): Promise<Relation> {
+  const values: Value[][] = [];
+  for (let c = 0; c < columns.length; c++) {
+    const column = new Array<Value>(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      column[r] = (rows[r] as unknown[])[c] as Value;
+      if (checkpoint(r)) await slice.next();
+    }
+    values.push(column);
+  }
   return {
     columns: columns.map((c) => ({ name: c.name, type: c.type, qualifier: [], path: [] })),
-    values: columns.map((_, c) => rows.map((r) => r[c] as Value)),
+    values,
     rowCount: rows.length,
   };
 }
 
-/** Row-major rows of a relation. */
-export function rowsOf(relation: Relation): Value[][] {
+/** Row-major rows of a relation; the copy checks `slice`. */
+export async function rowsOf(relation: Relation, slice: TimeSlice): Promise<Value[][]> {
   const out: Value[][] = new Array(relation.rowCount);
-  for (let r = 0; r < relation.rowCount; r++) out[r] = relation.values.map((c) => c[r] as Value);
+  for (let r = 0; r < relation.rowCount; r++) {
+    out[r] = relation.values.map((c) => c[r] as Value);
+    if (checkpoint(r)) await slice.next();
+  }
   return out;
 }
 

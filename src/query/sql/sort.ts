@@ -46,6 +46,9 @@ const SORT_RUN_ROWS = 16_384;
 /** Elements between two slice checks in loops that do little per element. */
 export const SLICE_CHECK_EVERY = 4096;
 
+/** True every SLICE_CHECK_EVERY-th index: when a loop over rows checks its slice (`await` only then). */
+export const checkpoint = (i: number): boolean => i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1;
+
 /**
  * The same order as `sortPermutation`, computed so that a long sort never holds the thread: runs
  * of SORT_RUN_ROWS are sorted natively, then merged pairwise, checking `slice` as it goes. The

@@ -7,8 +7,10 @@
  *   bind: OVER calls → `window` plan nodes inside the outputs (WindowCollector)
  *   plan: nodes replaced by column refs to appended window columns (`extractWindows`)
  *   run:  per call: evaluate args/keys → sort by (partition, order) → per partition, per row frame
+ *         (in the router's time slices: the sort and every loop over rows check the query's slice)
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { createState, finishState, updateStates } from './aggregate-exec.js';
 import type { Expr, FrameBound, FunctionCall, Ident } from './ast.js';
@@ -26,7 +28,7 @@ import {
   type WindowCall,
 } from './plan.js';
 import { normalizeIdent } from './scope.js';
-import { compareRows, sortPermutation } from './sort.js';
+import { compareRows, SLICE_CHECK_EVERY, sortPermutationSliced } from './sort.js';
 import type { Value } from './values.js';
 
 /** Functions that exist only as window functions, with their result type rule. */
@@ -145,13 +147,40 @@ export function extractWindows(exprs: PlanExpr[], base: number): { outputs: Plan
   return { outputs: exprs.map(replace), windows };
 }
 
-/** Computes every window call over `batch` and returns the batch with their columns appended. */
-export function applyWindows(windows: WindowCall[], batch: Batch, ctx: EvalContext): Batch {
-  if (windows.length === 0) return batch;
-  return { rowCount: batch.rowCount, columns: [...batch.columns, ...windows.map((w) => computeWindow(w, batch, ctx))] };
+/**
+ * Counts the work of loops whose steps vary in size (a frame adds one row or a whole partition),
+ * so a slice check comes every SLICE_CHECK_EVERY rows of work, not every step: `await` only when
+ * `due` says so.
+ */
+class WorkMeter {
+  private done = 0;
+
+  /** Adds `rows` of work; true when a slice check is due. */
+  due(rows = 1): boolean {
+    this.done += rows;
+    if (this.done < SLICE_CHECK_EVERY) return false;
+    this.done = 0;
+    return true;
+  }
 }
 
-function computeWindow(call: WindowCall, batch: Batch, ctx: EvalContext): Value[] {
+/**
+ * Computes every window call over `batch` and returns the batch with their columns appended. It
+ * runs on the router's event loop: the sort and every loop over rows check `slice`.
+ */
+export async function applyWindows(
+  windows: WindowCall[],
+  batch: Batch,
+  ctx: EvalContext,
+  slice: TimeSlice,
+): Promise<Batch> {
+  if (windows.length === 0) return batch;
+  const columns = [...batch.columns];
+  for (const w of windows) columns.push(await computeWindow(w, batch, ctx, slice));
+  return { rowCount: batch.rowCount, columns };
+}
+
+async function computeWindow(call: WindowCall, batch: Batch, ctx: EvalContext, slice: TimeSlice): Promise<Value[]> {
   const n = batch.rowCount;
   const args = call.args.map((a) => evaluate(a, batch, ctx));
   const partitions = call.partitionBy.map((p) => evaluate(p, batch, ctx));
@@ -163,46 +192,61 @@ function computeWindow(call: WindowCall, batch: Batch, ctx: EvalContext): Value[
     descending: o.descending,
     nullsFirst: o.nullsFirst,
   }));
-  const sorted = sortPermutation(keyColumns, n, [...partitionKeys, ...orderKeys]);
+  const sorted = await sortPermutationSliced(keyColumns, n, [...partitionKeys, ...orderKeys], slice);
   const out = new Array<Value>(n).fill(null);
+  const work = new WorkMeter();
   let start = 0;
   while (start < n) {
     let end = start + 1;
-    while (end < n && compareRows(keyColumns, sorted[start] as number, sorted[end] as number, partitionKeys) === 0)
+    while (end < n && compareRows(keyColumns, sorted[start] as number, sorted[end] as number, partitionKeys) === 0) {
       end++;
+      if (work.due()) await slice.next();
+    }
     const rows = sorted.slice(start, end);
     const peerStart: number[] = [];
     const peerEnd: number[] = [];
     for (let k = 0; k < rows.length; k++) {
       const samePeer = k > 0 && compareRows(keyColumns, rows[k - 1] as number, rows[k] as number, orderKeys) === 0;
       peerStart[k] = samePeer ? (peerStart[k - 1] as number) : k;
+      if (work.due()) await slice.next();
     }
     for (let k = rows.length - 1; k >= 0; k--) {
       const samePeer = k < rows.length - 1 && peerStart[k + 1] === peerStart[k];
       peerEnd[k] = samePeer ? (peerEnd[k + 1] as number) : k;
+      if (work.due()) await slice.next();
     }
+    const partition: Partition = { rows, peerStart, peerEnd };
     const values = call.aggregate
-      ? aggregateOverFrames(call, args, rows, peerStart, peerEnd)
-      : windowOnly(call, args, rows, peerStart, peerEnd);
-    rows.forEach((r, k) => {
-      out[r] = values[k] as Value;
-    });
+      ? await aggregateOverFrames(call, args, partition, work, slice)
+      : await windowOnly(call, args, partition, work, slice);
+    for (let k = 0; k < rows.length; k++) {
+      out[rows[k] as number] = values[k] as Value;
+      if (work.due()) await slice.next();
+    }
     start = end;
   }
   return out;
+}
+
+/** One partition in window order: batch row indexes, and each row's first and last peer (by k). */
+interface Partition {
+  rows: number[];
+  peerStart: number[];
+  peerEnd: number[];
 }
 
 function offsetOf(bound: WindowBound): number {
   return bound.kind === 'current_row' || bound.offset === null ? 0 : Number(bound.offset);
 }
 
-/** The frame of row k of a partition of `m` rows, as inclusive indexes (start > end: empty). */
-function frameOf(call: WindowCall, k: number, m: number, peerStart: number[], peerEnd: number[]): [number, number] {
+/** The frame of row k of a partition, as inclusive indexes (start > end: empty). */
+function frameOf(call: WindowCall, k: number, partition: Partition): [number, number] {
   const { units, start, end } = call.frame;
+  const m = partition.rows.length;
   const at = (bound: WindowBound, isStart: boolean): number => {
     if (bound.kind === 'current_row') {
       if (units === 'ROWS') return k;
-      return isStart ? (peerStart[k] as number) : (peerEnd[k] as number);
+      return isStart ? (partition.peerStart[k] as number) : (partition.peerEnd[k] as number);
     }
     if (bound.offset === null) return bound.kind === 'preceding' ? 0 : m - 1;
     return bound.kind === 'preceding' ? k - offsetOf(bound) : k + offsetOf(bound);
@@ -210,14 +254,21 @@ function frameOf(call: WindowCall, k: number, m: number, peerStart: number[], pe
   return [Math.max(0, at(start, true)), Math.min(m - 1, at(end, false))];
 }
 
-function aggregateOverFrames(
+/**
+ * An aggregate over each row's frame. A frame that only grows extends one state; otherwise the
+ * state restarts at the frame's start, so a sliding frame costs O(frame) per row and a long one
+ * is added in pieces of SLICE_CHECK_EVERY rows between slice checks.
+ */
+async function aggregateOverFrames(
   call: WindowCall,
   args: Value[][],
-  rows: number[],
-  peerStart: number[],
-  peerEnd: number[],
-): Value[] {
+  partition: Partition,
+  work: WorkMeter,
+  slice: TimeSlice,
+): Promise<Value[]> {
   const agg: AggregateCall = { name: call.name, args: call.args, distinct: call.distinct, type: 'Null' };
+  const finishing: AggregateCall = { ...agg, type: resultTypeOf(call) };
+  const { rows } = partition;
   const m = rows.length;
   const out = new Array<Value>(m);
   let state: unknown = null;
@@ -229,17 +280,22 @@ function aggregateOverFrames(
     updateStates(agg, [state], new Uint32Array(picked.length), columns, picked.length);
   };
   for (let k = 0; k < m; k++) {
-    const [s, e] = frameOf(call, k, m, peerStart, peerEnd);
+    const [s, e] = frameOf(call, k, partition);
     if (state === null || s !== from || e < to) {
       state = createState(agg);
       from = s;
       to = s - 1;
     }
-    if (e > to) {
-      add(to + 1, e);
-      to = e;
+    // Rows go into the state in frame order, piece by piece, as in one call.
+    while (e > to) {
+      const last = Math.min(e, to + SLICE_CHECK_EVERY);
+      add(to + 1, last);
+      const added = last - to;
+      to = last;
+      if (work.due(added)) await slice.next();
     }
-    out[k] = finishState({ ...agg, type: resultTypeOf(call) }, state);
+    out[k] = finishState(finishing, state);
+    if (work.due()) await slice.next();
   }
   return out;
 }
@@ -250,15 +306,28 @@ function resultTypeOf(call: WindowCall): DataType {
   return fn.bind(call.args.map((a) => a.type)).returnType;
 }
 
-function windowOnly(
+/** A window-only function's values over a partition, one row at a time between slice checks. */
+async function windowOnly(
   call: WindowCall,
   args: Value[][],
-  rows: number[],
-  peerStart: number[],
-  peerEnd: number[],
-): Value[] {
-  const m = rows.length;
+  partition: Partition,
+  work: WorkMeter,
+  slice: TimeSlice,
+): Promise<Value[]> {
+  const m = partition.rows.length;
   const out = new Array<Value>(m);
+  const valueAt = windowOnlyRow(call, args, partition);
+  for (let k = 0; k < m; k++) {
+    out[k] = valueAt(k);
+    if (work.due()) await slice.next();
+  }
+  return out;
+}
+
+/** The value of row k of the partition; called for k = 0, 1, ... in order (dense_rank counts). */
+function windowOnlyRow(call: WindowCall, args: Value[][], partition: Partition): (k: number) => Value {
+  const { rows, peerStart, peerEnd } = partition;
+  const m = rows.length;
   const at = (k: number, col = 0): Value => ((args[col] as Value[])[rows[k] as number] as Value) ?? null;
   const constant = (col: number, fallback: number): number => {
     const v = args[col]?.[rows[0] as number];
@@ -266,57 +335,47 @@ function windowOnly(
   };
   switch (call.name) {
     case 'row_number':
-      for (let k = 0; k < m; k++) out[k] = BigInt(k + 1);
-      break;
+      return (k) => BigInt(k + 1);
     case 'rank':
-      for (let k = 0; k < m; k++) out[k] = BigInt((peerStart[k] as number) + 1);
-      break;
+      return (k) => BigInt((peerStart[k] as number) + 1);
     case 'dense_rank': {
       let rank = 0;
-      for (let k = 0; k < m; k++) {
+      return (k) => {
         if (peerStart[k] === k) rank++;
-        out[k] = BigInt(rank);
-      }
-      break;
+        return BigInt(rank);
+      };
     }
     case 'percent_rank':
-      for (let k = 0; k < m; k++) out[k] = m <= 1 ? 0 : (peerStart[k] as number) / (m - 1);
-      break;
+      return (k) => (m <= 1 ? 0 : (peerStart[k] as number) / (m - 1));
     case 'cume_dist':
-      for (let k = 0; k < m; k++) out[k] = ((peerEnd[k] as number) + 1) / m;
-      break;
+      return (k) => ((peerEnd[k] as number) + 1) / m;
     case 'ntile': {
       const buckets = constant(0, 1);
       if (buckets <= 0)
         throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: NTILE requires a positive integer');
-      for (let k = 0; k < m; k++) out[k] = BigInt(Math.floor((k * buckets) / m) + 1);
-      break;
+      return (k) => BigInt(Math.floor((k * buckets) / m) + 1);
     }
     case 'lag':
     case 'lead': {
       const offset = constant(1, 1) * (call.name === 'lag' ? -1 : 1);
-      const fallback = args[2] ? null : null;
-      for (let k = 0; k < m; k++) {
+      return (k) => {
         const j = k + offset;
-        out[k] = j >= 0 && j < m ? at(j) : args[2] ? at(k, 2) : fallback;
-      }
-      break;
+        return j >= 0 && j < m ? at(j) : args[2] ? at(k, 2) : null;
+      };
     }
     case 'first_value':
     case 'last_value':
     case 'nth_value': {
       const nth = call.name === 'nth_value' ? constant(1, 1) : 0;
-      for (let k = 0; k < m; k++) {
-        const [s, e] = frameOf(call, k, m, peerStart, peerEnd);
-        if (s > e) out[k] = null;
-        else if (call.name === 'first_value') out[k] = at(s);
-        else if (call.name === 'last_value') out[k] = at(e);
-        else out[k] = s + nth - 1 <= e ? at(s + nth - 1) : null;
-      }
-      break;
+      return (k) => {
+        const [s, e] = frameOf(call, k, partition);
+        if (s > e) return null;
+        if (call.name === 'first_value') return at(s);
+        if (call.name === 'last_value') return at(e);
+        return s + nth - 1 <= e ? at(s + nth - 1) : null;
+      };
     }
     default:
       throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: window function ${call.name}`);
   }
-  return out;
 }

@@ -8,7 +8,9 @@
  * `N\n`; no statement at all answers an empty body.
  */
 import type { StatementResult } from '../../query/sql/execute.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
 /** Which header rows precede the data. */
@@ -39,15 +41,25 @@ function fieldText(value: unknown, type: DataType): string {
   return text.startsWith('"') ? (JSON.parse(text) as string) : text;
 }
 
-/** The body for at most one statement result. */
-export function csvBody(result: StatementResult | undefined, headers: CsvHeaders): string {
-  if (result === undefined) return '';
-  if (result.kind === 'affected') return `${result.rows}\n`;
-  let out = '';
+/** The body for at most one statement result; `slice` lets a long one be written in turns of the loop. */
+export async function csvBody(
+  result: StatementResult | undefined,
+  headers: CsvHeaders,
+  slice: TimeSlice | null = null,
+): Promise<Buffer> {
+  const body = new ChunkedBody(slice);
+  if (result === undefined) return body.finish();
+  if (result.kind === 'affected') {
+    body.write(`${result.rows}\n`);
+    return body.finish();
+  }
   // As in GreptimeDB, asking for the types row implies the names row.
-  if (headers.names || headers.types) out += csvRecord(result.columns.map((c) => c.name));
-  if (headers.types) out += csvRecord(result.columns.map((c) => c.type));
+  if (headers.names || headers.types) body.write(csvRecord(result.columns.map((c) => c.name)));
+  if (headers.types) body.write(csvRecord(result.columns.map((c) => c.type)));
   const types = result.columns.map((c) => c.type);
-  for (const row of result.rows) out += csvRecord(row.map((v, i) => fieldText(v, types[i] as DataType)));
-  return out;
+  for (let r = 0; r < result.rows.length; r++) {
+    body.write(csvRecord((result.rows[r] as unknown[]).map((v, i) => fieldText(v, types[i] as DataType))));
+    await body.rowDone(r);
+  }
+  return body.finish();
 }

@@ -7,45 +7,32 @@
 import type { StatementResult } from '../../query/sql/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
-/** Rows encoded into one UTF-8 chunk, between two checks of the slice. */
-const ROWS_PER_CHUNK = 1024;
-
-/**
- * Appends a records result to `out` as UTF-8 chunks of ROWS_PER_CHUNK rows. Chunks rather than
- * one string: joining and converting a body of tens of megabytes at the end would hold the event
- * loop for a hundred milliseconds and more; many small buffers are copied once, by concat.
- */
+/** Appends a records result to `body`. */
 async function recordsJson(
   result: Extract<StatementResult, { kind: 'records' }>,
   limit: number | undefined,
-  slice: TimeSlice | null,
-  out: Buffer[],
+  body: ChunkedBody,
 ): Promise<void> {
   const types = result.columns.map((c) => c.type);
   const rowCount = limit !== undefined ? Math.min(limit, result.rows.length) : result.rows.length;
   const schema = JSON.stringify({
     column_schemas: result.columns.map((c) => ({ name: c.name, data_type: c.type })),
   });
-  out.push(Buffer.from(`{"records":{"schema":${schema},"rows":[`));
-  for (let start = 0; start < rowCount; start += ROWS_PER_CHUNK) {
-    const end = Math.min(rowCount, start + ROWS_PER_CHUNK);
-    let text = start === 0 ? '' : ',';
-    for (let r = start; r < end; r++) {
-      const row = result.rows[r] as unknown[];
-      if (r > start) text += ',';
-      text += '[';
-      for (let c = 0; c < row.length; c++) {
-        if (c > 0) text += ',';
-        text += jsonValue(row[c], types[c] as DataType);
-      }
-      text += ']';
+  body.write(`{"records":{"schema":${schema},"rows":[`);
+  for (let r = 0; r < rowCount; r++) {
+    const row = result.rows[r] as unknown[];
+    let line = r === 0 ? '[' : ',[';
+    for (let c = 0; c < row.length; c++) {
+      if (c > 0) line += ',';
+      line += jsonValue(row[c], types[c] as DataType);
     }
-    out.push(Buffer.from(text));
-    if (slice !== null) await slice.next();
+    body.write(`${line}]`);
+    await body.rowDone(r);
   }
-  out.push(Buffer.from(`],"total_rows":${rowCount}}}`));
+  body.write(`],"total_rows":${rowCount}}}`);
 }
 
 /**
@@ -58,14 +45,18 @@ export async function greptimedbV1Body(
   limit?: number,
   slice: TimeSlice | null = null,
 ): Promise<Buffer> {
-  if (results.length === 0) return Buffer.from(`{"execution_time_ms":${executionTimeMs}}`);
-  const out: Buffer[] = [Buffer.from('{"output":[')];
+  const body = new ChunkedBody(slice);
+  if (results.length === 0) {
+    body.write(`{"execution_time_ms":${executionTimeMs}}`);
+    return body.finish();
+  }
+  body.write('{"output":[');
   for (let i = 0; i < results.length; i++) {
     const r = results[i] as StatementResult;
-    if (i > 0) out.push(Buffer.from(','));
-    if (r.kind === 'records') await recordsJson(r, limit, slice, out);
-    else out.push(Buffer.from(`{"affectedrows":${r.rows}}`));
+    if (i > 0) body.write(',');
+    if (r.kind === 'records') await recordsJson(r, limit, body);
+    else body.write(`{"affectedrows":${r.rows}}`);
   }
-  out.push(Buffer.from(`],"execution_time_ms":${executionTimeMs}}`));
-  return Buffer.concat(out);
+  body.write(`],"execution_time_ms":${executionTimeMs}}`);
+  return body.finish();
 }

@@ -7,7 +7,9 @@
  * floor-divided when it is coarser, as GreptimeDB's `Timestamp::convert_to` does.
  */
 import type { StatementResult } from '../../query/sql/execute.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit, timeUnitOf } from '../../shared/types.js';
+import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
 const I64_MIN = -(2n ** 63n);
@@ -27,27 +29,48 @@ export function convertTimestamp(value: bigint, from: TimeUnit, to: TimeUnit): b
   return value < 0n && quotient * divisor !== value ? quotient - 1n : quotient;
 }
 
-function seriesJson(result: Extract<StatementResult, { kind: 'records' }>, epoch: TimeUnit | null): string {
-  if (result.rows.length === 0) return '{"name":"","columns":[],"values":[]}';
+async function seriesJson(
+  result: Extract<StatementResult, { kind: 'records' }>,
+  epoch: TimeUnit | null,
+  body: ChunkedBody,
+): Promise<void> {
+  if (result.rows.length === 0) {
+    body.write('{"name":"","columns":[],"values":[]}');
+    return;
+  }
   const types = result.columns.map((c) => c.type);
   const units = types.map((t) => (epoch === null ? null : timeUnitOf(t)));
-  const values = result.rows.map((row) => {
-    const cells = row.map((value, c) => {
+  body.write(`{"name":"","columns":${JSON.stringify(result.columns.map((c) => c.name))},"values":[`);
+  for (let r = 0; r < result.rows.length; r++) {
+    const cells = (result.rows[r] as unknown[]).map((value, c) => {
       const unit = units[c];
       if (unit && epoch && typeof value === 'bigint') return convertTimestamp(value, unit, epoch).toString();
       return jsonValue(value, types[c] as DataType);
     });
-    return `[${cells.join(',')}]`;
-  });
-  const columns = JSON.stringify(result.columns.map((c) => c.name));
-  return `{"name":"","columns":${columns},"values":[${values.join(',')}]}`;
+    body.write(`${r === 0 ? '' : ','}[${cells.join(',')}]`);
+    await body.rowDone(r);
+  }
+  body.write(']}');
 }
 
-/** The whole response body; `epoch` is null when the request gave none (values stay in column units). */
-export function influxdbV1Body(results: StatementResult[], epoch: TimeUnit | null, executionTimeMs: number): string {
-  const parts = results.map((r, i) => {
-    const series = r.kind === 'records' ? seriesJson(r, epoch) : '';
-    return `{"statement_id":${i},"series":[${series}]}`;
-  });
-  return `{"results":[${parts.join(',')}],"execution_time_ms":${executionTimeMs}}`;
+/**
+ * The whole response body; `epoch` is null when the request gave none (values stay in column
+ * units). `slice` lets a long result be written in turns of the loop.
+ */
+export async function influxdbV1Body(
+  results: StatementResult[],
+  epoch: TimeUnit | null,
+  executionTimeMs: number,
+  slice: TimeSlice | null = null,
+): Promise<Buffer> {
+  const body = new ChunkedBody(slice);
+  body.write('{"results":[');
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i] as StatementResult;
+    body.write(`${i === 0 ? '' : ','}{"statement_id":${i},"series":[`);
+    if (r.kind === 'records') await seriesJson(r, epoch, body);
+    body.write(']}');
+  }
+  body.write(`],"execution_time_ms":${executionTimeMs}}`);
+  return body.finish();
 }

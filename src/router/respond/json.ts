@@ -6,14 +6,22 @@
  * no statement at all answers an empty body.
  */
 import type { StatementResult } from '../../query/sql/execute.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import { ChunkedBody } from './chunked-body.js';
 import { compareUtf8, jsonValue } from './value-text.js';
 
-/** The body for at most one statement result. */
-export function jsonBody(result: StatementResult | undefined, executionTimeMs: number): string {
-  if (result === undefined) return '';
+/** The body for at most one statement result; `slice` lets a long one be written in turns of the loop. */
+export async function jsonBody(
+  result: StatementResult | undefined,
+  executionTimeMs: number,
+  slice: TimeSlice | null = null,
+): Promise<Buffer> {
+  const body = new ChunkedBody(slice);
+  if (result === undefined) return body.finish();
   if (result.kind === 'affected') {
-    return `{"affected_rows":${result.rows},"data":[],"execution_time_ms":${executionTimeMs}}`;
+    body.write(`{"affected_rows":${result.rows},"data":[],"execution_time_ms":${executionTimeMs}}`);
+    return body.finish();
   }
   // Last column wins for a repeated name; the key order is the sorted order of distinct names.
   const lastIndex = new Map<string, number>();
@@ -21,9 +29,13 @@ export function jsonBody(result: StatementResult | undefined, executionTimeMs: n
   const keys = [...lastIndex.keys()].sort(compareUtf8);
   const order = keys.map((k) => ({ key: JSON.stringify(k), index: lastIndex.get(k) as number }));
   const types = result.columns.map((c) => c.type);
-  const rows = result.rows.map(
-    (row) =>
-      `{${order.map(({ key, index }) => `${key}:${jsonValue(row[index], types[index] as DataType)}`).join(',')}}`,
-  );
-  return `{"data":[${rows.join(',')}],"execution_time_ms":${executionTimeMs}}`;
+  body.write('{"data":[');
+  for (let r = 0; r < result.rows.length; r++) {
+    const row = result.rows[r] as unknown[];
+    const fields = order.map(({ key, index }) => `${key}:${jsonValue(row[index], types[index] as DataType)}`);
+    body.write(`${r === 0 ? '' : ','}{${fields.join(',')}}`);
+    await body.rowDone(r);
+  }
+  body.write(`],"execution_time_ms":${executionTimeMs}}`);
+  return body.finish();
 }

@@ -106,8 +106,8 @@ function single(results: StatementResult[], format: SqlOutputFormat): StatementR
 }
 
 /**
- * The whole HTTP answer for successfully executed statements. `slice` lets the default format
- * (greptimedb_v1) encode a long result in turns of the router's event loop.
+ * The whole HTTP answer for successfully executed statements. `slice` lets the text formats
+ * encode a long result in turns of the router's event loop (arrow is still built in one go).
  */
 export async function sqlOutputResponse(
   results: StatementResult[],
@@ -131,18 +131,24 @@ export async function sqlOutputResponse(
         await greptimedbV1Body(applyLimit(results, options.limit), executionTimeMs, undefined, slice),
       );
     case 'influxdb_v1':
-      return respond('application/json', influxdbV1Body(results, options.epoch, executionTimeMs));
+      return respond('application/json', await influxdbV1Body(results, options.epoch, executionTimeMs, slice));
     case 'csv':
     case 'csvWithNames':
     case 'csvWithNamesAndTypes': {
       const result = single(applyLimit(results, options.limit), format);
       const headers = { names: format !== 'csv', types: format === 'csvWithNamesAndTypes' };
-      return respond('text/csv; charset=utf-8', csvBody(result, headers));
+      return respond('text/csv; charset=utf-8', await csvBody(result, headers, slice));
     }
     case 'table':
-      return respond('text/plain; charset=utf-8', tableBody(single(applyLimit(results, options.limit), format)));
+      return respond(
+        'text/plain; charset=utf-8',
+        await tableBody(single(applyLimit(results, options.limit), format), slice),
+      );
     case 'json':
-      return respond('application/json', jsonBody(single(applyLimit(results, options.limit), format), executionTimeMs));
+      return respond(
+        'application/json',
+        await jsonBody(single(applyLimit(results, options.limit), format), executionTimeMs, slice),
+      );
     case 'null': {
       const result = single(results, format);
       // GreptimeDB has no null-format answer for an empty statement list.

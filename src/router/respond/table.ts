@@ -10,7 +10,9 @@
  *   └─────────┴─────┘
  */
 import type { StatementResult } from '../../query/sql/execute.js';
+import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
 function charCount(text: string): number {
@@ -24,21 +26,32 @@ function padEnd(text: string, width: number, fill: string): string {
   return missing > 0 ? text + fill.repeat(missing) : text;
 }
 
-/** The body for at most one statement result. */
-export function tableBody(result: StatementResult | undefined): string {
-  if (result === undefined) return '';
-  if (result.kind === 'affected') return `${result.rows}\n`;
+/** The body for at most one statement result; `slice` lets a long one be written in turns of the loop. */
+export async function tableBody(result: StatementResult | undefined, slice: TimeSlice | null = null): Promise<Buffer> {
+  const body = new ChunkedBody(slice);
+  if (result === undefined) return body.finish();
+  if (result.kind === 'affected') {
+    body.write(`${result.rows}\n`);
+    return body.finish();
+  }
   const names = result.columns.map((c) => c.name);
   const types = result.columns.map((c) => c.type);
-  const cells = result.rows.map((row) => row.map((v, i) => jsonValue(v, types[i] as DataType)));
+  // Two passes: the widths need every cell before the first line is written.
+  const cells: string[][] = new Array(result.rows.length);
   const widths = names.map((n) => Buffer.byteLength(n, 'utf8'));
-  for (const row of cells) {
+  for (let r = 0; r < result.rows.length; r++) {
+    const row = (result.rows[r] as unknown[]).map((v, i) => jsonValue(v, types[i] as DataType));
     for (let i = 0; i < row.length; i++) {
       widths[i] = Math.max(widths[i] ?? 0, Buffer.byteLength(row[i] as string, 'utf8'));
     }
+    cells[r] = row;
+    if (slice !== null && r % 1024 === 1023) await slice.next();
   }
-  let out = `┌${names.map((n, i) => `─${padEnd(n, widths[i] as number, '─')}─`).join('┬')}┐\n`;
-  for (const row of cells) out += `│${row.map((c, i) => ` ${padEnd(c, widths[i] as number, ' ')} `).join('│')}│\n`;
-  out += `└${widths.map((w) => '─'.repeat(w + 2)).join('┴')}┘\n`;
-  return out;
+  body.write(`┌${names.map((n, i) => `─${padEnd(n, widths[i] as number, '─')}─`).join('┬')}┐\n`);
+  for (let r = 0; r < cells.length; r++) {
+    body.write(`│${(cells[r] as string[]).map((c, i) => ` ${padEnd(c, widths[i] as number, ' ')} `).join('│')}│\n`);
+    await body.rowDone(r);
+  }
+  body.write(`└${widths.map((w) => '─'.repeat(w + 2)).join('┴')}┘\n`);
+  return body.finish();
 }

@@ -100,7 +100,15 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...otlpTraceRoutes({ catalog, ingest }, metrics),
     ...otlpLogRoutes(ingest, metrics),
     ...promApiRoutes(
-      { catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, promqlLimits, log },
+      {
+        catalog,
+        cluster,
+        ingest,
+        queryMemoryLimitBytes: config.query.memoryLimitBytes,
+        promqlLimits,
+        log,
+        queryTimeoutMs: config.query.timeoutMs,
+      },
       metrics,
     ),
     ...pqlRoutes(

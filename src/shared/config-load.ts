@@ -243,6 +243,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'query.max_points_per_series': 'Most points per series of a range query (PromQL API and TQL); more is a 400.',
   'query.max_samples': 'Samples one PromQL query may hold in memory (Prometheus --query.max-samples); more is a 422.',
   'query.max_series': 'Series one PromQL query may select over all shards; more is a 422. 0 = unbounded.',
+  'query.timeout':
+    'Deadline of every query (408; Prometheus API: its timeout error); the lesser of it and http.timeout applies. "0s" = none.',
   'hec.ack_enabled':
     'Splunk HEC indexer acknowledgement: writes need a channel and get an ackId; /ack reports durability.',
   'hec.ack_max_channels': 'Acknowledgement channels remembered at once; past it a new channel gets 503 (code 9).',
@@ -369,6 +371,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('query', 'max_points_per_series', int(1, 1_000_000_000), 'maxPointsPerSeries'),
   inSection('query', 'max_samples', int(1, Number.MAX_SAFE_INTEGER), 'maxSamples'),
   inSection('query', 'max_series', int(0, 1_000_000_000), 'maxSeries'),
+  inSection('query', 'timeout', duration, 'timeoutMs'),
   inSection('hec', 'ack_enabled', bool, 'ackEnabled'),
   inSection('hec', 'ack_max_channels', int(1, 100_000_000), 'ackMaxChannels'),
   inSection('hec', 'ack_max_pending_per_channel', int(1, 100_000_000), 'ackMaxPendingPerChannel'),

@@ -130,6 +130,12 @@ export interface QueryConfig {
   maxSamples: number;
   /** Series one PromQL query may select (summed over shards); more is a 422. 0 = unbounded. */
   maxSeries: number;
+  /**
+   * Deadline of every query (SQL, PromQL, remote read), as Prometheus' `--query.timeout`: the
+   * lesser of it and `http.timeout` applies; the Prometheus API caps its `timeout` parameter
+   * with it. 0 = none.
+   */
+  timeoutMs: number;
 }
 
 /** Splunk HEC indexer acknowledgement (docs/logs-ingest.md); an unreported id costs ~30 bytes. */
@@ -228,6 +234,7 @@ export function defaultConfig(): Config {
       maxPointsPerSeries: 11_000,
       maxSamples: 50_000_000,
       maxSeries: 1_000_000,
+      timeoutMs: 120_000,
     },
     hec: { ackEnabled: false, ackMaxChannels: 10_000, ackMaxPendingPerChannel: 100_000, ackMaxPending: 1_000_000 },
     logging: { level: 'info' },

@@ -135,6 +135,7 @@ heap_profiling = true
       maxPointsPerSeries: 500,
       maxSamples: 1000,
       maxSeries: 0,
+      timeoutMs: 120_000,
     },
     hec: { ackEnabled: true, ackMaxChannels: 5, ackMaxPendingPerChannel: 100_000, ackMaxPending: 1_000_000 },
     logging: { level: 'debug' },
@@ -405,6 +406,7 @@ range_max_rows = 1000000
 max_points_per_series = 11000
 max_samples = 50000000
 max_series = 1000000
+timeout = "2m"
 
 [hec]
 ack_enabled = false

@@ -204,7 +204,7 @@ async function handleRequest(
   let release: (() => void) | null = null;
   // The timeout covers reading the body and running the handler; debug routes have none.
   let timer: NodeJS.Timeout | null = null;
-  const timeoutMs = route.debug ? 0 : effectiveTimeoutMs(config.http.timeoutMs, headers.get('x-greptime-timeout'));
+  const timeoutMs = route.debug ? 0 : requestDeadlineMs(route, config, headers.get('x-greptime-timeout'));
   if (timeoutMs > 0) {
     timer = setTimeout(() => {
       controller.abort(new DbError(1008, 'request timed out'));
@@ -312,6 +312,18 @@ async function handleRequest(
 }
 
 /** `x-greptime-timeout` overrides the configured timeout, but only when one is configured. */
+/**
+ * A request's deadline: `http.timeout` (or the client's `x-greptime-timeout` within it), and for
+ * queries also `query.timeout`, whichever is sooner (0 = none). The Prometheus API answers its
+ * own timeout error instead (it caps its `timeout` parameter with `query.timeout`).
+ */
+function requestDeadlineMs(route: Route, config: Config, header: string | undefined): number {
+  const http = effectiveTimeoutMs(config.http.timeoutMs, header);
+  const query = route.query && route.errorShape !== 'metricsapi' ? config.query.timeoutMs : 0;
+  if (http > 0 && query > 0) return Math.min(http, query);
+  return Math.max(http, query);
+}
+
 function effectiveTimeoutMs(configuredMs: number, header: string | undefined): number {
   if (configuredMs <= 0) return 0;
   if (header === undefined || header.trim() === '') return configuredMs;

@@ -46,6 +46,8 @@ export const PROMETHEUS_API_VERSION = '3.0.0';
 
 export interface PromApiDeps extends SqlEnvDeps {
   log: Logger;
+  /** `query.timeout`: caps the `timeout` parameter, as Prometheus' `--query.timeout` does; 0 = none. */
+  queryTimeoutMs: number;
 }
 
 /** The engine's time and cancellation settings for one request. */
@@ -142,6 +144,14 @@ interface ApiRequest {
   source: ShardSampleSource;
   /** The server's `[query]` limits, which `source` applies too. */
   limits: PromqlLimits;
+  /** `query.timeout`; 0 = none. */
+  queryTimeoutMs: number;
+}
+
+/** The evaluation deadline: the `timeout` parameter, capped by `query.timeout` (null = none). */
+function deadlineMs(settings: QuerySettings, queryTimeoutMs: number): number | null {
+  if (queryTimeoutMs <= 0) return settings.timeoutMs;
+  return settings.timeoutMs === null ? queryTimeoutMs : Math.min(settings.timeoutMs, queryTimeoutMs);
 }
 
 function handler(
@@ -156,7 +166,7 @@ function handler(
       const db = databaseOf(ctx, ['db'], false);
       const limits = deps.promqlLimits;
       const source = new ShardSampleSource(deps.catalog, deps.cluster, { db, user: ctx.user, limits });
-      const response = await answer({ ctx, params, db, source, limits });
+      const response = await answer({ ctx, params, db, source, limits, queryTimeoutMs: deps.queryTimeoutMs });
       metrics.queryDone('promql', 'ok', ctx.startMs);
       return response;
     } catch (err) {
@@ -169,21 +179,21 @@ function handler(
   };
 }
 
-async function query({ ctx, params, source, limits }: ApiRequest): Promise<HttpResponse> {
+async function query({ ctx, params, source, limits, queryTimeoutMs }: ApiRequest): Promise<HttpResponse> {
   const limit = limitParam(params);
   const timeMs = timeParamMs(params, 'time', Date.now());
   const settings = settingsOf(params);
   const expr = await inSpan('promql.parse', () => parseQuery(params));
   // Active during evaluation, so the shard tasks it sends are its children.
   const outcome = await inSpan('promql.eval', () =>
-    withTimeout(ctx, settings.timeoutMs, (signal) =>
+    withTimeout(ctx, deadlineMs(settings, queryTimeoutMs), (signal) =>
       instantQuery(params.get('query'), timeMs, { source, lookbackDeltaMs: settings.lookbackMs, signal, limits }),
     ),
   ).catch((err: unknown) => emptyOnMissingTable(err, typeOf(expr) === 'matrix' ? 'matrix' : 'vector'));
   return queryAnswer(ctx, outcome, limit);
 }
 
-async function queryRange({ ctx, params, source, limits }: ApiRequest): Promise<HttpResponse> {
+async function queryRange({ ctx, params, source, limits, queryTimeoutMs }: ApiRequest): Promise<HttpResponse> {
   const limit = limitParam(params);
   const startMs = requiredTimeParamMs(params, 'start');
   const endMs = requiredTimeParamMs(params, 'end');
@@ -201,7 +211,7 @@ async function queryRange({ ctx, params, source, limits }: ApiRequest): Promise<
   const settings = settingsOf(params);
   await inSpan('promql.parse', () => parseQuery(params));
   const outcome = await inSpan('promql.eval', () =>
-    withTimeout(ctx, settings.timeoutMs, (signal) =>
+    withTimeout(ctx, deadlineMs(settings, queryTimeoutMs), (signal) =>
       rangeQuery(params.get('query'), startMs, endMs, stepMs, {
         source,
         lookbackDeltaMs: settings.lookbackMs,

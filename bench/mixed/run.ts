@@ -17,7 +17,7 @@
 import http from 'node:http';
 import { postForAnswer } from '../http-client.js';
 import { median, quantile } from '../peers/stats.js';
-import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from '../peers/targets.js';
+import { type Target, wantedTargets } from '../peers/targets.js';
 import { BodySource, HOSTS, queryTimeOf } from './bodies.js';
 import { type PhaseResult, runPhase } from './phase.js';
 import { type QueryKind, queryFor } from './queries.js';
@@ -167,13 +167,7 @@ async function main(): Promise<void> {
   const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
   const reps = Number(process.env.BENCH_REPS ?? 1);
   const writers = Number(process.env.BENCH_WRITERS ?? 2);
-  const wanted = (process.env.BENCH_TARGETS ?? 'shoaldb,victoria-metrics').split(',');
-  const starters: Array<[string, () => Promise<Target>]> = [['shoaldb', startShoal]];
-  if (wanted.includes('victoria-metrics')) {
-    if (victoriaMetricsInstalled()) starters.push(['victoria-metrics', startVictoriaMetrics]);
-    else console.log('victoria-metrics is not installed (apt-get install victoria-metrics): ShoalDB only');
-  }
-  const active = starters.filter(([name]) => wanted.includes(name));
+  const active = wantedTargets();
   console.log(
     `mixed ingest and queries: ${writers} writers, bodies of 5,000 rows (1,000 hosts × 5 cores, one float field, one 10 s step a body), ${seconds} s a phase`,
   );

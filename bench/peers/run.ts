@@ -14,7 +14,7 @@ import { postForAnswer } from '../http-client.js';
 import { summariseProfiles } from '../profile-summary.js';
 import { makePool, type Pool, startMs, type WorkloadName } from './pools.js';
 import { median, peakRssMiB, quantile } from './stats.js';
-import { startShoal, startVictoriaMetrics, type Target, victoriaMetricsInstalled } from './targets.js';
+import { type Target, wantedTargets } from './targets.js';
 
 const SAMPLES: Record<WorkloadName, number> = {
   'lp-wide': 10_000_000,
@@ -96,13 +96,7 @@ async function main(): Promise<void> {
   const reps = Number(process.env.BENCH_REPS ?? 2);
   const scale = Number(process.env.BENCH_SCALE ?? 1);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
-  const wanted = (process.env.BENCH_TARGETS ?? 'shoaldb,victoria-metrics').split(',');
-  const starters: Array<[string, () => Promise<Target>]> = [['shoaldb', startShoal]];
-  if (wanted.includes('victoria-metrics')) {
-    if (victoriaMetricsInstalled()) starters.push(['victoria-metrics', startVictoriaMetrics]);
-    else console.log('victoria-metrics is not installed (apt-get install victoria-metrics): ShoalDB only');
-  }
-  const active = starters.filter(([name]) => wanted.includes(name));
+  const active = wantedTargets();
   const t0 = startMs();
   const table: string[] = [
     '| workload | ShoalDB samples/s | VictoriaMetrics samples/s | ratio | ShoalDB peak RSS MiB | VM peak RSS MiB | /health p99 ms (ShoalDB / VM) | stored |',

@@ -158,3 +158,17 @@ export async function startVictoriaMetrics(): Promise<Target> {
     },
   };
 }
+
+/**
+ * The servers BENCH_TARGETS names (default both), in run order, each with its starter;
+ * VictoriaMetrics only when installed (said once when it is not).
+ */
+export function wantedTargets(): Array<[string, () => Promise<Target>]> {
+  const wanted = (process.env.BENCH_TARGETS ?? 'shoaldb,victoria-metrics').split(',');
+  const starters: Array<[string, () => Promise<Target>]> = [['shoaldb', startShoal]];
+  if (wanted.includes('victoria-metrics')) {
+    if (victoriaMetricsInstalled()) starters.push(['victoria-metrics', startVictoriaMetrics]);
+    else console.log('victoria-metrics is not installed (apt-get install victoria-metrics): ShoalDB only');
+  }
+  return starters.filter(([name]) => wanted.includes(name));
+}

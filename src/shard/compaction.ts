@@ -10,7 +10,7 @@
  * open); after it, the output is live and the inputs are orphans. Never both, never neither.
  */
 
-import { BACKGROUND_SPAN, endSpan, startSpan, withSpan } from '../shared/tracing/active-tracer.js';
+import { BACKGROUND_SPAN, inSpan } from '../shared/tracing/active-tracer.js';
 import { unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import { type FieldSpec, sortSpecs, specKey } from './merge/part.js';
@@ -38,17 +38,16 @@ export function tablesToCompact(state: ShardState, minSegments: number): number[
 }
 
 /** Compacts every live segment of one table into one; a root span of its own while tracing. */
-export async function compactTable(state: ShardState, tableId: number): Promise<void> {
-  const span = startSpan('shard.compaction', undefined, BACKGROUND_SPAN);
-  if (span === null) return compactSegments(state, tableId);
-  span.setAttributes({ 'shoaldb.shard.id': state.config.shardId, 'shoaldb.table.id': tableId });
-  try {
-    await withSpan(span, () => compactSegments(state, tableId));
-  } catch (err) {
-    endSpan(span, err);
-    throw err;
-  }
-  endSpan(span);
+export function compactTable(state: ShardState, tableId: number): Promise<void> {
+  return inSpan(
+    'shard.compaction',
+    () => compactSegments(state, tableId),
+    BACKGROUND_SPAN,
+    () => ({
+      'shoaldb.shard.id': state.config.shardId,
+      'shoaldb.table.id': tableId,
+    }),
+  );
 }
 
 async function compactSegments(state: ShardState, tableId: number): Promise<void> {

@@ -10,7 +10,7 @@
  * the frozen memtable in place, readable, to be retried.
  */
 
-import { BACKGROUND_SPAN, endSpan, startSpan } from '../shared/tracing/active-tracer.js';
+import { BACKGROUND_SPAN, inSpan } from '../shared/tracing/active-tracer.js';
 import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import type { Memtable } from './memtable/memtable.js';
@@ -120,15 +120,14 @@ export async function flushFrozen(state: ShardState): Promise<void> {
   while (state.frozen.length > 0) {
     await state.checkpoint();
     // A background job: its own trace, not part of whichever write happened to fill the memtable.
-    const span = startSpan('shard.flush', undefined, BACKGROUND_SPAN);
-    span?.setAttribute('shoaldb.shard.id', state.config.shardId);
-    span?.setAttribute('shoaldb.rows', state.frozen[0]?.rows ?? 0);
-    try {
-      await flushOldest(state);
-    } catch (err) {
-      endSpan(span, err);
-      throw err;
-    }
-    endSpan(span);
+    await inSpan(
+      'shard.flush',
+      () => flushOldest(state),
+      BACKGROUND_SPAN,
+      () => ({
+        'shoaldb.shard.id': state.config.shardId,
+        'shoaldb.rows': state.frozen[0]?.rows ?? 0,
+      }),
+    );
   }
 }

@@ -63,6 +63,13 @@ export class ShardState {
     this.segDir = path.join(config.dir, 'seg');
   }
 
+  /** Estimated bytes of every memtable: the active one and those awaiting flush. */
+  memtableBytes(): number {
+    let bytes = this.active.bytes;
+    for (const m of this.frozen) bytes += m.bytes;
+    return bytes;
+  }
+
   /** Absolute and shard-relative path of a segment file. */
   segmentPath(tableId: number, segmentId: number): { abs: string; rel: string } {
     const rel = `seg/${tableId}/${segmentId}.seg`;

@@ -110,8 +110,7 @@ export class ShardStore implements ScanSource {
     const state = this.state;
     const limit = state.config.memtable.rejectBytes;
     if (limit <= 0) return;
-    let bytes = state.active.bytes;
-    for (const m of state.frozen) bytes += m.bytes;
+    const bytes = state.memtableBytes();
     if (bytes <= limit) return;
     this.maybeFlush();
     countRejection('memtable');
@@ -172,12 +171,8 @@ export class ShardStore implements ScanSource {
 
   stats(): ShardStats {
     const s = this.state;
-    let memtableBytes = s.active.bytes;
     let memtableRows = s.active.rows;
-    for (const m of s.frozen) {
-      memtableBytes += m.bytes;
-      memtableRows += m.rows;
-    }
+    for (const m of s.frozen) memtableRows += m.rows;
     const segments = s.allSegments();
     return {
       shardId: s.config.shardId,
@@ -192,7 +187,7 @@ export class ShardStore implements ScanSource {
       },
       rejections: rejectionCounts(),
       walFiles: s.walFiles,
-      memtableBytes,
+      memtableBytes: s.memtableBytes(),
       memtableRows,
       segmentCount: segments.length,
       segmentBytes: segments.reduce((sum, f) => sum + f.bytes, 0),

@@ -17,7 +17,7 @@ import type { EvalContext } from './functions/types.js';
 import type { MergePlan, ShardResult } from './plan.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
-import { applyOrderSliced, checkpoint, sortPermutationSliced } from './sort.js';
+import { applyOrderSliced, sortPermutationSliced } from './sort.js';
 import type { Value } from './values.js';
 import { applyWindows } from './window.js';
 
@@ -38,7 +38,7 @@ async function toRows(columns: Value[][], rowCount: number, visible: number, sli
     const row = new Array<Value>(visible);
     for (let c = 0; c < visible; c++) row[c] = (columns[c] as Value[])[r] as Value;
     rows[r] = row;
-    if (checkpoint(r)) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   return rows;
 }
@@ -59,7 +59,7 @@ async function mergeRows(
       const target = columns[i] as Value[];
       for (let r = 0; r < source.length; r++) {
         target.push(source[r] as Value);
-        if (checkpoint(r)) await slice.next();
+        if (slice.tick()) await slice.next();
       }
     }
     rowCount += result.rowCount;
@@ -82,7 +82,7 @@ async function mergeRows(
         seen.add(k);
         kept.push(r);
       }
-      if (checkpoint(i)) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     order = kept;
   }
@@ -102,7 +102,7 @@ async function mergeGroups(
   for (const result of results) {
     if (result.kind !== 'groups') continue;
     for (let i = 0; i < result.keys.length; i++) {
-      if (checkpoint(i)) await slice.next();
+      if (slice.tick()) await slice.next();
       const key = result.keys[i] as Value[];
       const k = groupKeyOf(key);
       const incoming = result.states[i] as unknown[];
@@ -131,7 +131,7 @@ async function mergeGroups(
     const finished = new Array<Value>(n);
     for (let g = 0; g < n; g++) {
       finished[g] = finishState(call, (states[g] as unknown[])[a]);
-      if (checkpoint(g)) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     columns.push(finished);
   }
@@ -151,7 +151,7 @@ async function mergeGroups(
         seen.add(k);
         keep.push(r);
       }
-      if (checkpoint(r)) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     outputs = outputs.map((c) => keep.map((r) => c[r] as Value));
     rowCount = keep.length;

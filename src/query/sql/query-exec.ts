@@ -15,7 +15,7 @@
 
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
-import { endSpan, startSpan, withSpan } from '../../shared/tracing/active-tracer.js';
+import { inSpan } from '../../shared/tracing/active-tracer.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
 import { planError } from './coercion.js';
@@ -457,15 +457,9 @@ async function runSelect(query: Query, select: Select, ctx: QueryContext, given?
     }
     hooks.subqueries = resolutions;
   }
-  const planSpan = startSpan('sql.plan');
-  let plan: SelectPlan;
-  try {
-    plan = planSelect(query, select, input, ctx.session, ctx.now, hooks);
-  } catch (err) {
-    endSpan(planSpan, err);
-    throw err;
-  }
-  endSpan(planSpan);
+  const plan: SelectPlan = await inSpan('sql.plan', () =>
+    planSelect(query, select, input, ctx.session, ctx.now, hooks),
+  );
   if (resolutions && !select.from && resolutions.emptiesSelectWithoutFrom(select)) {
     return { columns: plan.columns, rows: [] };
   }
@@ -480,17 +474,7 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
     case 'table': {
       const fragment = { ...plan.shard, memoryLimitBytes: session.memoryLimitBytes };
       // Active while the shards run, so each shard's task span is its child.
-      const span = startSpan('sql.shard_scan');
-      try {
-        results =
-          span === null
-            ? await env.scatter(fragment, session.signal)
-            : await withSpan(span, () => env.scatter(fragment, session.signal));
-      } catch (err) {
-        endSpan(span, err);
-        throw err;
-      }
-      endSpan(span);
+      results = await inSpan('sql.shard_scan', () => env.scatter(fragment, session.signal));
       break;
     }
     case 'numbers':
@@ -508,10 +492,7 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
     if (r.kind === 'rows') ctx.budget.charge(r.rowCount * r.columns.length * CELL_BYTES, 'merging shard rows');
     else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
   }
-  const mergeSpan = startSpan('sql.merge');
-  try {
-    return await mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone }, ctx.slice);
-  } finally {
-    endSpan(mergeSpan);
-  }
+  return inSpan('sql.merge', () =>
+    mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone }, ctx.slice),
+  );
 }

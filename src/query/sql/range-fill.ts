@@ -15,7 +15,6 @@ import type { DataType } from '../../shared/types.js';
 import type { AggregateCall, RangeMerge } from './plan.js';
 import { checkFillGrid, tooManyRangeRows } from './range-bounds.js';
 import { groupKeyOf } from './shard-exec.js';
-import { SLICE_CHECK_EVERY } from './sort.js';
 import { castValue, type Value } from './values.js';
 
 /** Applies slot generation and FILL to the finished groups (column-major, changed in place). */
@@ -26,9 +25,6 @@ export async function fillRange(
   rowCount: number,
   slice: TimeSlice,
 ): Promise<{ columns: Value[][]; rowCount: number }> {
-  // Counts units of work; true every SLICE_CHECK_EVERY-th, when the loop awaits its slice.
-  let work = 0;
-  const due = (): boolean => ++work % SLICE_CHECK_EVERY === 0;
   const slotColumn = range.byCount;
   const step = range.alignNanos / range.timeUnitNanos;
   // Each shard kept to the bound; together they may not.
@@ -38,7 +34,7 @@ export async function fillRange(
   const rows: Value[][] = [];
   for (let r = 0; r < rowCount; r++) {
     rows.push(columns.map((c) => c[r] as Value));
-    if (due()) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   const partitions = new Map<string, Value[][]>();
   for (const row of rows) {
@@ -46,7 +42,7 @@ export async function fillRange(
     let list = partitions.get(key);
     if (!list) partitions.set(key, (list = []));
     list.push(row);
-    if (due()) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   const generate = range.fills.some((f) => f.kind !== 'none') && step > 0n;
   let gridRows = 0n;
@@ -78,7 +74,7 @@ export async function fillRange(
           row[slotColumn] = slot;
           filled.push(row);
         }
-        if (due()) await slice.next();
+        if (slice.tick()) await slice.next();
       }
     }
     for (let a = 0; a < range.fills.length; a++) {
@@ -88,7 +84,7 @@ export async function fillRange(
     // Not `push(...filled)`: spreading a long list overflows the call stack.
     for (const row of filled) {
       out.push(row);
-      if (due()) await slice.next();
+      if (slice.tick()) await slice.next();
     }
   }
   const outColumns: Value[][] = [];
@@ -96,7 +92,7 @@ export async function fillRange(
     const column = new Array<Value>(out.length);
     for (let r = 0; r < out.length; r++) {
       column[r] = (out[r] as Value[])[c] as Value;
-      if (due()) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     outColumns.push(column);
   }
@@ -120,7 +116,7 @@ async function applyFill(
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i] as Value[];
         if (row[c] === null) row[c] = value;
-        if (i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
+        if (slice.tick()) await slice.next();
       }
       return;
     }
@@ -130,7 +126,7 @@ async function applyFill(
         const row = rows[i] as Value[];
         if (row[c] === null) row[c] = prev;
         else prev = row[c] as Value;
-        if (i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
+        if (slice.tick()) await slice.next();
       }
       return;
     }
@@ -146,12 +142,12 @@ async function applyFill(
             const vb = row[c] as number;
             for (let k = before + 1; k < i; k++) {
               (rows[k] as Value[])[c] = va + ((vb - va) * (k - before)) / (i - before);
-              if (k % SLICE_CHECK_EVERY === 0) await slice.next();
+              if (slice.tick()) await slice.next();
             }
           }
           before = i;
         }
-        if (i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
+        if (slice.tick()) await slice.next();
       }
       return;
     }

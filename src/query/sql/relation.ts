@@ -15,7 +15,6 @@ import type { Ident } from './ast.js';
 import type { Batch } from './eval.js';
 import type { ShardPlan } from './plan.js';
 import { normalizeIdent, type ScopeColumn } from './scope.js';
-import { checkpoint } from './sort.js';
 import type { Value } from './values.js';
 
 /** One column of a relation, with how queries may qualify it. */
@@ -47,7 +46,7 @@ export async function relationOfRows(
     const column = new Array<Value>(rows.length);
     for (let r = 0; r < rows.length; r++) {
       column[r] = (rows[r] as unknown[])[c] as Value;
-      if (checkpoint(r)) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     values.push(column);
   }
@@ -63,7 +62,7 @@ export async function rowsOf(relation: Relation, slice: TimeSlice): Promise<Valu
   const out: Value[][] = new Array(relation.rowCount);
   for (let r = 0; r < relation.rowCount; r++) {
     out[r] = relation.values.map((c) => c[r] as Value);
-    if (checkpoint(r)) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   return out;
 }

@@ -13,7 +13,6 @@ import type { SetOperation } from './ast.js';
 import { commonType, planError } from './coercion.js';
 import type { Relation } from './relation.js';
 import { groupKeyOf } from './shard-exec.js';
-import { checkpoint } from './sort.js';
 import { arrowNameOf } from './type-names.js';
 import { castValue, type Value } from './values.js';
 
@@ -23,7 +22,7 @@ async function castRows(relation: Relation, types: DataType[], slice: TimeSlice)
   const rows = new Array<Value[]>(relation.rowCount);
   for (let r = 0; r < relation.rowCount; r++) {
     rows[r] = relation.values.map((col, c) => castValue(col[r] as Value, from[c] as DataType, types[c] as DataType));
-    if (checkpoint(r)) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   return rows;
 }
@@ -74,7 +73,7 @@ async function distinct(parts: Value[][][], slice: TimeSlice): Promise<Value[][]
         seen.add(k);
         out.push(row);
       }
-      if (checkpoint(i)) await slice.next();
+      if (slice.tick()) await slice.next();
     }
   }
   return out;
@@ -92,12 +91,12 @@ async function intersectOrExcept(
   for (let i = 0; i < r.length; i++) {
     const k = groupKeyOf(r[i] as Value[]);
     counts.set(k, (counts.get(k) ?? 0) + 1);
-    if (checkpoint(i)) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   const rows: Value[][] = [];
   const emitted = new Set<string>();
   for (let i = 0; i < l.length; i++) {
-    if (checkpoint(i)) await slice.next();
+    if (slice.tick()) await slice.next();
     const row = l[i] as Value[];
     const k = groupKeyOf(row);
     const n = counts.get(k) ?? 0;
@@ -125,7 +124,7 @@ async function columnsOf(rows: Value[][], width: number, slice: TimeSlice): Prom
     const column = new Array<Value>(rows.length);
     for (let r = 0; r < rows.length; r++) {
       column[r] = (rows[r] as Value[])[c] as Value;
-      if (checkpoint(r)) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     columns.push(column);
   }

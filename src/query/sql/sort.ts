@@ -43,12 +43,6 @@ export function sortPermutation(columns: Value[][], rowCount: number, keys: Sort
 /** Rows sorted natively in one go by `sortPermutationSliced`: a few milliseconds of comparisons. */
 const SORT_RUN_ROWS = 16_384;
 
-/** Elements between two slice checks in loops that do little per element. */
-export const SLICE_CHECK_EVERY = 4096;
-
-/** True every SLICE_CHECK_EVERY-th index: when a loop over rows checks its slice (`await` only then). */
-export const checkpoint = (i: number): boolean => i % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1;
-
 /**
  * The same order as `sortPermutation`, computed so that a long sort never holds the thread: runs
  * of SORT_RUN_ROWS are sorted natively, then merged pairwise, checking `slice` as it goes. The
@@ -95,7 +89,7 @@ async function mergeRuns(
   let o = 0;
   while (i < a.length && j < b.length) {
     out[o++] = cmp(a[i] as number, b[j] as number) <= 0 ? (a[i++] as number) : (b[j++] as number);
-    if (o % SLICE_CHECK_EVERY === 0) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   while (i < a.length) out[o++] = a[i++] as number;
   while (j < b.length) out[o++] = b[j++] as number;
@@ -129,7 +123,7 @@ export async function applyOrderSliced(
     const picked = new Array<Value>(end - start);
     for (let r = start; r < end; r++) {
       picked[r - start] = c[order[r] as number] as Value;
-      if ((r - start) % SLICE_CHECK_EVERY === SLICE_CHECK_EVERY - 1) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     out.push(picked);
   }

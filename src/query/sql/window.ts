@@ -10,7 +10,7 @@
  *         (in the router's time slices: the sort and every loop over rows check the query's slice)
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { TimeSlice } from '../../shared/time-slice.js';
+import { SLICE_UNITS, type TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { createState, finishState, updateStates } from './aggregate-exec.js';
 import type { Expr, FrameBound, FunctionCall, Ident } from './ast.js';
@@ -28,7 +28,7 @@ import {
   type WindowCall,
 } from './plan.js';
 import { normalizeIdent } from './scope.js';
-import { compareRows, SLICE_CHECK_EVERY, sortPermutationSliced } from './sort.js';
+import { compareRows, sortPermutationSliced } from './sort.js';
 import type { Value } from './values.js';
 
 /** Functions that exist only as window functions, with their result type rule. */
@@ -148,23 +148,6 @@ export function extractWindows(exprs: PlanExpr[], base: number): { outputs: Plan
 }
 
 /**
- * Counts the work of loops whose steps vary in size (a frame adds one row or a whole partition),
- * so a slice check comes every SLICE_CHECK_EVERY rows of work, not every step: `await` only when
- * `due` says so.
- */
-class WorkMeter {
-  private done = 0;
-
-  /** Adds `rows` of work; true when a slice check is due. */
-  due(rows = 1): boolean {
-    this.done += rows;
-    if (this.done < SLICE_CHECK_EVERY) return false;
-    this.done = 0;
-    return true;
-  }
-}
-
-/**
  * Computes every window call over `batch` and returns the batch with their columns appended. It
  * runs on the router's event loop: the sort and every loop over rows check `slice`.
  */
@@ -194,13 +177,12 @@ async function computeWindow(call: WindowCall, batch: Batch, ctx: EvalContext, s
   }));
   const sorted = await sortPermutationSliced(keyColumns, n, [...partitionKeys, ...orderKeys], slice);
   const out = new Array<Value>(n).fill(null);
-  const work = new WorkMeter();
   let start = 0;
   while (start < n) {
     let end = start + 1;
     while (end < n && compareRows(keyColumns, sorted[start] as number, sorted[end] as number, partitionKeys) === 0) {
       end++;
-      if (work.due()) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     const rows = sorted.slice(start, end);
     const peerStart: number[] = [];
@@ -208,20 +190,20 @@ async function computeWindow(call: WindowCall, batch: Batch, ctx: EvalContext, s
     for (let k = 0; k < rows.length; k++) {
       const samePeer = k > 0 && compareRows(keyColumns, rows[k - 1] as number, rows[k] as number, orderKeys) === 0;
       peerStart[k] = samePeer ? (peerStart[k - 1] as number) : k;
-      if (work.due()) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     for (let k = rows.length - 1; k >= 0; k--) {
       const samePeer = k < rows.length - 1 && peerStart[k + 1] === peerStart[k];
       peerEnd[k] = samePeer ? (peerEnd[k + 1] as number) : k;
-      if (work.due()) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     const partition: Partition = { rows, peerStart, peerEnd };
     const values = call.aggregate
-      ? await aggregateOverFrames(call, args, partition, work, slice)
-      : await windowOnly(call, args, partition, work, slice);
+      ? await aggregateOverFrames(call, args, partition, slice)
+      : await windowOnly(call, args, partition, slice);
     for (let k = 0; k < rows.length; k++) {
       out[rows[k] as number] = values[k] as Value;
-      if (work.due()) await slice.next();
+      if (slice.tick()) await slice.next();
     }
     start = end;
   }
@@ -257,13 +239,12 @@ function frameOf(call: WindowCall, k: number, partition: Partition): [number, nu
 /**
  * An aggregate over each row's frame. A frame that only grows extends one state; otherwise the
  * state restarts at the frame's start, so a sliding frame costs O(frame) per row and a long one
- * is added in pieces of SLICE_CHECK_EVERY rows between slice checks.
+ * is added in pieces of SLICE_UNITS rows between slice checks.
  */
 async function aggregateOverFrames(
   call: WindowCall,
   args: Value[][],
   partition: Partition,
-  work: WorkMeter,
   slice: TimeSlice,
 ): Promise<Value[]> {
   const agg: AggregateCall = { name: call.name, args: call.args, distinct: call.distinct, type: 'Null' };
@@ -288,14 +269,14 @@ async function aggregateOverFrames(
     }
     // Rows go into the state in frame order, piece by piece, as in one call.
     while (e > to) {
-      const last = Math.min(e, to + SLICE_CHECK_EVERY);
+      const last = Math.min(e, to + SLICE_UNITS);
       add(to + 1, last);
       const added = last - to;
       to = last;
-      if (work.due(added)) await slice.next();
+      if (slice.tick(added)) await slice.next();
     }
     out[k] = finishState(finishing, state);
-    if (work.due()) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   return out;
 }
@@ -307,19 +288,13 @@ function resultTypeOf(call: WindowCall): DataType {
 }
 
 /** A window-only function's values over a partition, one row at a time between slice checks. */
-async function windowOnly(
-  call: WindowCall,
-  args: Value[][],
-  partition: Partition,
-  work: WorkMeter,
-  slice: TimeSlice,
-): Promise<Value[]> {
+async function windowOnly(call: WindowCall, args: Value[][], partition: Partition, slice: TimeSlice): Promise<Value[]> {
   const m = partition.rows.length;
   const out = new Array<Value>(m);
   const valueAt = windowOnlyRow(call, args, partition);
   for (let k = 0; k < m; k++) {
     out[k] = valueAt(k);
-    if (work.due()) await slice.next();
+    if (slice.tick()) await slice.next();
   }
   return out;
 }

@@ -45,7 +45,7 @@ export async function tableBody(result: StatementResult | undefined, slice: Time
       widths[i] = Math.max(widths[i] ?? 0, Buffer.byteLength(row[i] as string, 'utf8'));
     }
     cells[r] = row;
-    if (slice !== null && r % 1024 === 1023) await slice.next();
+    if (slice?.tick()) await slice.next();
   }
   body.write(`┌${names.map((n, i) => `─${padEnd(n, widths[i] as number, '─')}─`).join('┬')}┐\n`);
   for (let r = 0; r < cells.length; r++) {

@@ -87,12 +87,19 @@ export function withSpan<T>(span: Span, fn: () => T): T {
 }
 
 /**
- * Runs `fn` in a new span `name`, a child of the active one, ended (failed on a throw) when `fn`
- * settles; with tracing off, just runs `fn`.
+ * Runs `fn` in a new span `name` (a child of the active one unless `options` say otherwise),
+ * active while `fn` runs and ended (failed on a throw) when it settles; with tracing off, just
+ * runs `fn`. `attributes` is only called when there is a span, so it allocates nothing otherwise.
  */
-export async function inSpan<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
-  const span = startSpan(name);
+export async function inSpan<T>(
+  name: string,
+  fn: () => Promise<T> | T,
+  options?: SpanOptions,
+  attributes?: () => Attributes,
+): Promise<T> {
+  const span = startSpan(name, undefined, options);
   if (span === null) return fn();
+  if (attributes) span.setAttributes(attributes());
   try {
     const value = await withSpan(span, fn);
     endSpan(span);

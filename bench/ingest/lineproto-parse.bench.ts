@@ -11,8 +11,8 @@
  * `LP_BENCH_ROUNDS` timed rounds (default 10).
  */
 import { performance } from 'node:perf_hooks';
-import { parseLineProtocol } from '../../src/router/ingest/lineproto/parser.js';
-import { toTableInserts } from '../../src/router/ingest/lineproto/to-inserts.js';
+import { parseLineProtocol } from '../../src/shared/ingest/lineproto/parser.js';
+import { toTableInserts } from '../../src/shared/ingest/lineproto/to-inserts.js';
 import { generateBatches } from './tsbs-cpu.js';
 
 const HOSTS = Number(process.env.LP_BENCH_HOSTS ?? 1000);

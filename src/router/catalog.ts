@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DbError, ErrorCode } from '../shared/errors.js';
+import type { SchemaSnapshotData } from '../shared/ingest/schema-snapshot.js';
 import type { ColumnSchema, DatabaseSchema, TableSchema } from '../shared/types.js';
 
 const CATALOG_FILE = 'catalog.json';
@@ -33,6 +34,11 @@ export class Catalog {
   private readonly databases = new Map<string, DatabaseSchema>();
   private readonly tables = new Map<string, TableSchema>();
   private nextTableId = 1;
+  /**
+   * Bumped by every change (each change persists): the shards that decode ingest bodies plan
+   * against a snapshot of one generation, and their rows are written only while it is current.
+   */
+  generation = 0;
   /** Serialises persistence so two concurrent changes never interleave their file writes. */
   private writeChain: Promise<void> = Promise.resolve();
 
@@ -251,7 +257,13 @@ export class Catalog {
     return [...this.tables.values()].map((t) => t.id);
   }
 
+  /** Every database (virtual ones included) and table, as of `generation`. */
+  snapshot(): SchemaSnapshotData {
+    return { generation: this.generation, databases: this.listDatabases(), tables: this.allTables() };
+  }
+
   private persist(): Promise<void> {
+    this.generation++;
     const doc: CatalogDocument = {
       version: CATALOG_VERSION,
       shards: this.shards,

@@ -50,13 +50,34 @@ export class ServerMetrics {
   ) {
     const registers = [this.registry];
     const seriesCaches = this.seriesCaches;
+    // One stats round trip per scrape feeds every shard figure: the first collector to run
+    // fetches, the rest reuse the answer.
+    let pending: Promise<ShardStats[]> | null = null;
+    const fetchOnce = (): Promise<ShardStats[]> => {
+      if (!pending) {
+        pending = shardStats().finally(() => {
+          setImmediate(() => {
+            pending = null;
+          });
+        });
+      }
+      return pending;
+    };
     new client.Gauge({
       name: 'shoaldb_series_cache_entries',
       help: "Series held by each write path's series cache (bounded; follows the active series)",
       labelNames: ['protocol'],
       registers,
-      collect() {
-        for (const [protocol, size] of seriesCaches) this.set({ protocol }, size());
+      async collect() {
+        const sums = new Map<string, number>();
+        for (const [protocol, size] of seriesCaches) sums.set(protocol, size());
+        // Decoders that run in the shards keep their caches there.
+        for (const stats of await fetchOnce()) {
+          for (const [protocol, n] of Object.entries(stats.seriesCached ?? {})) {
+            sums.set(protocol, (sums.get(protocol) ?? 0) + n);
+          }
+        }
+        for (const [protocol, n] of sums) this.set({ protocol }, n);
       },
     });
     client.collectDefaultMetrics({ register: this.registry });
@@ -114,7 +135,7 @@ export class ServerMetrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
       registers,
     });
-    this.registerShardMetrics(shardStats);
+    this.registerShardMetrics(fetchOnce);
     this.registerQueueDepths(queueDepths);
     this.queryDuration = new client.Histogram({
       name: 'shoaldb_query_duration_seconds',
@@ -181,18 +202,7 @@ export class ServerMetrics {
    * One mirrored metric per ShardStats figure, labelled by shard. A single stats round trip per
    * scrape feeds all of them: the first collector to run fetches, the rest reuse the answer.
    */
-  private registerShardMetrics(shardStats: () => Promise<ShardStats[]>): void {
-    let pending: Promise<ShardStats[]> | null = null;
-    const fetchOnce = (): Promise<ShardStats[]> => {
-      if (!pending) {
-        pending = shardStats().finally(() => {
-          setImmediate(() => {
-            pending = null;
-          });
-        });
-      }
-      return pending;
-    };
+  private registerShardMetrics(fetchOnce: () => Promise<ShardStats[]>): void {
     const mirror = (name: string, help: string, type: 'counter' | 'gauge', pick: (s: ShardStats) => number): void => {
       const registers = [this.registry];
       if (type === 'counter') {

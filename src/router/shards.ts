@@ -13,6 +13,7 @@ import { Piscina } from 'piscina';
 import type { Config, ShardConfig } from '../shared/config.js';
 import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
+import type { DecodeReply } from '../shared/ingest/decode.js';
 import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
@@ -35,8 +36,40 @@ function workerFilename(): string {
   return fileURLToPath(new URL('../shard/worker.ts', import.meta.url));
 }
 
+/** Decode tasks one shard runs at once: one decoding while the previous answer travels back. */
+const DECODES_IN_FLIGHT = 2;
+
+/** A counting gate with a FIFO of waiters. */
+class Gate {
+  active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Holders and waiters. */
+  get load(): number {
+    return this.active + this.waiting.length;
+  }
+
+  /** Hands the slot to the next waiter, if any (`active` stays the same then). */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
 class Shard {
   ready = false;
+  readonly decodes = new Gate(DECODES_IN_FLIGHT);
   openError: DbError | null = null;
   private readonly pending: PendingWrite[] = [];
   /** Payload bytes in `pending`: what waits for the next group commit. */
@@ -146,6 +179,9 @@ export class ShardCluster {
     return this.shards.length;
   }
 
+  /** The shard that ran the last decode task (they take turns). */
+  private lastDecoder = -1;
+
   /**
    * Starts every worker and opens (recovers) its storage, at most `init_regions_parallelism` at a
    * time. With `init_regions_in_background` the returned promise resolves before recovery ends and
@@ -236,6 +272,43 @@ export class ShardCluster {
     const shard = this.shards[shardId] as Shard;
     this.requireReady(shard);
     return shard.write(payload);
+  }
+
+  /**
+   * The ready shard to decode the next ingest body on: the one with the fewest decodes in
+   * flight or waiting, taking turns among equals, so every shard shares the work.
+   */
+  nextDecoder(): number {
+    let best = -1;
+    for (let i = 0; i < this.shards.length; i++) {
+      const id = (this.lastDecoder + 1 + i) % this.shards.length;
+      const shard = this.shards[id] as Shard;
+      if (!shard.ready) continue;
+      if (best < 0 || shard.decodes.load < (this.shards[best] as Shard).decodes.load) best = id;
+    }
+    if (best < 0) {
+      this.requireReady(this.shards[0] as Shard);
+      best = 0;
+    }
+    this.lastDecoder = best;
+    return best;
+  }
+
+  /**
+   * Runs a decode task (see src/shared/ingest/decode.ts) on shard `shardId`. The body is copied
+   * into the message, not transferred: the router keeps it for a retry (and see
+   * src/shard/decode-task.ts on buffers moved more than once). At most DECODES_IN_FLIGHT per shard reach its thread; the rest wait here in
+   * order, so Piscina's own queue never overflows and writes and queries keep their turns.
+   */
+  async decode(shardId: number, task: Extract<ShardTask, { op: 'decode' }>): Promise<DecodeReply> {
+    const shard = this.shards[shardId] as Shard;
+    this.requireReady(shard);
+    await shard.decodes.acquire();
+    try {
+      return await shard.run<DecodeReply>(task);
+    } finally {
+      shard.decodes.release();
+    }
   }
 
   /** Runs the same task on every shard; results come back in shard order. */
@@ -336,6 +409,7 @@ function emptyStats(shardId: number): ShardStats {
     segmentCount: 0,
     segmentBytes: 0,
     queriesCancelled: 0,
+    seriesCached: {},
     timings: { walFsync: emptySnapshot(), flush: emptySnapshot(), compaction: emptySnapshot() },
     rejections: {},
     recovery: { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 },

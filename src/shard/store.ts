@@ -169,7 +169,8 @@ export class ShardStore implements ScanSource {
     }
   }
 
-  stats(): ShardStats {
+  /** The storage's figures; the worker adds its decoders' (`seriesCached`). */
+  stats(): Omit<ShardStats, 'seriesCached'> {
     const s = this.state;
     let memtableRows = s.active.rows;
     for (const m of s.frozen) memtableRows += m.rows;

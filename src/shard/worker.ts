@@ -10,6 +10,7 @@ import { runShardPlan } from '../query/sql/shard-exec.js';
 import { toWire } from '../shared/errors.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
 import { endSpan, withSpan } from '../shared/tracing/active-tracer.js';
+import { decoderSeriesCached, runDecodeTask } from './decode-task.js';
 import { runProfileTask } from './profiling.js';
 import { QueryPacer } from './query-pacer.js';
 import { QueryTurn } from './query-turn.js';
@@ -65,6 +66,8 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         }
         return { ok: true, value: await runShardPlan(task.plan, source) };
       }
+      case 'decode':
+        return await runDecodeTask(task);
       case 'flush':
         await requireStore().flush();
         return { ok: true, value: null };
@@ -75,7 +78,10 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         await requireStore().dropTables(task.tableIds);
         return { ok: true, value: null };
       case 'stats':
-        return { ok: true, value: { ...requireStore().stats(), queriesCancelled } };
+        return {
+          ok: true,
+          value: { ...requireStore().stats(), queriesCancelled, seriesCached: decoderSeriesCached() },
+        };
       case 'log-level':
         log.level = task.level;
         return { ok: true, value: null };

@@ -7,6 +7,8 @@
 import type { ShardConfig } from './config.js';
 import type { HistogramSnapshot } from './duration-histogram.js';
 import type { WireError } from './errors.js';
+import type { DecodeRequest } from './ingest/decode.js';
+import type { SchemaSnapshotData } from './ingest/schema-snapshot.js';
 import type { RejectionReason } from './rejections.js';
 import type { ProfileKind } from './thread-profiler.js';
 
@@ -31,6 +33,13 @@ export type ShardTask =
       cancel?: SharedArrayBuffer | undefined;
       trace?: ShardTraceContext | undefined;
     }
+  /**
+   * Decode an ingest body in the shard's thread instead of the router's (see
+   * src/shared/ingest/decode.ts): the router's thread is then left with HTTP alone, and every
+   * shard shares the decoding. `schema` comes along when the shard's copy of the catalog is older
+   * than the generation the request was planned against.
+   */
+  | { op: 'decode'; request: DecodeRequest; schema?: SchemaSnapshotData | undefined }
   | { op: 'flush' }
   | { op: 'compact' }
   /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */
@@ -67,6 +76,8 @@ export interface ShardStats {
   queriesCancelled: number;
   /** Durations of each WAL fsync, memtable flush and compaction since start-up. */
   timings: Record<'walFsync' | 'flush' | 'compaction', HistogramSnapshot>;
+  /** Entries of each ingest decoder's series cache in this shard's thread, by protocol. */
+  seriesCached: Record<string, number>;
   /** Refusals by limit in this shard's thread (memtable.reject_size, query bounds checked here). */
   rejections: Partial<Record<RejectionReason, number>>;
   /** What recovery did at the last open. */

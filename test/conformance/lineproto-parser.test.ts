@@ -4,8 +4,8 @@
  * the expected line. Prints `lineproto conformance: N/44 passed`.
  */
 import t from 'tap';
-import { type LinePoint, parseLineProtocol, parsePrecision } from '../../src/router/ingest/lineproto/parser.js';
 import { DbError, ErrorCode } from '../../src/shared/errors.js';
+import { type LinePoint, parseLineProtocol, parsePrecision } from '../../src/shared/ingest/lineproto/parser.js';
 import { type CaseField, type CasePoint, loadLineprotoCases } from '../helpers/lineproto-cases.js';
 
 type Field = CaseField;

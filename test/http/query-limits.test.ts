@@ -7,7 +7,7 @@
  * read). Every refusal is counted on /metrics, and the server keeps answering.
  */
 import t, { type Test } from 'tap';
-import { shardOfSeries, tableHash } from '../../src/router/partition.js';
+import { shardOfSeries, tableHash } from '../../src/shared/partition.js';
 import { postRemoteRead, readRequestBytes, remoteRead, snappyBlock } from '../helpers/prom-remote.js';
 import { sql, startServer, type TestServer, writeLines } from '../helpers/server.js';
 

@@ -11,8 +11,9 @@
  */
 import { InvalidArgument } from '../../shared/errors.js';
 import type { InsertColumn, StorageKeyHolder, TableInsert } from '../../shared/insert.js';
+import { intern } from '../../shared/intern.js';
+import { shardOfSeries, tableHash } from '../../shared/partition.js';
 import type { TableSchema } from '../../shared/types.js';
-import { shardOfSeries, tableHash } from '../partition.js';
 
 export const TIME_COLUMN = 'greptime_timestamp';
 export const VALUE_COLUMN = 'greptime_value';
@@ -39,19 +40,6 @@ export interface ResolvedSeries extends StorageKeyHolder {
 }
 
 let lastStamp = 0;
-
-/**
- * One string object per distinct text, for the keys series are grouped by. Bounded: past the
- * limit it starts over (strings already handed out stay valid; only sharing is lost).
- */
-const interned = new Map<string, string>();
-export function intern(text: string): string {
-  const known = interned.get(text);
-  if (known !== undefined) return known;
-  if (interned.size >= 65_536) interned.clear();
-  interned.set(text, text);
-  return text;
-}
 
 /** The series of `table` in `db` with non-empty `tags` (any order); for `shards` shards. */
 export function resolveSeries(

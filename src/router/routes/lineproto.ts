@@ -1,18 +1,15 @@
 /** InfluxDB line protocol (reference ingest §1): v1 and v2 write paths, ping and health. */
 
+import { parsePrecision } from '../../shared/ingest/lineproto/parser.js';
 import { VERSION } from '../../shared/version.js';
-import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import { cachedSeriesCount, parseLineProtocolSliced, parsePrecision } from '../ingest/lineproto/parser.js';
-import { toTableInserts } from '../ingest/lineproto/to-inserts.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
 
 /** `lineMaxBytes`: `ingest.line_max_bytes`, the longest line; a longer one fails the request with its line number. */
 export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics, lineMaxBytes: number): Route[] {
-  metrics.reportSeriesCache('lineproto', cachedSeriesCount);
   const write =
     (v2: boolean): Route['handler'] =>
     async (ctx) => {
@@ -22,14 +19,15 @@ export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics, 
       metrics.ingestBytes.inc({ protocol: 'lineproto' }, ctx.body.length);
       try {
         if (ctx.body.length === 0) return empty(204);
-        const batch = await parseLineProtocolSliced(ctx.body, precision, lineMaxBytes);
-        await yieldToEventLoop();
-        const inserts = toTableInserts(batch, db, precision, BigInt(Date.now()) * 1_000_000n, ingest.shardCount);
-        await yieldToEventLoop();
-        const rows = await ingest.write(inserts, {
-          autoCreateTable: true,
-          autoAddColumns: true,
-          createMergeMode: 'last_non_null',
+        // Parsing is most of the cost of a write: a shard does it (see IngestPipeline.writeDecoded).
+        const rows = await ingest.writeDecoded({
+          protocol: 'lineproto',
+          body: ctx.body,
+          db,
+          precision,
+          lineMaxBytes,
+          nowNs: BigInt(Date.now()) * 1_000_000n,
+          options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_non_null' },
         });
         metrics.ingestRows.inc({ protocol: 'lineproto' }, rows);
         metrics.ingestRequests.inc({ protocol: 'lineproto', outcome: 'ok' });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { shardOfSeries, tableHash } from '../../src/router/partition.js';
+import { shardOfSeries, tableHash } from '../../src/shared/partition.js';
 
 t.test('the same series always maps to the same shard', async (t) => {
   const h = tableHash('public', 'cpu');

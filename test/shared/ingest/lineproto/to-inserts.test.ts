@@ -1,10 +1,10 @@
 /** Parsed points → one column-wise TableInsert per measurement. */
 import t from 'tap';
-import { type Precision, parseLineProtocol } from '../../../../src/router/ingest/lineproto/parser.js';
-import { TIME_INDEX_COLUMN, toTableInserts } from '../../../../src/router/ingest/lineproto/to-inserts.js';
-import { shardOfSeries, tableHash } from '../../../../src/router/partition.js';
 import { ErrorCode } from '../../../../src/shared/errors.js';
+import { type Precision, parseLineProtocol } from '../../../../src/shared/ingest/lineproto/parser.js';
+import { TIME_INDEX_COLUMN, toTableInserts } from '../../../../src/shared/ingest/lineproto/to-inserts.js';
 import type { InsertColumn, TableInsert } from '../../../../src/shared/insert.js';
+import { shardOfSeries, tableHash } from '../../../../src/shared/partition.js';
 
 const NOW_NS = 1_700_000_123_456_789_012n;
 

@@ -9,8 +9,8 @@
 import { InvalidArgument } from '../../../shared/errors.js';
 import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
 import type { DataType, Vector } from '../../../shared/types.js';
+import { intern } from '../../intern.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
-import { intern } from '../series-inserts.js';
 import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
 
 /** Name of the time index column of line-protocol tables. */

@@ -1,12 +1,12 @@
 /** The line-protocol scanner: grammar, value types, escapes, line handling, errors and its caches. */
 import t from 'tap';
+import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
 import {
   type FieldValue,
   type LinePoint,
   parseLineProtocol,
   parsePrecision,
-} from '../../../../src/router/ingest/lineproto/parser.js';
-import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
+} from '../../../../src/shared/ingest/lineproto/parser.js';
 
 const parse = (text: string, precision = parsePrecision(undefined), maxLineBytes?: number): LinePoint[] =>
   parseLineProtocol(Buffer.from(text, 'utf8'), precision, maxLineBytes).points;

@@ -9,6 +9,8 @@
  */
 import { decodeIngest } from '../shared/ingest/decode.js';
 import { cachedSeriesCount } from '../shared/ingest/lineproto/parser.js';
+import { putSeriesCached } from '../shared/ingest/opentsdb/decode-put.js';
+import { remoteWriteSeriesCached } from '../shared/ingest/prom-remote/decode-write.js';
 import { SchemaSnapshot } from '../shared/ingest/schema-snapshot.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
 
@@ -24,5 +26,5 @@ export async function runDecodeTask(task: Extract<ShardTask, { op: 'decode' }>):
 
 /** Entries of this thread's decoder series caches, by protocol (for /metrics). */
 export function decoderSeriesCached(): Record<string, number> {
-  return { lineproto: cachedSeriesCount() };
+  return { lineproto: cachedSeriesCount(), 'metricsapi-write': remoteWriteSeriesCached(), opentsdb: putSeriesCached() };
 }

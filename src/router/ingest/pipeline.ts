@@ -11,7 +11,7 @@
 
 import type { TableRows } from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
-import type { DecodeRequest } from '../../shared/ingest/decode.js';
+import type { DecodeBody, DecodeRequest } from '../../shared/ingest/decode.js';
 import { type PlannedInsert, planInsert, TYPE_CODES } from '../../shared/ingest/plan.js';
 import type { SchemaSnapshotData } from '../../shared/ingest/schema-snapshot.js';
 import { encodeShardPayloads, splitByShard } from '../../shared/ingest/split.js';
@@ -19,6 +19,7 @@ import type { InsertOptions, TableInsert } from '../../shared/insert.js';
 import type { TableSchema } from '../../shared/types.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
+import { HttpStatusError } from '../http/http-status-error.js';
 import type { ShardCluster } from '../shards.js';
 
 /** Decode attempts before giving up when the catalog keeps changing under a request. */
@@ -69,7 +70,7 @@ export class IngestPipeline {
    * the router makes them and the request goes again. Rows are queued only if the catalog is
    * still at the generation they were planned against.
    */
-  async writeDecoded(request: Omit<DecodeRequest, 'schemaGeneration' | 'shardCount'>): Promise<number> {
+  async writeDecoded(request: DecodeBody): Promise<number> {
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
       const generation = this.catalog.generation;
       const shardIds = this.cluster.count;
@@ -89,6 +90,7 @@ export class IngestPipeline {
         }
         continue;
       }
+      if (reply.kind === 'refused') throw new HttpStatusError(reply.status, reply.message);
       await this.catalog.durable();
       if (reply.generation !== this.catalog.generation) continue;
       await this.writePayloads(reply.payloads);

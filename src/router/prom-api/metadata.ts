@@ -5,8 +5,8 @@
  */
 import { executeSql } from '../../query/sql/execute.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { METADATA_DB, METADATA_TABLE } from '../../shared/ingest/prom-remote/metadata.js';
 import type { AuthedUser } from '../auth/user-provider.js';
-import { METADATA_DB, METADATA_TABLE } from '../ingest/prom-remote/metadata.js';
 import { createSqlEnv, type SqlEnvDeps } from '../sql-env.js';
 
 /** One family's metadata, keys in Prometheus' order. */

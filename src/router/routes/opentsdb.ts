@@ -12,29 +12,21 @@
  * conflict with an existing table) fails the points of that metric only. Unlike GreptimeDB, a
  * failed put is never a masked 500: the message says which point and why.
  */
-import { DbError, httpStatusOf, InvalidArgument } from '../../shared/errors.js';
+import { DbError, httpStatusOf } from '../../shared/errors.js';
+import { type PointError, parsePutBody } from '../../shared/ingest/opentsdb/put-points.js';
+import { type PutRuns, PutSeriesResolver } from '../../shared/ingest/opentsdb/put-series.js';
+import { seriesInserts, type TableLookup, type TableRuns } from '../../shared/ingest/series-inserts.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type HttpResponse, json, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import { type PointError, parsePutBody } from '../ingest/opentsdb/put-points.js';
-import { type PutRuns, PutSeriesResolver } from '../ingest/opentsdb/put-series.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
-import { seriesInserts, type TableLookup, type TableRuns } from '../ingest/series-inserts.js';
 import type { ServerMetrics } from '../metrics.js';
 
 const PROTOCOL = 'opentsdb';
 /** Encodings the HTTP server has already undone. */
 const DECODED_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
 const WRITE_OPTIONS = { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' } as const;
-
-/** The point as messages name it: its position and metric. */
-function describe(error: PointError): string {
-  const metric = (error.datapoint as { metric?: unknown } | null)?.metric;
-  return typeof metric === 'string' && metric !== ''
-    ? `data point ${error.index} (metric ${JSON.stringify(metric)})`
-    : `data point ${error.index}`;
-}
 
 /**
  * Writes every table in one request when the catalog accepts them all; when it refuses one,
@@ -98,24 +90,23 @@ export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Rout
           const summary = ctx.query.has('summary');
           const details = ctx.query.has('details');
           const db = databaseOf(ctx, ['db']);
-          const put = resolver.runsOf(parsePutBody(ctx.body), db);
-          const invalid = put.invalid;
-          const good = put.runs.series.length;
-          await yieldToEventLoop();
-
           if (!summary && !details) {
-            const first = invalid[0];
-            if (first) throw new InvalidArgument(`Invalid ${describe(first)}: ${first.error}`);
-            const tables = seriesInserts(put.runs, lookup);
-            const rows = await ingest.write(
-              tables.map((t) => t.insert),
-              WRITE_OPTIONS,
-            );
+            // All or nothing: a shard parses and resolves the points (IngestPipeline.writeDecoded).
+            const rows = await ingest.writeDecoded({
+              protocol: 'opentsdb',
+              body: ctx.body,
+              db,
+              options: WRITE_OPTIONS,
+            });
             metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
             count('ok');
             return empty(204);
           }
 
+          const put = resolver.runsOf(parsePutBody(ctx.body), db);
+          const invalid = put.invalid;
+          const good = put.runs.series.length;
+          await yieldToEventLoop();
           const refused = good > 0 ? await writeTables(ingest, put, seriesInserts(put.runs, lookup)) : [];
           const failures = [...invalid, ...refused].sort((a, b) => a.index - b.index);
           const success = good - refused.length;

@@ -8,6 +8,8 @@
  * set when points were rejected; 400 (google.rpc.Status body) for malformed requests, with
  * nothing stored; 415 for unknown content types; 413 past the body limit.
  */
+
+import { metadataInsert } from '../../shared/ingest/prom-remote/metadata.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
 import type { Route } from '../http/context.js';
@@ -16,7 +18,6 @@ import { metricsOptionsOf } from '../ingest/otlp/metrics-options.js';
 import { otlpMetricsToInserts } from '../ingest/otlp/metrics-to-inserts.js';
 import { OtlpRequestError } from '../ingest/otlp/request.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
-import { metadataInsert } from '../ingest/prom-remote/metadata.js';
 import type { ServerMetrics } from '../metrics.js';
 import { otlpExportRoute } from './otlp-export-route.js';
 

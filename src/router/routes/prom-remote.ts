@@ -9,34 +9,22 @@
 
 import type { PromqlLimits } from '../../query/promql/limits.js';
 import { DbError, InvalidArgument } from '../../shared/errors.js';
-import { yieldToEventLoop } from '../../shared/yield.js';
+import { decompressRemoteBody } from '../../shared/ingest/prom-remote/decode-write.js';
+import { snappyCompress } from '../../shared/ingest/prom-remote/snappy-block.js';
 import { checkPermission } from '../auth/credentials.js';
 import type { Catalog } from '../catalog.js';
 import { empty, type HttpResponse, type Route, text } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
-import { PerDatabaseCaches } from '../ingest/per-database-caches.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
-import { metadataInsert } from '../ingest/prom-remote/metadata.js';
 import { ResponseType, STREAMED_CONTENT_TYPE } from '../ingest/prom-remote/proto-schema.js';
 import { encodeChunkedReadResponse, encodeReadResponse } from '../ingest/prom-remote/read-encode.js';
 import { decodeReadRequest, negotiateResponseType } from '../ingest/prom-remote/read-request.js';
-import { SeriesCache } from '../ingest/prom-remote/series-cache.js';
-import { SnappyError, snappyCompress, snappyDecompress } from '../ingest/prom-remote/snappy-block.js';
-import { toTableInserts } from '../ingest/prom-remote/to-inserts.js';
-import { decodeWriteRequest, WireError } from '../ingest/prom-remote/write-decode.js';
 import type { ServerMetrics } from '../metrics.js';
 import { type ShardQuery, ShardSampleSource } from '../promql-source.js';
 
 /** The protocol name of remote write in metrics and for the write timeout's 504. */
 const WRITE_PROTOCOL = 'metricsapi-write';
-/** Without a configured body limit, decompression still stops here (as the HTTP server does). */
-const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
-/**
- * Series-cache entries per generation and database (at most twice as many are held). About half
- * a KiB each for a TSBS-sized label set, so the default bounds the cache near 128 MiB.
- */
-const SERIES_CACHE_GENERATION = 131_072;
 
 export interface PromRemoteDeps {
   catalog: Catalog;
@@ -68,26 +56,13 @@ function checkContentEncoding(header: string | undefined): void {
 }
 
 function decompress(body: Buffer, bodyLimitBytes: number): Buffer {
-  try {
-    return snappyDecompress(body, bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX);
-  } catch (err) {
-    if (err instanceof SnappyError && err.tooLarge) {
-      throw new HttpStatusError(413, `Failed to buffer the request body: ${err.message}`);
-    }
-    throw new InvalidArgument(`Failed to decompress snappy prometheus remote request: ${(err as Error).message}`);
-  }
+  const raw = decompressRemoteBody(body, bodyLimitBytes);
+  if ('refused' in raw) throw new HttpStatusError(raw.refused.status, raw.refused.message);
+  return raw.bytes;
 }
 
 export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): Route[] {
   const { catalog, cluster, ingest, bodyLimitBytes } = deps;
-  const lookup = (db: string, table: string) => catalog.getTable(db, table);
-  // One cache per request database: the default database is part of what labels resolve to.
-  const caches = new PerDatabaseCaches(
-    (capacity) => new SeriesCache(capacity),
-    SERIES_CACHE_GENERATION,
-    (db) => catalog.getDatabase(db) !== undefined,
-  );
-  metrics.reportSeriesCache(WRITE_PROTOCOL, () => caches.size);
   return [
     {
       methods: ['POST'],
@@ -104,21 +79,14 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
           checkContentEncoding(ctx.headers.get('content-encoding'));
           const db = databaseOf(ctx, ['db']);
           if (ctx.body.length === 0) return empty(204);
-          const raw = decompress(ctx.body, bodyLimitBytes);
-          let decoded: ReturnType<typeof decodeWriteRequest>;
-          try {
-            decoded = decodeWriteRequest(raw, { cache: caches.of(db), defaultDb: db, shards: cluster.count });
-          } catch (err) {
-            if (!(err instanceof WireError)) throw err;
-            throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
-          }
-          await yieldToEventLoop();
-          const inserts = toTableInserts(decoded, lookup);
-          const sampleRows = inserts.reduce((n, i) => n + i.rowCount, 0);
-          const metadata = metadataInsert(decoded.metadata, db);
-          if (metadata) inserts.push(metadata);
-          await yieldToEventLoop();
-          await ingest.write(inserts, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' });
+          // Decompressing and decoding are most of the cost: a shard does them (IngestPipeline.writeDecoded).
+          const sampleRows = await ingest.writeDecoded({
+            protocol: 'prom-remote',
+            body: ctx.body,
+            db,
+            bodyLimitBytes,
+            options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' },
+          });
           metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, sampleRows);
           metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });
           return empty(204);

@@ -7,11 +7,13 @@
 import type { InsertOptions, TableInsert } from '../insert.js';
 import { type Precision, parseLineProtocolSliced } from './lineproto/parser.js';
 import { toTableInserts } from './lineproto/to-inserts.js';
+import { decodePut } from './opentsdb/decode-put.js';
 import { needsNoChange, planInsert } from './plan.js';
+import { decodeRemoteWrite } from './prom-remote/decode-write.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
 import { encodeShardPayloads, shardPartsOf } from './split.js';
 
-/** One body to decode. */
+/** One body to decode, and what its protocol needs to know. */
 export type DecodeRequest = {
   body: Uint8Array;
   db: string;
@@ -19,11 +21,29 @@ export type DecodeRequest = {
   /** The catalog generation the router expects the decoder's schema to be at. */
   schemaGeneration: number;
   shardCount: number;
-} & { protocol: 'lineproto'; precision: Precision; lineMaxBytes: number; nowNs: bigint };
+} & (
+  | { protocol: 'lineproto'; precision: Precision; lineMaxBytes: number; nowNs: bigint }
+  /** `bodyLimitBytes`: `http.body_limit` (0 = none), also the bound on the decompressed body. */
+  | { protocol: 'prom-remote'; bodyLimitBytes: number }
+  /** The all-or-nothing put (no `summary` or `details`). */
+  | { protocol: 'opentsdb' }
+);
+
+/** A request as the route gives it: the pipeline adds the generation and shard count. */
+export type DecodeBody = DecodeRequest extends infer R
+  ? R extends DecodeRequest
+    ? Omit<R, 'schemaGeneration' | 'shardCount'>
+    : never
+  : never;
 
 export type DecodeReply =
-  /** Ready to write: one payload per shard (null for none), planned at `generation`. */
+  /**
+   * Ready to write: one payload per shard (null for none), planned at `generation`; `rows` is
+   * what the protocol counts as written.
+   */
   | { kind: 'payloads'; payloads: Array<Uint8Array | null>; rows: number; generation: number }
+  /** Refused with an HTTP status of the protocol's own (not a GreptimeDB error). */
+  | { kind: 'refused'; status: number; message: string }
   /** The decoder's schema is not at the request's generation: send it. */
   | { kind: 'stale' }
   /** Tables or columns must be created first; `inserts` carry the columns, not the rows. */
@@ -32,17 +52,36 @@ export type DecodeReply =
 /** Decodes `request.body` against `schema` (null: none received yet). */
 export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapshot | null): Promise<DecodeReply> {
   if (schema === null || schema.generation !== request.schemaGeneration) return { kind: 'stale' };
-  const inserts = (await decodeBody(request)).filter((i) => i.rowCount > 0);
+  const decoded = await decodeBody(request, schema);
+  if ('refused' in decoded) return { kind: 'refused', ...decoded.refused };
+  const inserts = decoded.inserts.filter((i) => i.rowCount > 0);
   const plans = inserts.map((insert) => planInsert(schema, insert, request.options));
   if (!plans.every(needsNoChange)) return { kind: 'schema', inserts: inserts.map(columnsOnly) };
-  const { perShard, rows } = shardPartsOf(inserts, schema, request.shardCount);
-  return { kind: 'payloads', payloads: encodeShardPayloads(perShard), rows, generation: schema.generation };
+  const { perShard } = shardPartsOf(inserts, schema, request.shardCount);
+  return {
+    kind: 'payloads',
+    payloads: encodeShardPayloads(perShard),
+    rows: decoded.rows,
+    generation: schema.generation,
+  };
 }
 
-async function decodeBody(request: DecodeRequest): Promise<TableInsert[]> {
-  const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
-  const batch = await parseLineProtocolSliced(buf, request.precision, request.lineMaxBytes);
-  return toTableInserts(batch, request.db, request.precision, request.nowNs, request.shardCount);
+async function decodeBody(
+  request: DecodeRequest,
+  schema: SchemaSnapshot,
+): Promise<{ inserts: TableInsert[]; rows: number } | { refused: { status: number; message: string } }> {
+  switch (request.protocol) {
+    case 'lineproto': {
+      const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
+      const batch = await parseLineProtocolSliced(buf, request.precision, request.lineMaxBytes);
+      const inserts = toTableInserts(batch, request.db, request.precision, request.nowNs, request.shardCount);
+      return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
+    }
+    case 'prom-remote':
+      return decodeRemoteWrite(request.body, request.db, request.bodyLimitBytes, schema, request.shardCount);
+    case 'opentsdb':
+      return decodePut(request.body, request.db, schema, request.shardCount);
+  }
 }
 
 /** The insert without its rows: what planning and schema changes read. */

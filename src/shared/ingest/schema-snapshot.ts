@@ -32,6 +32,10 @@ export class SchemaSnapshot implements SchemaView {
     return db;
   }
 
+  hasDatabase(name: string): boolean {
+    return this.databases.has(name);
+  }
+
   getTable(db: string, name: string): TableSchema | undefined {
     return this.tables.get(`${db}\u0000${name}`);
   }

@@ -5,8 +5,8 @@
  * nanoseconds and every stream a readable label string, or the whole request is refused.
  */
 import { InvalidArgument } from '../../../shared/errors.js';
+import { SnappyError, snappyDecompress } from '../../../shared/ingest/prom-remote/snappy-block.js';
 import { HttpStatusError } from '../../http/http-status-error.js';
-import { SnappyError, snappyDecompress } from '../prom-remote/snappy-block.js';
 import { LabelSyntaxError, parseLokiLabels } from './labels.js';
 import { lokiTypes, type WireStream } from './proto-schema.js';
 import { type LokiEntry, type LokiStream, timestampNsInRange } from './push-streams.js';

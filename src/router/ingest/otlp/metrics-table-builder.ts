@@ -8,9 +8,9 @@
  * payload, and a plain JS array would canonicalise it.
  */
 import { InvalidArgument } from '../../../shared/errors.js';
+import { TIME_COLUMN, valueColumnOf } from '../../../shared/ingest/prom-remote/to-inserts.js';
 import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
 import type { TableSchema } from '../../../shared/types.js';
-import { TIME_COLUMN, valueColumnOf } from '../prom-remote/to-inserts.js';
 
 /** Prometheus' staleness marker, the value of points flagged "no recorded value". */
 export const STALE_NAN_BITS = 0x7ff0000000000002n;

@@ -16,9 +16,10 @@
  * written; a point whose values break a rule (no value, no timestamp, NaN quantile, a name that
  * escapes to nothing...) is left out and counted in `partial_success`.
  */
+
+import type { TableLookup } from '../../../shared/ingest/prom-remote/to-inserts.js';
+import type { DecodedMetadata } from '../../../shared/ingest/prom-remote/write-decode.js';
 import type { TableInsert } from '../../../shared/insert.js';
-import type { TableLookup } from '../prom-remote/to-inserts.js';
-import type { DecodedMetadata } from '../prom-remote/write-decode.js';
 import { classicBucketsOf, exponentialPointProblem } from './metrics-exponential.js';
 import {
   plainDecimal,

@@ -16,10 +16,10 @@
  * on which the point starts.
  */
 
-import { InvalidArgument } from '../../../shared/errors.js';
-import type { StorageKeyHolder } from '../../../shared/insert.js';
-import { countRejection } from '../../../shared/rejections.js';
-import { yieldToEventLoop } from '../../../shared/yield.js';
+import { InvalidArgument } from '../../errors.js';
+import type { StorageKeyHolder } from '../../insert.js';
+import { countRejection } from '../../rejections.js';
+import { yieldToEventLoop } from '../../yield.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';

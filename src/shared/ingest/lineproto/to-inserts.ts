@@ -6,11 +6,11 @@
  * point adds, in first-seen order. The first use of a column fixes its type and role for the whole
  * request; a later point disagreeing rejects the request (datatype checked before role).
  */
-import { InvalidArgument } from '../../../shared/errors.js';
-import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
-import type { DataType, Vector } from '../../../shared/types.js';
+import { InvalidArgument } from '../../errors.js';
+import type { InsertColumn, TableInsert } from '../../insert.js';
 import { intern } from '../../intern.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
+import type { DataType, Vector } from '../../types.js';
 import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
 
 /** Name of the time index column of line-protocol tables. */

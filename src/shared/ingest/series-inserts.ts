@@ -9,11 +9,11 @@
  * index, `greptime_value` Float64 field, one String tag per label (an existing table's own time
  * index and value column names are reused).
  */
-import { InvalidArgument } from '../../shared/errors.js';
-import type { InsertColumn, StorageKeyHolder, TableInsert } from '../../shared/insert.js';
-import { intern } from '../../shared/intern.js';
-import { shardOfSeries, tableHash } from '../../shared/partition.js';
-import type { TableSchema } from '../../shared/types.js';
+import { InvalidArgument } from '../errors.js';
+import type { InsertColumn, StorageKeyHolder, TableInsert } from '../insert.js';
+import { intern } from '../intern.js';
+import { shardOfSeries, tableHash } from '../partition.js';
+import type { TableSchema } from '../types.js';
 
 export const TIME_COLUMN = 'greptime_timestamp';
 export const VALUE_COLUMN = 'greptime_value';

@@ -14,7 +14,7 @@
  * - tags: an object (may be empty, as GreptimeDB allows); no tag may be named like the value or
  *   time column.
  */
-import { InvalidArgument } from '../../../shared/errors.js';
+import { InvalidArgument } from '../../errors.js';
 
 export const TIME_COLUMN = 'greptime_timestamp';
 export const VALUE_COLUMN = 'greptime_value';
@@ -140,4 +140,12 @@ export function checkPoint(datapoint: unknown, index: number): PutPoint | PointE
 /** Whether a check result is an error. */
 export function isPointError(result: PutPoint | PointError): result is PointError {
   return 'error' in result;
+}
+
+/** The point as messages name it: its position and metric. */
+export function describePoint(error: PointError): string {
+  const metric = (error.datapoint as { metric?: unknown } | null)?.metric;
+  return typeof metric === 'string' && metric !== ''
+    ? `data point ${error.index} (metric ${JSON.stringify(metric)})`
+    : `data point ${error.index}`;
 }

@@ -5,7 +5,7 @@
  */
 import snappy from 'snappyjs';
 import t from 'tap';
-import { SnappyError, snappyDecompress } from '../../../../src/router/ingest/prom-remote/snappy-block.js';
+import { SnappyError, snappyDecompress } from '../../../../src/shared/ingest/prom-remote/snappy-block.js';
 import { prng } from '../../../helpers/prng.js';
 
 function sample(rand: () => number): Buffer {

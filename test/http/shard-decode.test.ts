@@ -1,11 +1,13 @@
 /**
- * Line protocol bodies are decoded in the shard workers, against their copy of the catalog. What
- * must hold: the parsing really runs there (not in the router); a request planned against an old
- * copy never writes into a table that changed meanwhile (DROP, TRUNCATE, ALTER); writes racing
- * schema changes lose nothing acknowledged; and the decoders' series caches still show in /metrics.
+ * Line protocol, remote write and OpenTSDB put bodies are decoded in the shard workers, against
+ * their copy of the catalog. What must hold: the decoders really run there (not in the router); a
+ * request planned against an old copy never writes into a table that changed meanwhile (DROP,
+ * TRUNCATE, ALTER); writes racing schema changes lose nothing acknowledged; and the decoders'
+ * series caches still show in /metrics.
  */
 import t from 'tap';
 import { readPprof } from '../helpers/pprof.js';
+import { remoteWrite } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer, writeLines } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
@@ -15,6 +17,11 @@ async function count(url: string, table: string): Promise<number> {
   return Number(rowsOf(res.body)[0]?.[0] ?? -1);
 }
 
+async function putPoints(url: string, points: unknown[]): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${url}/v1/tsjson/api/put`, { method: 'POST', body: JSON.stringify(points) });
+  return { status: res.status, text: await res.text() };
+}
+
 async function profileFiles(url: string, thread: string): Promise<Set<string>> {
   const res = await fetch(`${url}/debug/prof/cpu?seconds=2&frequency=500&output=proto&thread=${thread}`, {
     method: 'POST',
@@ -22,32 +29,47 @@ async function profileFiles(url: string, thread: string): Promise<Set<string>> {
   return readPprof(Buffer.from(await res.arrayBuffer())).files;
 }
 
-t.test('line protocol decoding in the shards', async (t) => {
+t.test('ingest decoding in the shards', async (t) => {
   const server = await startServer({ shards: 2 });
   t.teardown(() => server.stop());
   const { url } = server;
 
-  await t.test('the parser runs in the shard threads, not in the router', async (t) => {
-    const body = Array.from({ length: 5000 }, (_, i) => `prof,host=h${i % 500},dc=d${i % 7} v=${i} ${T0 + i}`).join(
+  await t.test('the decoders run in the shard threads, not in the router', async (t) => {
+    const lines = Array.from({ length: 5000 }, (_, i) => `prof,host=h${i % 500},dc=d${i % 7} v=${i} ${T0 + i}`).join(
       '\n',
     );
+    const series = Array.from({ length: 1000 }, (_, i) => ({
+      labels: { __name__: 'prof_rw', host: `h${i}` },
+      samples: [{ value: i, timestamp: T0 }],
+    }));
+    const points = Array.from({ length: 1000 }, (_, i) => ({
+      metric: 'prof_tsdb',
+      timestamp: T0 + i,
+      value: i,
+      tags: { host: `h${i % 100}` },
+    }));
     let stop = false;
     let writes = 0;
-    const loops = [0, 1].map(async () => {
-      while (!stop) {
-        const r = await writeLines(url, body);
-        if (r.status === 204) writes++;
-      }
-    });
+    const loop = (post: () => Promise<{ status: number }>) =>
+      (async () => {
+        while (!stop) if ((await post()).status === 204) writes++;
+      })();
+    const loops = [
+      loop(() => writeLines(url, lines)),
+      loop(() => remoteWrite(url, series)),
+      loop(() => putPoints(url, points)),
+    ];
     try {
       // One profile at a time (a second one is refused with 409).
       const router = await profileFiles(url, 'router');
       const shard0 = await profileFiles(url, 'shard-0');
       const shard1 = await profileFiles(url, 'shard-1');
-      const parser = (files: Set<string>) => [...files].some((f) => f.endsWith('ingest/lineproto/parser.ts'));
       t.ok(writes > 0, `writes went on while profiling (${writes})`);
-      t.ok(parser(shard0) || parser(shard1), 'a shard profile holds the line-protocol parser');
-      t.notOk(parser(router), 'the router profile does not');
+      for (const decoder of ['lineproto/parser.ts', 'prom-remote/write-decode.ts', 'opentsdb/put-series.ts']) {
+        const has = (files: Set<string>) => [...files].some((f) => f.endsWith(`ingest/${decoder}`));
+        t.ok(has(shard0) || has(shard1), `a shard profile holds ${decoder}`);
+        t.notOk(has(router), `the router profile does not hold ${decoder}`);
+      }
     } finally {
       stop = true;
       await Promise.all(loops);
@@ -76,6 +98,30 @@ t.test('line protocol decoding in the shards', async (t) => {
     t.equal((await sql(url, 'DROP TABLE dd')).status, 200);
     t.equal((await writeLines(url, `dd,host=f note=6i ${T0 + 4}`)).status, 204, 'the dropped type no longer binds');
     t.same(rowsOf((await sql(url, 'SELECT host, note FROM dd')).body), [['f', 6]]);
+  });
+
+  await t.test('remote write and OpenTSDB put after DROP TABLE write into the new table', async (t) => {
+    const rw = (v: number) => [
+      { labels: { __name__: 'rw_dd', host: 'a' }, samples: [{ value: v, timestamp: T0 + v }] },
+    ];
+    t.equal((await remoteWrite(url, rw(1))).status, 204);
+    t.equal((await sql(url, 'DROP TABLE rw_dd')).status, 200);
+    t.equal((await remoteWrite(url, rw(2))).status, 204);
+    t.same(rowsOf((await sql(url, 'SELECT greptime_value FROM rw_dd')).body), [[2]]);
+
+    const put = (v: number) => [{ metric: 'tsdb_dd', timestamp: T0 + v, value: v, tags: { host: 'a' } }];
+    t.equal((await putPoints(url, put(1))).status, 204);
+    t.equal((await sql(url, 'TRUNCATE TABLE tsdb_dd')).status, 200);
+    t.equal((await putPoints(url, put(2))).status, 204);
+    t.same(rowsOf((await sql(url, 'SELECT greptime_value FROM tsdb_dd')).body), [[2]]);
+
+    const bad = await putPoints(url, [
+      ...put(3),
+      { metric: 'tsdb_dd', timestamp: T0, value: 'x', tags: { host: 'a' } },
+    ]);
+    t.equal(bad.status, 400, 'a bad point refuses the whole put');
+    t.match(bad.text, /data point 1/);
+    t.same(rowsOf((await sql(url, 'SELECT greptime_value FROM tsdb_dd')).body), [[2]], 'nothing of it stored');
   });
 
   await t.test('writes racing schema changes lose nothing acknowledged', async (t) => {
@@ -108,9 +154,23 @@ t.test('line protocol decoding in the shards', async (t) => {
   await t.test('the decoders series caches are reported in /metrics', async (t) => {
     const lines = Array.from({ length: 60 }, (_, i) => `cached,host=c${i} v=1 ${T0}`).join('\n');
     t.equal((await writeLines(url, lines)).status, 204);
+    const series = Array.from({ length: 60 }, (_, i) => ({
+      labels: { __name__: 'cached_rw', host: `c${i}` },
+      samples: [{ value: 1, timestamp: T0 }],
+    }));
+    t.equal((await remoteWrite(url, series)).status, 204);
+    const points = Array.from({ length: 60 }, (_, i) => ({
+      metric: 'cached_tsdb',
+      timestamp: T0,
+      value: 1,
+      tags: { h: `c${i}` },
+    }));
+    t.equal((await putPoints(url, points)).status, 204);
     const text = await (await fetch(`${url}/metrics`)).text();
-    const m = /shoaldb_series_cache_entries\{protocol="lineproto"\} (\d+)/.exec(text);
-    t.ok(m, 'a lineproto series-cache gauge');
-    t.ok(Number(m?.[1]) >= 60, `at least the 60 series just written (${m?.[1]})`);
+    for (const protocol of ['lineproto', 'metricsapi-write', 'opentsdb']) {
+      const m = new RegExp(`shoaldb_series_cache_entries\\{protocol="${protocol}"\\} (\\d+)`).exec(text);
+      t.ok(m, `a ${protocol} series-cache gauge`);
+      t.ok(Number(m?.[1]) >= 60, `${protocol}: at least the 60 series just written (${m?.[1]})`);
+    }
   });
 });

@@ -11,7 +11,7 @@
  * family replaces the previous one. Families are keyed by name, not by table: a histogram's family
  * `x` has tables `x_bucket`, `x_sum` and `x_count`, and Prometheus' API reports it as `x`.
  */
-import type { TableInsert } from '../../../shared/insert.js';
+import type { TableInsert } from '../../insert.js';
 import type { DecodedMetadata } from './write-decode.js';
 
 export const METADATA_DB = 'greptime_private';

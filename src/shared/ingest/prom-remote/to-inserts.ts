@@ -4,7 +4,7 @@
  * (series-labels.ts); the grouping into series-form inserts is shared with OpenTSDB
  * (../series-inserts.ts).
  */
-import type { TableInsert } from '../../../shared/insert.js';
+import type { TableInsert } from '../../insert.js';
 import { seriesInserts, type TableLookup } from '../series-inserts.js';
 import type { DecodedWrite } from './write-decode.js';
 

@@ -5,8 +5,8 @@
  * skipped parts are counted once.
  */
 import t from 'tap';
-import { SeriesCache } from '../../../../src/router/ingest/prom-remote/series-cache.js';
-import { decodeWriteRequest } from '../../../../src/router/ingest/prom-remote/write-decode.js';
+import { SeriesCache } from '../../../../src/shared/ingest/prom-remote/series-cache.js';
+import { decodeWriteRequest } from '../../../../src/shared/ingest/prom-remote/write-decode.js';
 
 function varint(n: number): number[] {
   const out: number[] = [];

@@ -4,7 +4,7 @@
  * table labels are dropped, an empty value is no label, and every name must be a valid label
  * name and appear once. They run once per distinct label set (see series-cache.ts).
  */
-import { InvalidArgument } from '../../../shared/errors.js';
+import { InvalidArgument } from '../../errors.js';
 import { resolveSeries } from '../series-inserts.js';
 import { hashBytes, type SeriesEntry } from './series-cache.js';
 

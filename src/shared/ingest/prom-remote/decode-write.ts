@@ -1,0 +1,89 @@
+/**
+ * A remote-write body (snappy block of a `WriteRequest`) → inserts, on the thread that decodes
+ * it. The series caches live here, one per database, for the life of the thread.
+ */
+import { InvalidArgument } from '../../errors.js';
+import type { TableInsert } from '../../insert.js';
+import { PerDatabaseCaches } from '../per-database-caches.js';
+import type { SchemaSnapshot } from '../schema-snapshot.js';
+import { metadataInsert } from './metadata.js';
+import { SeriesCache } from './series-cache.js';
+import { SnappyError, snappyDecompress } from './snappy-block.js';
+import { toTableInserts } from './to-inserts.js';
+import { decodeWriteRequest, WireError } from './write-decode.js';
+
+/** Without a configured body limit, decompression still stops here (as the HTTP server does). */
+const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
+/**
+ * Series-cache entries per generation and database (at most twice as many are held). About half
+ * a KiB each for a TSBS-sized label set, so the default bounds the cache near 128 MiB.
+ */
+const SERIES_CACHE_GENERATION = 131_072;
+
+/** The schema of the call in progress: only databases that exist get a cache. */
+let current: SchemaSnapshot | null = null;
+const caches = new PerDatabaseCaches(
+  (capacity) => new SeriesCache(capacity),
+  SERIES_CACHE_GENERATION,
+  (db) => current?.hasDatabase(db) === true,
+);
+
+/** Series held by this thread's remote-write caches. */
+export function remoteWriteSeriesCached(): number {
+  return caches.size;
+}
+
+export type RemoteWriteDecoded =
+  /** `rows`: the samples (metadata rows are written but not counted). */
+  | { inserts: TableInsert[]; rows: number }
+  /** Refused before decoding, with an HTTP status of its own (413: decompresses past the limit). */
+  | { refused: { status: number; message: string } };
+
+export function decodeRemoteWrite(
+  body: Uint8Array,
+  db: string,
+  bodyLimitBytes: number,
+  schema: SchemaSnapshot,
+  shards: number,
+): RemoteWriteDecoded {
+  const raw = decompressRemoteBody(body, bodyLimitBytes);
+  if ('refused' in raw) return raw;
+  current = schema;
+  let decoded: ReturnType<typeof decodeWriteRequest>;
+  try {
+    decoded = decodeWriteRequest(raw.bytes, { cache: caches.of(db), defaultDb: db, shards });
+  } catch (err) {
+    if (!(err instanceof WireError)) throw err;
+    throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
+  } finally {
+    current = null;
+  }
+  const inserts = toTableInserts(decoded, (d, table) => schema.getTable(d, table));
+  const rows = inserts.reduce((n, i) => n + i.rowCount, 0);
+  const metadata = metadataInsert(decoded.metadata, db);
+  if (metadata) inserts.push(metadata);
+  return { inserts, rows };
+}
+
+/**
+ * A remote-write or remote-read body (a snappy block) decompressed, at most to the body limit.
+ * Past it, a refusal with 413 (as a body over the limit gets); a malformed block is an
+ * InvalidArgument.
+ */
+export function decompressRemoteBody(
+  body: Uint8Array,
+  bodyLimitBytes: number,
+): { bytes: Buffer } | { refused: { status: number; message: string } } {
+  try {
+    const bytes = snappyDecompress(
+      Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+      bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX,
+    );
+    return { bytes };
+  } catch (err) {
+    if (err instanceof SnappyError && err.tooLarge) {
+      return { refused: { status: 413, message: `Failed to buffer the request body: ${err.message}` } };
+    }
+    throw new InvalidArgument(`Failed to decompress snappy prometheus remote request: ${(err as Error).message}`);
+  }
+}

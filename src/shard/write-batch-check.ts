@@ -6,6 +6,7 @@
  */
 import { decodeWriteBatch, type WriteBatch } from '../shared/codec/write-batch.js';
 import { InvalidArgument } from '../shared/errors.js';
+import { problemOfBlob } from '../shared/series-key-blob.js';
 import type { PhysicalKind } from '../shared/types.js';
 
 const MERGE_MODES = new Set(['last_row', 'last_non_null', 'append']);
@@ -56,8 +57,13 @@ export function problemOfBatch(batch: WriteBatch): string | null {
         return `${where}: bad series keys`;
       }
     }
+    if (t.seriesKeyBlob !== undefined) {
+      if (t.seriesKeys !== undefined || t.seriesTags.length !== 0) return `${where}: bad series keys`;
+      const problem = problemOfBlob(t.seriesKeyBlob, t.seriesKeyBlob.ends?.length ?? 0);
+      if (problem) return `${where}: ${problem}`;
+    }
     if (!(t.rowSeries instanceof Uint32Array) || t.rowSeries.length !== n) return `${where}: bad row series`;
-    const seriesCount = t.seriesKeys?.length ?? t.seriesTags.length;
+    const seriesCount = t.seriesKeyBlob?.ends.length ?? t.seriesKeys?.length ?? t.seriesTags.length;
     for (let i = 0; i < n; i++) if ((t.rowSeries[i] as number) >= seriesCount) return `${where}: bad row series`;
     for (const f of t.fields) {
       const v = f.vector;

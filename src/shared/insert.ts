@@ -5,6 +5,7 @@
  */
 
 import type { MergeMode } from './codec/write-batch.js';
+import type { EncodedKey } from './series-key-blob.js';
 import type { DataType, SemanticType, Vector } from './types.js';
 
 export interface InsertColumn {
@@ -57,7 +58,7 @@ export interface TableInsert {
  * insert's tag columns (in name order) have the ids `idsKey` (joined by commas).
  */
 export interface StorageKeyHolder {
-  storageKey?: { tableId: number; idsKey: string; key: string } | undefined;
+  storageKey?: { tableId: number; idsKey: string; key: string; encoded: EncodedKey | null } | undefined;
 }
 
 /** How the ingest pipeline may change the catalog for a request. */

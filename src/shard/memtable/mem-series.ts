@@ -19,6 +19,8 @@ export class MemSeries {
   contiguous = true;
   /** Timestamp of the last row appended. */
   lastTs = 0n;
+  /** The next series of its table memtable whose key has the same hash. */
+  sameHash: MemSeries | undefined = undefined;
   private order: { rowCount: number; perm: Int32Array } | null = null;
 
   constructor(readonly key: string) {}

@@ -19,6 +19,7 @@
 import assert from 'node:assert';
 import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
+import { blobKey, blobKeyEquals, type SeriesKeyBlob, seriesKeyHash } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
@@ -62,6 +63,8 @@ export class TableMemtable {
   /** Field slots in order of first appearance. */
   readonly slots: FieldSpec[] = [];
   readonly series = new Map<string, MemSeries>();
+  /** The same series by `seriesKeyHash` of their key (colliding ones chained by `sameHash`). */
+  private readonly byHash = new Map<number, MemSeries>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 8;
   private readonly slotByKey = new Map<number, number>();
@@ -118,13 +121,27 @@ export class TableMemtable {
   }
 
   private seriesOf(key: string): MemSeries {
-    let s = this.series.get(key);
-    if (!s) {
-      s = new MemSeries(key);
-      this.series.set(key, s);
-      this.sorted = null;
-      this.bytes += SERIES_OVERHEAD_BYTES + key.length * 2;
+    return this.series.get(key) ?? this.added(key);
+  }
+
+  /** Series k of a key blob: by its hash and a byte comparison; a string only for a new series. */
+  private seriesOfBlob(blob: SeriesKeyBlob, k: number): MemSeries {
+    for (let s = this.byHash.get(blob.hashes[k] as number); s !== undefined; s = s.sameHash) {
+      if (blobKeyEquals(blob, k, s.key)) return s;
     }
+    // Not by the hash sent: look the key up itself before taking the series for new.
+    const key = blobKey(blob, k);
+    return this.series.get(key) ?? this.added(key);
+  }
+
+  private added(key: string): MemSeries {
+    const s = new MemSeries(key);
+    this.series.set(key, s);
+    const hash = seriesKeyHash(key);
+    s.sameHash = this.byHash.get(hash);
+    this.byHash.set(hash, s);
+    this.sorted = null;
+    this.bytes += SERIES_OVERHEAD_BYTES + key.length * 2;
     return s;
   }
 
@@ -139,10 +156,13 @@ export class TableMemtable {
     this.ts.set(timestamps, base);
 
     // Resolve each series of the batch once; rows then only look up their series by index. The
-    // router sends keys when it has them cached, else tag tuples to key here.
+    // decoder sends keys when it has them cached (as a blob, or strings), else tag tuples to key here.
     const keys = rows.seriesKeys;
-    const batchSeries = new Array<MemSeries>(keys?.length ?? rows.seriesTags.length);
-    if (keys) {
+    const blob = rows.seriesKeyBlob;
+    const batchSeries = new Array<MemSeries>(blob?.ends.length ?? keys?.length ?? rows.seriesTags.length);
+    if (blob) {
+      for (let k = 0; k < batchSeries.length; k++) batchSeries[k] = this.seriesOfBlob(blob, k);
+    } else if (keys) {
       for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
     } else {
       const order = keyOrderOf(rows.tagIds);

@@ -7,6 +7,7 @@
  * its kind and is copied back into an aligned array on decode.
  */
 import { Packr } from 'msgpackr';
+import type { SeriesKeyBlob } from '../series-key-blob.js';
 import type { PhysicalKind, Vector } from '../types.js';
 
 /** How duplicates (same series and timestamp) of a table are merged when read, flushed or compacted. */
@@ -45,6 +46,11 @@ export interface TableRows {
    * When present, `seriesTags` is empty.
    */
   seriesKeys?: string[] | undefined;
+  /**
+   * Instead of tuples or `seriesKeys`, the same keys as one blob with their hashes (see
+   * src/shared/series-key-blob.ts); when present, `seriesTags` is empty.
+   */
+  seriesKeyBlob?: SeriesKeyBlob | undefined;
   /** Field columns. */
   fields: Array<{ id: number; vector: Vector }>;
 }
@@ -141,6 +147,9 @@ export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
       st: t.seriesTags,
       rs: bytesOf(t.rowSeries),
       ...(t.seriesKeys ? { sk: t.seriesKeys } : {}),
+      ...(t.seriesKeyBlob
+        ? { kb: t.seriesKeyBlob.bytes, ke: bytesOf(t.seriesKeyBlob.ends), kh: bytesOf(t.seriesKeyBlob.hashes) }
+        : {}),
       f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
     })),
   });
@@ -157,6 +166,9 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       st: Array<Array<string | null>>;
       rs: Uint8Array;
       sk?: string[];
+      kb?: Uint8Array;
+      ke?: Uint8Array;
+      kh?: Uint8Array;
       f: Array<[number, WireVector]>;
     }>;
   };
@@ -170,6 +182,10 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       seriesTags: t.st,
       rowSeries: new Uint32Array(aligned(t.rs)),
       seriesKeys: t.sk,
+      seriesKeyBlob:
+        t.kb && t.ke && t.kh
+          ? { bytes: t.kb, ends: new Uint32Array(aligned(t.ke)), hashes: new Uint32Array(aligned(t.kh)) }
+          : undefined,
       fields: t.f.map(([id, w]) => ({ id, vector: vectorFromWire(w) })),
     })),
   };

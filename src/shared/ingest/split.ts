@@ -8,6 +8,7 @@ import { InvalidArgument } from '../errors.js';
 import type { InsertColumn, StorageKeyHolder, TableInsert } from '../insert.js';
 import { shardOfSeries, tableHash } from '../partition.js';
 import { keyOrderOf, seriesKeyOfTuple } from '../series-key.js';
+import { blobOf, type EncodedKey, encodeKey } from '../series-key-blob.js';
 import {
   type ColumnSchema,
   type DataType,
@@ -112,29 +113,35 @@ function seriesOfRows(
 
 /**
  * The storage key of each series (see src/shared/series-key.ts), from its holder while the table
- * and its tag column ids are those the key was built for; otherwise built and kept there.
+ * and its tag column ids are those the key was built for; otherwise built and kept there, with
+ * its UTF-8 bytes and hash for the key blob. `encoded` is null when some key cannot travel in a
+ * blob (then the keys go as strings).
  */
 function storageKeysOf(
   holders: StorageKeyHolder[],
   tuples: Array<Array<string | null>>,
   tagIds: number[],
   tableId: number,
-): string[] {
+): { keys: string[]; encoded: EncodedKey[] | null } {
   const idsKey = tagIds.join(',');
   const order = keyOrderOf(tagIds);
   const keys = new Array<string>(tuples.length);
+  let encoded: EncodedKey[] | null = new Array<EncodedKey>(tuples.length);
   for (let k = 0; k < tuples.length; k++) {
     const holder = holders[k] as StorageKeyHolder;
-    const cached = holder.storageKey;
-    if (cached !== undefined && cached.tableId === tableId && cached.idsKey === idsKey) {
-      keys[k] = cached.key;
-      continue;
+    let cached = holder.storageKey;
+    if (cached === undefined || cached.tableId !== tableId || cached.idsKey !== idsKey) {
+      const key = seriesKeyOfTuple(order, tuples[k] as Array<string | null>);
+      cached = { tableId, idsKey, key, encoded: encodeKey(key) };
+      holder.storageKey = cached;
     }
-    const key = seriesKeyOfTuple(order, tuples[k] as Array<string | null>);
-    holder.storageKey = { tableId, idsKey, key };
-    keys[k] = key;
+    keys[k] = cached.key;
+    if (encoded !== null) {
+      if (cached.encoded === null) encoded = null;
+      else encoded[k] = cached.encoded;
+    }
   }
-  return keys;
+  return { keys, encoded };
 }
 
 /**
@@ -185,7 +192,9 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
     counts[s] = (counts[s] as number) + 1;
   }
 
-  const keys = resolved?.keyHolders ? storageKeysOf(resolved.keyHolders, tuples, tagIds, table.id) : undefined;
+  const stored = resolved?.keyHolders ? storageKeysOf(resolved.keyHolders, tuples, tagIds, table.id) : undefined;
+  const keys = stored?.keys;
+  const encoded = stored?.encoded ?? null;
   const out: Array<TableRows | undefined> = new Array(shards);
   for (let s = 0; s < shards; s++) {
     const count = counts[s] as number;
@@ -198,7 +207,8 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
         timestamps,
         tagIds,
         seriesTags: keys ? [] : tuples,
-        seriesKeys: keys,
+        seriesKeys: encoded ? undefined : keys,
+        seriesKeyBlob: encoded ? blobOf(encoded) : undefined,
         rowSeries,
         fields,
       };
@@ -209,6 +219,7 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
     const localIndex = new Int32Array(seriesCount).fill(-1);
     const seriesTags: Array<Array<string | null>> = [];
     const seriesKeys: string[] = [];
+    const picked: number[] = [];
     const ts = new BigInt64Array(count);
     let k = 0;
     for (let r = 0; r < n; r++) {
@@ -218,8 +229,10 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
       if (local < 0) {
         local = keys ? seriesKeys.length : seriesTags.length;
         localIndex[g] = local;
-        if (keys) seriesKeys.push(keys[g] as string);
-        else seriesTags.push(tupleOf(g));
+        if (keys) {
+          seriesKeys.push(keys[g] as string);
+          picked.push(g);
+        } else seriesTags.push(tupleOf(g));
       }
       rows[k] = r;
       localSeries[k] = local;
@@ -233,7 +246,8 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
       timestamps: ts,
       tagIds,
       seriesTags,
-      seriesKeys: keys ? seriesKeys : undefined,
+      seriesKeys: keys && !encoded ? seriesKeys : undefined,
+      seriesKeyBlob: encoded ? blobOf(encoded, picked) : undefined,
       rowSeries: localSeries,
       fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
     };

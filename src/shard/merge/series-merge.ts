@@ -95,7 +95,41 @@ export function* mergeSeries(
     for (const p of order) yield* copyPart(p, buf, marks);
     return;
   }
-  yield* mergeGeneral(live, mode, buf, marks);
+  // Only parts that overlap in time need the row-by-row merge: a series' segments are mostly
+  // disjoint, and one late row in the memtable must not make every older segment merge row by row.
+  for (const cluster of overlapClusters(live)) {
+    const alone = cluster.length === 1 ? (cluster[0] as Part) : null;
+    if (alone && (alone.unique || mode === 'append')) yield* copyPart(alone, buf, marks);
+    else yield* mergeGeneral(cluster, mode, buf, marks);
+  }
+}
+
+/**
+ * The parts in groups whose time ranges overlap (a part joins a group when it starts at or before
+ * the latest end in it), groups in time order, each group's parts in their given (age) order.
+ * Rows of different groups never share a timestamp, so the groups merge independently.
+ */
+function overlapClusters(parts: Part[]): Part[][] {
+  const byStart = parts
+    .map((p, age) => ({ p, age }))
+    .sort((a, b) => {
+      const x = firstTs(a.p);
+      const y = firstTs(b.p);
+      return x < y ? -1 : x > y ? 1 : a.age - b.age;
+    });
+  const clusters: Array<Array<{ p: Part; age: number }>> = [];
+  let end = 0n;
+  for (const entry of byStart) {
+    const current = clusters[clusters.length - 1];
+    if (current !== undefined && firstTs(entry.p) <= end) {
+      current.push(entry);
+      if (lastTs(entry.p) > end) end = lastTs(entry.p);
+    } else {
+      clusters.push([entry]);
+      end = lastTs(entry.p);
+    }
+  }
+  return clusters.map((c) => c.sort((a, b) => a.age - b.age).map((e) => e.p));
 }
 
 /** k-way merge by (timestamp, part age, row), grouping equal timestamps. */

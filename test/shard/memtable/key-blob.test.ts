@@ -66,7 +66,12 @@ t.test('one series per key, however the hashes fall', async (t) => {
       const keys: string[] = [];
       for (let i = 0; i < 12; i++) {
         const ids = [1, 2, 3].filter(() => rand() < 0.6);
-        keys.push(seriesKeyOf(ids, ids.map(() => VALUES[Math.floor(rand() * VALUES.length)] as string)));
+        keys.push(
+          seriesKeyOf(
+            ids,
+            ids.map(() => VALUES[Math.floor(rand() * VALUES.length)] as string),
+          ),
+        );
       }
       const unique = [...new Set(keys)];
       const rows = rowsOf(unique, hashOf, batch % 2 === 1);
@@ -83,6 +88,10 @@ t.test('one series per key, however the hashes fall', async (t) => {
     let ok = true;
     for (const [key, count] of model) if (m.series.get(key)?.rows.length !== count) ok = false;
     t.ok(ok, `${name}: every key's rows are its own`);
-    t.equal(m.rows, [...model.values()].reduce((a, b) => a + b, 0), `${name}: no row lost`);
+    t.equal(
+      m.rows,
+      [...model.values()].reduce((a, b) => a + b, 0),
+      `${name}: no row lost`,
+    );
   }
 });

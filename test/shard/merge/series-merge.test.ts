@@ -7,6 +7,7 @@ import type { FieldSpec, Part } from '../../../src/shard/merge/part.js';
 import { RowBuffer } from '../../../src/shard/merge/row-buffer.js';
 import { mergeSeries } from '../../../src/shard/merge/series-merge.js';
 import type { MergeMode } from '../../../src/shared/codec/write-batch.js';
+import { prng } from '../../helpers/prng.js';
 
 const SPECS: FieldSpec[] = [
   { id: 1, kind: 'f64' },
@@ -143,4 +144,52 @@ t.test('empty parts are ignored', async (t) => {
   const empty: Part = { ...part([[1, 1, 'x']]), start: 1 };
   t.same(merge([empty], 'last_row'), []);
   t.same(merge([empty, part([[2, 2, 'y']])], 'last_row'), [[2, 2, 'y']]);
+});
+
+/** The merge modes over plain rows: (timestamp, part age, row) order, equal timestamps grouped. */
+function model(parts: Array<Array<[number, number | null, string | null]>>, mode: MergeMode) {
+  const all = parts.flatMap((rows, age) => rows.map((r, i) => ({ r, age, i })));
+  all.sort((a, b) => a.r[0] - b.r[0] || a.age - b.age || a.i - b.i);
+  const out: Array<[number, number | null, string | null]> = [];
+  for (let j = 0; j < all.length; ) {
+    let k = j;
+    while (k < all.length && all[k]?.r[0] === all[j]?.r[0]) k++;
+    const group = all.slice(j, k).map((e) => e.r);
+    if (mode === 'append') out.push(...group);
+    else if (mode === 'last_row') out.push(group[group.length - 1] as [number, number | null, string | null]);
+    else {
+      let f: number | null = null;
+      let s: string | null = null;
+      for (const [, gf, gs] of group) {
+        if (gf !== null) f = gf;
+        if (gs !== null) s = gs;
+      }
+      out.push([group[0]?.[0] as number, f, s]);
+    }
+    j = k;
+  }
+  return out;
+}
+
+t.test('parts that overlap only in places merge like the model (disjoint runs copied, the rest merged)', async (t) => {
+  const rand = prng(29);
+  for (const mode of ['last_row', 'last_non_null', 'append'] as MergeMode[]) {
+    let agree = 0;
+    for (let round = 0; round < 200; round++) {
+      const rows: Array<Array<[number, number | null, string | null]>> = [];
+      const n = 2 + Math.floor(rand() * 5);
+      for (let p = 0; p < n; p++) {
+        // Mostly consecutive ranges, some reaching back into older ones, some with duplicates.
+        const start = p * 10 + (rand() < 0.3 ? -Math.floor(rand() * 15) : 0);
+        const ts: number[] = [];
+        for (let i = 0; i < 1 + Math.floor(rand() * 6); i++) ts.push(start + Math.floor(rand() * 10));
+        ts.sort((a, b) => a - b);
+        rows.push(ts.map((x, i) => [x, rand() < 0.2 ? null : p * 100 + i, rand() < 0.5 ? null : `p${p}r${i}`]));
+      }
+      const parts = rows.map((r) => part(r, new Set(r.map((x) => x[0])).size === r.length));
+      if (JSON.stringify(merge(parts, mode, 2)) === JSON.stringify(model(rows, mode))) agree++;
+      else t.fail(`${mode} round ${round}: ${JSON.stringify(rows)}`);
+    }
+    t.equal(agree, 200, `${mode}: 200 random part sets agree`);
+  }
 });

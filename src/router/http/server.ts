@@ -239,11 +239,15 @@ async function handleRequest(
     if (hasBody) {
       body = await new Promise<Buffer>((resolve, reject) => {
         const parts: Buffer[] = [];
+        // With a declared length, chunks are copied straight into one buffer of that size (one
+        // copy, one allocation); past it, or without one, they are collected and joined.
+        const sized = Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
         let size = 0;
         let finished = false;
         bodyHandlers = {
           onChunk(chunk, last) {
             if (finished) return;
+            const from = size;
             size += chunk.byteLength;
             if (limit > 0 && size > limit) {
               finished = true;
@@ -251,10 +255,15 @@ async function handleRequest(
               return;
             }
             // Copy: uWS detaches the ArrayBuffer when this callback returns.
-            parts.push(Buffer.from(new Uint8Array(chunk)));
+            if (sized !== null && size <= sized.length && parts.length === 0) sized.set(new Uint8Array(chunk), from);
+            else {
+              if (sized !== null && parts.length === 0) parts.push(sized.subarray(0, from));
+              parts.push(Buffer.from(new Uint8Array(chunk)));
+            }
             if (last) {
               finished = true;
-              resolve(Buffer.concat(parts, size));
+              if (parts.length === 0 && sized !== null) resolve(sized.subarray(0, size));
+              else resolve(Buffer.concat(parts, size));
             }
           },
         };

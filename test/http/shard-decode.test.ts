@@ -101,6 +101,14 @@ t.test('ingest decoding in the shards', async (t) => {
     t.same(rowsOf((await sql(url, 'SELECT host, note FROM dd')).body), [['f', 6]]);
   });
 
+  await t.test('a refused request creates no table, even one only it needed', async (t) => {
+    t.equal((await writeLines(url, `typed,host=a v=1i ${T0}`)).status, 204);
+    const r = await writeLines(url, `fresh_table,host=a v=1 ${T0}\ntyped,host=a v="text" ${T0}`);
+    t.equal(r.status, 400, 'a type conflict in one table refuses the request');
+    const tables = await sql(url, "SELECT table_name FROM information_schema.tables WHERE table_name = 'fresh_table'");
+    t.same(rowsOf(tables.body), [], 'the other table was not created');
+  });
+
   await t.test('remote write and OpenTSDB put after DROP TABLE write into the new table', async (t) => {
     const rw = (v: number) => [
       { labels: { __name__: 'rw_dd', host: 'a' }, samples: [{ value: v, timestamp: T0 + v }] },

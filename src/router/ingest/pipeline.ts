@@ -73,11 +73,10 @@ export class IngestPipeline {
   async writeDecoded(request: DecodeBody): Promise<number> {
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
       const generation = this.catalog.generation;
-      const shardIds = this.cluster.count;
       const shardId = this.cluster.nextDecoder();
       const reply = await this.cluster.decode(shardId, {
         op: 'decode',
-        request: { ...request, schemaGeneration: generation, shardCount: shardIds } as DecodeRequest,
+        request: { ...request, schemaGeneration: generation, shardCount: this.cluster.count } as DecodeRequest,
         schema: this.schemaFor(shardId, generation),
       });
       if (reply.kind === 'stale') {
@@ -85,9 +84,9 @@ export class IngestPipeline {
         continue;
       }
       if (reply.kind === 'schema') {
-        for (const insert of reply.inserts) {
-          await this.applySchemaChanges(planInsert(this.catalog, insert, request.options), request.options);
-        }
+        // As in write(): every insert is checked before any table or column is made.
+        const plans = reply.inserts.map((insert) => planInsert(this.catalog, insert, request.options));
+        for (const p of plans) await this.applySchemaChanges(p, request.options);
         continue;
       }
       if (reply.kind === 'refused') throw new HttpStatusError(reply.status, reply.message);

@@ -59,7 +59,7 @@ export function problemOfBatch(batch: WriteBatch): string | null {
     }
     if (t.seriesKeyBlob !== undefined) {
       if (t.seriesKeys !== undefined || t.seriesTags.length !== 0) return `${where}: bad series keys`;
-      const problem = problemOfBlob(t.seriesKeyBlob, t.seriesKeyBlob.ends?.length ?? 0);
+      const problem = problemOfBlob(t.seriesKeyBlob);
       if (problem) return `${where}: ${problem}`;
     }
     if (!(t.rowSeries instanceof Uint32Array) || t.rowSeries.length !== n) return `${where}: bad row series`;

@@ -97,14 +97,12 @@ export function blobKeyEquals(blob: SeriesKeyBlob, k: number, key: string): bool
   return blobKey(blob, k) === key;
 }
 
-/** The problem with a blob of `count` keys, or null. */
-export function problemOfBlob(blob: SeriesKeyBlob, count: number): string | null {
+/** The problem with a blob, or null: ends ascending to its size, one hash per key. */
+export function problemOfBlob(blob: SeriesKeyBlob): string | null {
   if (!(blob.bytes instanceof Uint8Array) || !(blob.ends instanceof Uint32Array)) return 'bad key blob';
-  if (!(blob.hashes instanceof Uint32Array) || blob.ends.length !== count || blob.hashes.length !== count) {
-    return 'bad key blob';
-  }
+  if (!(blob.hashes instanceof Uint32Array) || blob.hashes.length !== blob.ends.length) return 'bad key blob';
   let last = 0;
-  for (let k = 0; k < count; k++) {
+  for (let k = 0; k < blob.ends.length; k++) {
     const end = blob.ends[k] as number;
     if (end < last) return 'bad key blob';
     last = end;

@@ -14,7 +14,7 @@ import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { DecodeBody, DecodeRequest } from '../../shared/ingest/decode.js';
 import { type PlannedInsert, planInsert, TYPE_CODES } from '../../shared/ingest/plan.js';
 import type { SchemaSnapshotData } from '../../shared/ingest/schema-snapshot.js';
-import { encodeShardPayloads, splitByShard } from '../../shared/ingest/split.js';
+import { addShardParts, encodeShardPayloads } from '../../shared/ingest/split.js';
 import type { InsertOptions, TableInsert } from '../../shared/insert.js';
 import type { TableSchema } from '../../shared/types.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
@@ -48,14 +48,9 @@ export class IngestPipeline {
     const perShard: TableRows[][] = Array.from({ length: this.cluster.count }, () => []);
     let rows = 0;
     for (const p of plans) {
-      const table = this.catalog.getTable(p.insert.db, p.insert.table) as TableSchema;
       // Splitting is the largest synchronous step after parsing; give the loop a turn first.
       await yieldToEventLoop();
-      const split = splitByShard(p.insert, table, this.cluster.count);
-      for (let s = 0; s < split.length; s++) {
-        const part = split[s];
-        if (part) perShard[s]?.push(part);
-      }
+      addShardParts(perShard, p.insert, this.catalog.getTable(p.insert.db, p.insert.table) as TableSchema);
       rows += p.insert.rowCount;
     }
     await yieldToEventLoop();

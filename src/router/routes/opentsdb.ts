@@ -68,7 +68,7 @@ export interface OpentsdbDeps {
 
 export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Route[] {
   const { ingest, lookup, shards } = deps;
-  const resolver = new PutSeriesResolver(shards, deps.databaseExists);
+  const resolver = new PutSeriesResolver(shards);
   metrics.reportSeriesCache(PROTOCOL, () => resolver.size);
   return [
     {
@@ -103,7 +103,7 @@ export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Rout
             return empty(204);
           }
 
-          const put = resolver.runsOf(parsePutBody(ctx.body), db);
+          const put = resolver.runsOf(parsePutBody(ctx.body), db, deps.databaseExists(db));
           const invalid = put.invalid;
           const good = put.runs.series.length;
           await yieldToEventLoop();

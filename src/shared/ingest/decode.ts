@@ -30,11 +30,10 @@ export type DecodeRequest = {
 );
 
 /** A request as the route gives it: the pipeline adds the generation and shard count. */
-export type DecodeBody = DecodeRequest extends infer R
-  ? R extends DecodeRequest
-    ? Omit<R, 'schemaGeneration' | 'shardCount'>
-    : never
-  : never;
+export type DecodeBody = OmitEach<DecodeRequest, 'schemaGeneration' | 'shardCount'>;
+
+/** `Omit` applied to each member of a union (plain `Omit` merges the members into one). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export type DecodeReply =
   /**
@@ -57,10 +56,9 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
   const inserts = decoded.inserts.filter((i) => i.rowCount > 0);
   const plans = inserts.map((insert) => planInsert(schema, insert, request.options));
   if (!plans.every(needsNoChange)) return { kind: 'schema', inserts: inserts.map(columnsOnly) };
-  const { perShard } = shardPartsOf(inserts, schema, request.shardCount);
   return {
     kind: 'payloads',
-    payloads: encodeShardPayloads(perShard),
+    payloads: encodeShardPayloads(shardPartsOf(inserts, schema, request.shardCount)),
     rows: decoded.rows,
     generation: schema.generation,
   };

@@ -11,11 +11,11 @@ export class PerDatabaseCaches<C extends { readonly size: number }> {
   constructor(
     private readonly make: (capacity: number) => C,
     private readonly capacity: number,
-    private readonly exists: (db: string) => boolean,
   ) {}
 
-  of(db: string): C {
-    if (!this.exists(db)) return this.make(0);
+  /** The cache of `db`; a non-retaining one unless `exists` (the database is in the caller's schema). */
+  of(db: string, exists: boolean): C {
+    if (!exists) return this.make(0);
     let cache = this.caches.get(db);
     if (!cache) {
       cache = this.make(this.capacity);

@@ -19,24 +19,22 @@ import {
 } from '../types.js';
 import { mergeModeOf, type SchemaView } from './plan.js';
 
-/** Per shard, the rows of `inserts` (tables that exist in `schema`) it owns, or null when none. */
-export function shardPartsOf(
-  inserts: TableInsert[],
-  schema: SchemaView,
-  shardCount: number,
-): { perShard: TableRows[][]; rows: number } {
+/** Per shard, the rows of `inserts` (tables that exist in `schema`) it owns (empty when none). */
+export function shardPartsOf(inserts: TableInsert[], schema: SchemaView, shardCount: number): TableRows[][] {
   const perShard: TableRows[][] = Array.from({ length: shardCount }, () => []);
-  let rows = 0;
   for (const insert of inserts) {
-    const table = schema.getTable(insert.db, insert.table) as TableSchema;
-    const split = splitByShard(insert, table, shardCount);
-    for (let s = 0; s < split.length; s++) {
-      const part = split[s];
-      if (part) perShard[s]?.push(part);
-    }
-    rows += insert.rowCount;
+    addShardParts(perShard, insert, schema.getTable(insert.db, insert.table) as TableSchema);
   }
-  return { perShard, rows };
+  return perShard;
+}
+
+/** Splits one insert into `table`'s rows per shard and adds each part to its shard's list. */
+export function addShardParts(perShard: TableRows[][], insert: TableInsert, table: TableSchema): void {
+  const split = splitByShard(insert, table, perShard.length);
+  for (let s = 0; s < split.length; s++) {
+    const part = split[s];
+    if (part) perShard[s]?.push(part);
+  }
 }
 
 /** One encoded payload per shard (null: nothing for it), each in its own buffer. */
@@ -44,7 +42,8 @@ export function encodeShardPayloads(perShard: TableRows[][]): Array<Uint8Array |
   return perShard.map((tables) => {
     if (tables.length === 0) return null;
     const encoded = encodeWriteBatch({ tables });
-    // Own buffer per payload: it is transferred to the worker, and msgpackr reuses its buffers.
+    // Own buffer per payload: msgpackr reuses its buffer for the next pack, and the payload is
+    // transferred (from the router) or cloned (from a decoding shard) only later.
     const payload = new Uint8Array(encoded.byteLength);
     payload.set(encoded);
     return payload;
@@ -149,7 +148,7 @@ function storageKeysOf(
  * is decided by its series (the table plus its non-null tags, sorted by tag name), computed once
  * per series; tags are sent once per series (see `TableRows`).
  */
-export function splitByShard(insert: TableInsert, table: TableSchema, shards: number): Array<TableRows | undefined> {
+function splitByShard(insert: TableInsert, table: TableSchema, shards: number): Array<TableRows | undefined> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   const timeColumn = insert.columns.find((c) => c.semantic === 'TIMESTAMP') as InsertColumn;
   const indexColumn = byName.get(table.timeIndex) as ColumnSchema;
@@ -217,6 +216,7 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
     const rows = new Uint32Array(count);
     const localSeries = new Uint32Array(count);
     const localIndex = new Int32Array(seriesCount).fill(-1);
+    // The part's series, as tag tuples, key strings or (for the blob) indices into `keys`.
     const seriesTags: Array<Array<string | null>> = [];
     const seriesKeys: string[] = [];
     const picked: number[] = [];
@@ -227,12 +227,11 @@ export function splitByShard(insert: TableInsert, table: TableSchema, shards: nu
       if (seriesShard[g] !== s) continue;
       let local = localIndex[g] as number;
       if (local < 0) {
-        local = keys ? seriesKeys.length : seriesTags.length;
+        local = encoded ? picked.length : keys ? seriesKeys.length : seriesTags.length;
         localIndex[g] = local;
-        if (keys) {
-          seriesKeys.push(keys[g] as string);
-          picked.push(g);
-        } else seriesTags.push(tupleOf(g));
+        if (encoded) picked.push(g);
+        else if (keys) seriesKeys.push(keys[g] as string);
+        else seriesTags.push(tupleOf(g));
       }
       rows[k] = r;
       localSeries[k] = local;

@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { TableMemtable } from '../../../src/shard/memtable/table-memtable.js';
+import { problemOfBatch } from '../../../src/shard/write-batch-check.js';
 import { decodeWriteBatch, encodeWriteBatch, type TableRows } from '../../../src/shared/codec/write-batch.js';
 import { seriesKeyOf } from '../../../src/shared/series-key.js';
 import {
@@ -94,4 +95,28 @@ t.test('one series per key, however the hashes fall', async (t) => {
       `${name}: no row lost`,
     );
   }
+});
+
+t.test('a malformed key blob is refused before it reaches the WAL', async (t) => {
+  const good = rowsOf([seriesKeyOf([1], ['a']), seriesKeyOf([1], ['b'])], seriesKeyHash, false);
+  const blob = good.seriesKeyBlob as NonNullable<TableRows['seriesKeyBlob']>;
+  const check = (rows: TableRows) => problemOfBatch({ tables: [rows] });
+  t.equal(check(good), null, 'a well-formed blob passes');
+  t.match(
+    check({ ...good, seriesKeyBlob: { ...blob, ends: Uint32Array.from([3, 2]) } }),
+    /bad key blob/,
+    'ends go back',
+  );
+  t.match(
+    check({ ...good, seriesKeyBlob: { ...blob, ends: Uint32Array.from([blob.ends[0] as number, 999]) } }),
+    /bad key blob/,
+    'ends past the bytes',
+  );
+  t.match(check({ ...good, seriesKeyBlob: { ...blob, hashes: new Uint32Array(1) } }), /bad key blob/, 'a hash missing');
+  t.match(check({ ...good, seriesKeys: ['x', 'y'] }), /bad series keys/, 'keys sent both ways');
+  t.match(
+    check({ ...good, seriesKeyBlob: { ...blob, ends: new Uint32Array(1), hashes: new Uint32Array(1) } }),
+    /bad (key blob|row series)/,
+    'fewer keys than the rows name',
+  );
 });

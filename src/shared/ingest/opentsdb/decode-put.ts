@@ -10,25 +10,12 @@ import { seriesInserts } from '../series-inserts.js';
 import { describePoint, parsePutBody } from './put-points.js';
 import { PutSeriesResolver } from './put-series.js';
 
-/** The schema of the call in progress: only databases that exist get a cache. */
-let current: SchemaSnapshot | null = null;
-const resolvers = new Map<number, PutSeriesResolver>();
-
-/** The resolver for `shards` shards (one per shard count; a server has one). */
-function resolverFor(shards: number): PutSeriesResolver {
-  let resolver = resolvers.get(shards);
-  if (!resolver) {
-    resolver = new PutSeriesResolver(shards, (db) => current?.hasDatabase(db) === true);
-    resolvers.set(shards, resolver);
-  }
-  return resolver;
-}
+/** One resolver for the life of the thread (a server's shard count never changes). */
+let resolver: PutSeriesResolver | null = null;
 
 /** Series held by this thread's OpenTSDB caches. */
 export function putSeriesCached(): number {
-  let n = 0;
-  for (const r of resolvers.values()) n += r.size;
-  return n;
+  return resolver?.size ?? 0;
 }
 
 export function decodePut(
@@ -38,13 +25,8 @@ export function decodePut(
   shards: number,
 ): { inserts: TableInsert[]; rows: number } {
   const points = parsePutBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  current = schema;
-  let put: ReturnType<PutSeriesResolver['runsOf']>;
-  try {
-    put = resolverFor(shards).runsOf(points, db);
-  } finally {
-    current = null;
-  }
+  if (resolver?.shards !== shards) resolver = new PutSeriesResolver(shards);
+  const put = resolver.runsOf(points, db, schema.hasDatabase(db));
   const first = put.invalid[0];
   if (first) throw new InvalidArgument(`Invalid ${describePoint(first)}: ${first.error}`);
   const inserts = seriesInserts(put.runs, (d, table) => schema.getTable(d, table)).map((t) => t.insert);

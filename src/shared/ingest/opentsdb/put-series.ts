@@ -65,16 +65,8 @@ function keyOf(p: Record<string, unknown>): string | null {
 export class PutSeriesResolver {
   private readonly caches: PerDatabaseCaches<KeyedSeriesCache<SentSeries>>;
 
-  /** `exists(db)`: only existing databases get a cache (see PerDatabaseCaches). */
-  constructor(
-    private readonly shards: number,
-    exists: (db: string) => boolean,
-  ) {
-    this.caches = new PerDatabaseCaches(
-      (capacity) => new KeyedSeriesCache<SentSeries>(capacity),
-      CACHE_GENERATION,
-      exists,
-    );
+  constructor(readonly shards: number) {
+    this.caches = new PerDatabaseCaches((capacity) => new KeyedSeriesCache<SentSeries>(capacity), CACHE_GENERATION);
   }
 
   /** Series held in every database's cache. */
@@ -82,9 +74,12 @@ export class PutSeriesResolver {
     return this.caches.size;
   }
 
-  /** The good points of a request as runs (one point each), and the bad ones with their errors. */
-  runsOf(points: unknown[], db: string): PutRuns {
-    const cache = this.caches.of(db);
+  /**
+   * The good points of a request as runs (one point each), and the bad ones with their errors.
+   * `dbExists`: whether `db` is a database (only those get a cache, see PerDatabaseCaches).
+   */
+  runsOf(points: unknown[], db: string, dbExists: boolean): PutRuns {
+    const cache = this.caches.of(db, dbExists);
     const n = points.length;
     const series: ResolvedSeries[] = [];
     const timestamps = new Float64Array(n);

@@ -20,13 +20,7 @@ const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
  */
 const SERIES_CACHE_GENERATION = 131_072;
 
-/** The schema of the call in progress: only databases that exist get a cache. */
-let current: SchemaSnapshot | null = null;
-const caches = new PerDatabaseCaches(
-  (capacity) => new SeriesCache(capacity),
-  SERIES_CACHE_GENERATION,
-  (db) => current?.hasDatabase(db) === true,
-);
+const caches = new PerDatabaseCaches((capacity) => new SeriesCache(capacity), SERIES_CACHE_GENERATION);
 
 /** Series held by this thread's remote-write caches. */
 export function remoteWriteSeriesCached(): number {
@@ -48,15 +42,12 @@ export function decodeRemoteWrite(
 ): RemoteWriteDecoded {
   const raw = decompressRemoteBody(body, bodyLimitBytes);
   if ('refused' in raw) return raw;
-  current = schema;
   let decoded: ReturnType<typeof decodeWriteRequest>;
   try {
-    decoded = decodeWriteRequest(raw.bytes, { cache: caches.of(db), defaultDb: db, shards });
+    decoded = decodeWriteRequest(raw.bytes, { cache: caches.of(db, schema.hasDatabase(db)), defaultDb: db, shards });
   } catch (err) {
     if (!(err instanceof WireError)) throw err;
     throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
-  } finally {
-    current = null;
   }
   const inserts = toTableInserts(decoded, (d, table) => schema.getTable(d, table));
   const rows = inserts.reduce((n, i) => n + i.rowCount, 0);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DbError } from '../shared/errors.js';
+import { withoutKeyIds } from '../shared/series-key-blob.js';
 import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { emptyManifest, MANIFEST_FILE, readManifest } from './manifest.js';
 import { SegmentFile } from './segment/segment-reader.js';
@@ -78,7 +79,12 @@ function replayWal(state: ShardState, files: number[]): void {
       } catch (err) {
         return (err as Error).message;
       }
-      for (const t of batch.tables) if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
+      for (const t of batch.tables) {
+        if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
+        // Key ids were minted by threads of the process that wrote the WAL: here they could
+        // name other keys (see series-key-blob.ts).
+        if (t.seriesKeyBlob) t.seriesKeyBlob = withoutKeyIds(t.seriesKeyBlob);
+      }
       state.recovery.replayedRows += state.active.apply(batch, isDropped);
       return null;
     });

@@ -1,39 +1,51 @@
 /**
  * Storage keys as they travel from the thread that decoded a request to the shard that stores it:
- * one UTF-8 blob per batch, with each key's end and hash. Sending keys as msgpack strings cost
- * an encode on one side, a string per key and a string hash per lookup on the other; a blob is
- * copied, and the memtable finds a known series by the hash and a byte comparison, building no
- * string unless the series is new.
+ * one UTF-8 blob per batch, with each key's end and its key id. Sending keys as msgpack strings
+ * cost an encode on one side, a string per key and a string hash per lookup on the other.
+ *
+ * A key id, with the id of the thread that minted it, names one key string for the life of the
+ * process: the decoder mints it when it first encodes the key (once per series, kept on its series
+ * cache) from a counter, so no two keys ever share one. A memtable that has seen an id finds the series by it alone;
+ * comparing the key's bytes instead cost more than everything else a row does (keys run to
+ * hundreds of bytes). Only the first batch with an id pays for a string lookup. Ids mean nothing
+ * to another process: WAL replay drops them (`withoutKeyIds`).
  */
 import { Buffer } from 'node:buffer';
+import { threadId } from 'node:worker_threads';
 
-/** Key k is `bytes[k === 0 ? 0 : ends[k - 1], ends[k])`; `hashes[k]` is `seriesKeyHash` of it. */
+/**
+ * Key k is `bytes[k === 0 ? 0 : ends[k - 1], ends[k])`; `ids[k]` its key id among those minted by
+ * thread `origin` (-1: none).
+ */
 export interface SeriesKeyBlob {
   bytes: Uint8Array;
   ends: Uint32Array;
-  hashes: Uint32Array;
+  origin?: number | undefined;
+  ids?: Int32Array | undefined;
 }
 
 /** A key with what the blob needs, computed once per series (kept on the decoder's series cache). */
 export interface EncodedKey {
   utf8: Uint8Array;
-  hash: number;
+  /** The minting thread's id and the key's number among its keys (-1: none). */
+  origin: number;
+  id: number;
 }
 
-/** FNV-1a 32 over the key's UTF-16 code units: the same for a key however it arrived. */
-export function seriesKeyHash(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+// Small integers, so that memtables look them up without boxing a number per row.
+const KEY_IDS_MAX = 2 ** 30;
+let keysMinted = 0;
+
+/** The next key id of this thread, or -1 once it has minted 2^30 (then keys go by bytes). */
+function mintKeyId(): number {
+  if (keysMinted >= KEY_IDS_MAX - 1) return -1;
+  return ++keysMinted;
 }
 
 /** Null for a key UTF-8 cannot carry exactly (a lone surrogate, possible from JSON input). */
 export function encodeKey(key: string): EncodedKey | null {
   if (hasLoneSurrogate(key)) return null;
-  return { utf8: Buffer.from(key, 'utf8'), hash: seriesKeyHash(key) };
+  return { utf8: Buffer.from(key, 'utf8'), origin: threadId, id: mintKeyId() };
 }
 
 function hasLoneSurrogate(s: string): boolean {
@@ -59,16 +71,22 @@ export function blobOf(keys: readonly EncodedKey[], picks?: ArrayLike<number>): 
   for (let i = 0; i < n; i++) size += (keys[picks ? (picks[i] as number) : i] as EncodedKey).utf8.length;
   const bytes = new Uint8Array(size);
   const ends = new Uint32Array(n);
-  const hashes = new Uint32Array(n);
+  const ids = new Int32Array(n);
+  const origin = n > 0 ? (keys[picks ? (picks[0] as number) : 0] as EncodedKey).origin : threadId;
   let at = 0;
   for (let i = 0; i < n; i++) {
     const key = keys[picks ? (picks[i] as number) : i] as EncodedKey;
     bytes.set(key.utf8, at);
     at += key.utf8.length;
     ends[i] = at;
-    hashes[i] = key.hash;
+    ids[i] = key.origin === origin ? key.id : -1;
   }
-  return { bytes, ends, hashes };
+  return { bytes, ends, origin, ids };
+}
+
+/** The blob with its key ids dropped (for batches from another process: the WAL). */
+export function withoutKeyIds(blob: SeriesKeyBlob): SeriesKeyBlob {
+  return { bytes: blob.bytes, ends: blob.ends };
 }
 
 /** Key k of the blob as a string (for a series seen for the first time). */
@@ -78,29 +96,14 @@ export function blobKey(blob: SeriesKeyBlob, k: number): string {
   return Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset + start, end - start).toString('utf8');
 }
 
-/** Whether key k of the blob is `key`, comparing bytes with code units (no string built for ASCII). */
-export function blobKeyEquals(blob: SeriesKeyBlob, k: number, key: string): boolean {
-  const start = k === 0 ? 0 : (blob.ends[k - 1] as number);
-  const end = blob.ends[k] as number;
-  const bytes = blob.bytes;
-  if (end - start === key.length) {
-    let i = 0;
-    for (; i < key.length; i++) {
-      const b = bytes[start + i] as number;
-      if (b >= 0x80) break;
-      if (b !== key.charCodeAt(i)) return false;
-    }
-    if (i === key.length) return true;
-  } else if (end - start < key.length) {
-    return false; // UTF-8 is never shorter than the UTF-16 code unit count
-  }
-  return blobKey(blob, k) === key;
-}
-
-/** The problem with a blob, or null: ends ascending to its size, one hash per key. */
+/** The problem with a blob, or null: ends ascending to its size, an id per key when ids are sent. */
 export function problemOfBlob(blob: SeriesKeyBlob): string | null {
   if (!(blob.bytes instanceof Uint8Array) || !(blob.ends instanceof Uint32Array)) return 'bad key blob';
-  if (!(blob.hashes instanceof Uint32Array) || blob.hashes.length !== blob.ends.length) return 'bad key blob';
+  const ids = blob.ids;
+  if (ids !== undefined) {
+    if (!(ids instanceof Int32Array) || ids.length !== blob.ends.length) return 'bad key blob';
+    if (!Number.isSafeInteger(blob.origin)) return 'bad key blob';
+  }
   let last = 0;
   for (let k = 0; k < blob.ends.length; k++) {
     const end = blob.ends[k] as number;

@@ -17,10 +17,6 @@ export class MemSeries {
   unique = true;
   /** The rows are consecutive table rows, so the table's columns can be read in place. */
   contiguous = true;
-  /** Timestamp of the last row appended. */
-  lastTs = 0n;
-  /** The next series of its table memtable whose key has the same hash. */
-  sameHash: MemSeries | undefined = undefined;
   private order: { rowCount: number; perm: Int32Array } | null = null;
 
   constructor(readonly key: string) {}

@@ -17,9 +17,10 @@
  * column id ever arrives with another kind; scans read only the kind they ask for.
  */
 import assert from 'node:assert';
+import { endianness } from 'node:os';
 import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
-import { blobKey, blobKeyEquals, type SeriesKeyBlob, seriesKeyHash } from '../../shared/series-key-blob.js';
+import { blobKey, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
@@ -29,7 +30,11 @@ export interface MemColumn {
   valid: Uint8Array;
 }
 
+assert(endianness() === 'LE', 'the memtable reads timestamps as little-endian words');
+
 export const INITIAL_TABLE_CAPACITY = 1024;
+/** Estimated cost of one entry of the key-id map. */
+const KEY_ID_ENTRY_BYTES = 40;
 /** Estimated cost of a string value beyond its characters. */
 export const STRING_OVERHEAD_BYTES = 24;
 
@@ -59,12 +64,14 @@ export class TableMemtable {
   rows = 0;
   capacity = INITIAL_TABLE_CAPACITY;
   ts = new BigInt64Array(INITIAL_TABLE_CAPACITY);
+  /** `ts` as unsigned 32-bit words, little-endian: [2r] low, [2r + 1] high (read signed). */
+  private tsWords = new Uint32Array(this.ts.buffer);
   readonly cols: MemColumn[] = [];
   /** Field slots in order of first appearance. */
   readonly slots: FieldSpec[] = [];
   readonly series = new Map<string, MemSeries>();
-  /** The same series by `seriesKeyHash` of their key (colliding ones chained by `sameHash`). */
-  private readonly byHash = new Map<number, MemSeries>();
+  /** The same series by the key ids of blobs that named them, per minting thread (series-key-blob.ts). */
+  private readonly byKeyId = new Map<number, Map<number, MemSeries>>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 8;
   private readonly slotByKey = new Map<number, number>();
@@ -109,6 +116,7 @@ export class TableMemtable {
     let capacity = this.capacity * 2;
     while (capacity < need) capacity *= 2;
     this.ts = grown(this.ts, 'i64', capacity, this.rows);
+    this.tsWords = new Uint32Array(this.ts.buffer);
     let width = 8;
     this.cols.forEach((col, slot) => {
       const kind = (this.slots[slot] as FieldSpec).kind;
@@ -124,22 +132,33 @@ export class TableMemtable {
     return this.series.get(key) ?? this.added(key);
   }
 
-  /** Series k of a key blob: by its hash and a byte comparison; a string only for a new series. */
-  private seriesOfBlob(blob: SeriesKeyBlob, k: number): MemSeries {
-    for (let s = this.byHash.get(blob.hashes[k] as number); s !== undefined; s = s.sameHash) {
-      if (blobKeyEquals(blob, k, s.key)) return s;
+  /** The key-id map of a blob's minting thread, or null when the blob has no ids. */
+  private keyIdsOf(blob: SeriesKeyBlob): Map<number, MemSeries> | null {
+    if (blob.ids === undefined || blob.origin === undefined) return null;
+    let ids = this.byKeyId.get(blob.origin);
+    if (ids === undefined) this.byKeyId.set(blob.origin, (ids = new Map()));
+    return ids;
+  }
+
+  /** Series k of a key blob: by its key id once seen; the key string only the first time. */
+  private seriesOfBlob(blob: SeriesKeyBlob, k: number, byId: Map<number, MemSeries> | null): MemSeries {
+    const id = byId === null ? -1 : ((blob.ids as Int32Array)[k] as number);
+    if (id >= 0) {
+      const known = (byId as Map<number, MemSeries>).get(id);
+      if (known !== undefined) return known;
     }
-    // Not by the hash sent: look the key up itself before taking the series for new.
     const key = blobKey(blob, k);
-    return this.series.get(key) ?? this.added(key);
+    const s = this.series.get(key) ?? this.added(key);
+    if (id >= 0) {
+      (byId as Map<number, MemSeries>).set(id, s);
+      this.bytes += KEY_ID_ENTRY_BYTES;
+    }
+    return s;
   }
 
   private added(key: string): MemSeries {
     const s = new MemSeries(key);
     this.series.set(key, s);
-    const hash = seriesKeyHash(key);
-    s.sameHash = this.byHash.get(hash);
-    this.byHash.set(hash, s);
     this.sorted = null;
     this.bytes += SERIES_OVERHEAD_BYTES + key.length * 2;
     return s;
@@ -161,7 +180,8 @@ export class TableMemtable {
     const blob = rows.seriesKeyBlob;
     const batchSeries = new Array<MemSeries>(blob?.ends.length ?? keys?.length ?? rows.seriesTags.length);
     if (blob) {
-      for (let k = 0; k < batchSeries.length; k++) batchSeries[k] = this.seriesOfBlob(blob, k);
+      const byId = this.keyIdsOf(blob);
+      for (let k = 0; k < batchSeries.length; k++) batchSeries[k] = this.seriesOfBlob(blob, k, byId);
     } else if (keys) {
       for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
     } else {
@@ -171,20 +191,25 @@ export class TableMemtable {
       }
     }
     const rowSeries = rows.rowSeries;
+    // Timestamps compared as (high, unsigned low) words of the table column: reading a
+    // BigInt64Array makes a heap BigInt per element, which made this loop most of a write's cost.
+    const words = this.tsWords;
     for (let i = 0; i < n; i++) {
       const s = batchSeries[rowSeries[i] as number] as MemSeries;
       const row = base + i;
-      const t = timestamps[i] as bigint;
-      const count = s.rows.length;
+      const list = s.rows;
+      const count = list.length;
       if (count > 0) {
-        if (t <= s.lastTs) {
+        const last = list[count - 1] as number;
+        let order = ((words[2 * row + 1] as number) | 0) - ((words[2 * last + 1] as number) | 0);
+        if (order === 0) order = (words[2 * row] as number) - (words[2 * last] as number);
+        if (order <= 0) {
           s.unique = false;
-          if (t < s.lastTs) s.sorted = false;
+          if (order < 0) s.sorted = false;
         }
-        if (row !== (s.rows[count - 1] as number) + 1) s.contiguous = false;
+        if (row !== last + 1) s.contiguous = false;
       }
-      s.lastTs = t;
-      s.rows.push(row);
+      list.push(row);
     }
     this.bytes += n * ROW_REF_BYTES;
 

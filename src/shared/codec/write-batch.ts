@@ -148,7 +148,11 @@ export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
       rs: bytesOf(t.rowSeries),
       ...(t.seriesKeys ? { sk: t.seriesKeys } : {}),
       ...(t.seriesKeyBlob
-        ? { kb: t.seriesKeyBlob.bytes, ke: bytesOf(t.seriesKeyBlob.ends), kh: bytesOf(t.seriesKeyBlob.hashes) }
+        ? {
+            kb: t.seriesKeyBlob.bytes,
+            ke: bytesOf(t.seriesKeyBlob.ends),
+            ...(t.seriesKeyBlob.ids ? { ko: t.seriesKeyBlob.origin, ki: bytesOf(t.seriesKeyBlob.ids) } : {}),
+          }
         : {}),
       f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
     })),
@@ -168,7 +172,8 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       sk?: string[];
       kb?: Uint8Array;
       ke?: Uint8Array;
-      kh?: Uint8Array;
+      ko?: number;
+      ki?: Uint8Array;
       f: Array<[number, WireVector]>;
     }>;
   };
@@ -183,8 +188,13 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       rowSeries: new Uint32Array(aligned(t.rs)),
       seriesKeys: t.sk,
       seriesKeyBlob:
-        t.kb && t.ke && t.kh
-          ? { bytes: t.kb, ends: new Uint32Array(aligned(t.ke)), hashes: new Uint32Array(aligned(t.kh)) }
+        t.kb && t.ke
+          ? {
+              bytes: t.kb,
+              ends: new Uint32Array(aligned(t.ke)),
+              origin: t.ko,
+              ids: t.ki ? new Int32Array(aligned(t.ki)) : undefined,
+            }
           : undefined,
       fields: t.f.map(([id, w]) => ({ id, vector: vectorFromWire(w) })),
     })),

@@ -1,8 +1,9 @@
 /**
- * Series keys sent as a blob (src/shared/series-key-blob.ts) find their series by hash and bytes.
- * Property test against a plain model: random keys (empty values, non-ASCII, the same tags in
- * another order), hashes that collide on purpose or are wrong, batches mixing blobs with string
- * keys and tag tuples, and a round trip through the write-batch codec (as the WAL stores it). Two
+ * Series keys sent as a blob (src/shared/series-key-blob.ts) find their series by key id, or by
+ * the key itself the first time an id is seen or when ids are absent (WAL replay). Property test
+ * against a plain model: random keys (empty values, non-ASCII, the same tags in another order),
+ * each key named by the ids of several decoder threads or by none, batches mixing blobs with
+ * string keys, and a round trip through the write-batch codec (as the WAL stores it). Two
  * different keys must never share a series, and one key must never get two.
  */
 import t from 'tap';
@@ -10,22 +11,17 @@ import { TableMemtable } from '../../../src/shard/memtable/table-memtable.js';
 import { problemOfBatch } from '../../../src/shard/write-batch-check.js';
 import { decodeWriteBatch, encodeWriteBatch, type TableRows } from '../../../src/shared/codec/write-batch.js';
 import { seriesKeyOf } from '../../../src/shared/series-key.js';
-import {
-  blobKey,
-  blobKeyEquals,
-  blobOf,
-  type EncodedKey,
-  encodeKey,
-  seriesKeyHash,
-} from '../../../src/shared/series-key-blob.js';
+import { blobKey, blobOf, type EncodedKey, encodeKey, withoutKeyIds } from '../../../src/shared/series-key-blob.js';
 import { prng } from '../../helpers/prng.js';
 
 const VALUES = ['a', 'b', '', 'é', '日本', 'a b', '😀', 'ab', 'a,1:b'];
 
-function rowsOf(keys: string[], hashOf: (key: string) => number, viaCodec: boolean): TableRows {
+/** `idOf` gives a key's minting thread and id ([thread, -1]: no id). */
+function rowsOf(keys: string[], idOf: (key: string) => [number, number], viaCodec: boolean): TableRows {
   const encoded = keys.map((k) => {
     const e = encodeKey(k) as EncodedKey;
-    return { utf8: e.utf8, hash: hashOf(k) };
+    const [origin, id] = idOf(k);
+    return { utf8: e.utf8, origin, id };
   });
   const rows: TableRows = {
     tableId: 1,
@@ -41,25 +37,64 @@ function rowsOf(keys: string[], hashOf: (key: string) => number, viaCodec: boole
   return viaCodec ? (decodeWriteBatch(encodeWriteBatch({ tables: [rows] })).tables[0] as TableRows) : rows;
 }
 
-t.test('blob keys compare and decode exactly', async (t) => {
+t.test('blob keys decode exactly, and every encoding mints a new id', async (t) => {
   const keys = VALUES.map((v) => seriesKeyOf([1], [v]));
-  const blob = blobOf(keys.map((k) => encodeKey(k) as EncodedKey));
+  const encoded = keys.map((k) => encodeKey(k) as EncodedKey);
+  const blob = blobOf(encoded);
   keys.forEach((k, i) => {
     t.equal(blobKey(blob, i), k, `key ${i} decodes`);
-    t.ok(blobKeyEquals(blob, i, k), `key ${i} equals itself`);
-    for (const other of keys) if (other !== k) t.notOk(blobKeyEquals(blob, i, other), `key ${i} is not ${other}`);
   });
+  const again = encodeKey(keys[0] as string) as EncodedKey;
+  t.equal(new Set([...encoded.map((e) => e.id), again.id]).size, keys.length + 1, 'ids are never reused');
+  t.same(
+    [...(blob.ids ?? [])],
+    encoded.map((e) => e.id),
+    'the blob carries each key id',
+  );
+  t.equal(withoutKeyIds(blob).ids, undefined, 'replay drops them');
   t.equal(encodeKey('\ud800x'), null, 'a lone surrogate cannot travel in a blob');
 });
 
-t.test('one series per key, however the hashes fall', async (t) => {
-  const hashings: Array<[string, (key: string) => number]> = [
-    ['true hashes', seriesKeyHash],
-    ['every hash the same', () => 7],
-    ['wrong hashes', (k) => (seriesKeyHash(k) + 1) >>> 0],
-    ['two buckets', (k) => k.length % 2],
+/**
+ * Ids as decoder threads mint them: one per (thread, key), never shared between keys of a thread;
+ * each thread counts from 1, so the same number names different keys in different threads. A
+ * batch comes from one thread, the next batch from the next.
+ */
+function mintedIds(threads: number): { next(): void; idOf: (key: string) => [number, number] } {
+  const ids = new Map<string, number>();
+  const minted = new Array<number>(threads).fill(0);
+  let thread = 0;
+  return {
+    next: () => {
+      thread = (thread + 1) % threads;
+    },
+    idOf: (key) => {
+      const k = `${thread}\u0001${key}`;
+      let id = ids.get(k);
+      if (id === undefined) {
+        minted[thread] = (minted[thread] as number) + 1;
+        ids.set(k, (id = minted[thread] as number));
+      }
+      return [thread + 1, id];
+    },
+  };
+}
+
+t.test('one series per key, however the ids arrive', async (t) => {
+  const namings: Array<[string, () => ReturnType<typeof mintedIds>]> = [
+    ['one decoder', () => mintedIds(1)],
+    ['three decoders, each with its own ids', () => mintedIds(3)],
+    ['no ids (WAL replay)', () => ({ next: () => {}, idOf: () => [1, -1] })],
+    [
+      'some keys without ids',
+      () => {
+        const minted = mintedIds(2);
+        return { next: minted.next, idOf: (key) => (key.length % 3 === 0 ? [1, -1] : minted.idOf(key)) };
+      },
+    ],
   ];
-  for (const [name, hashOf] of hashings) {
+  for (const [name, naming] of namings) {
+    const { next, idOf } = naming();
     const rand = prng(11);
     const m = new TableMemtable(1, 'last_row');
     const model = new Map<string, number>(); // key -> rows written
@@ -75,7 +110,8 @@ t.test('one series per key, however the hashes fall', async (t) => {
         );
       }
       const unique = [...new Set(keys)];
-      const rows = rowsOf(unique, hashOf, batch % 2 === 1);
+      next();
+      const rows = rowsOf(unique, idOf, batch % 2 === 1);
       rows.timestamps = BigInt64Array.from(unique.map((_, i) => BigInt(batch * 100 + i)));
       m.append(rows);
       if (batch % 5 === 0) {
@@ -98,7 +134,7 @@ t.test('one series per key, however the hashes fall', async (t) => {
 });
 
 t.test('a malformed key blob is refused before it reaches the WAL', async (t) => {
-  const good = rowsOf([seriesKeyOf([1], ['a']), seriesKeyOf([1], ['b'])], seriesKeyHash, false);
+  const good = rowsOf([seriesKeyOf([1], ['a']), seriesKeyOf([1], ['b'])], mintedIds(1).idOf, false);
   const blob = good.seriesKeyBlob as NonNullable<TableRows['seriesKeyBlob']>;
   const check = (rows: TableRows) => problemOfBatch({ tables: [rows] });
   t.equal(check(good), null, 'a well-formed blob passes');
@@ -112,10 +148,11 @@ t.test('a malformed key blob is refused before it reaches the WAL', async (t) =>
     /bad key blob/,
     'ends past the bytes',
   );
-  t.match(check({ ...good, seriesKeyBlob: { ...blob, hashes: new Uint32Array(1) } }), /bad key blob/, 'a hash missing');
+  t.match(check({ ...good, seriesKeyBlob: { ...blob, ids: new Int32Array(1) } }), /bad key blob/, 'an id missing');
+  t.equal(check({ ...good, seriesKeyBlob: withoutKeyIds(blob) }), null, 'a blob without ids passes');
   t.match(check({ ...good, seriesKeys: ['x', 'y'] }), /bad series keys/, 'keys sent both ways');
   t.match(
-    check({ ...good, seriesKeyBlob: { ...blob, ends: new Uint32Array(1), hashes: new Uint32Array(1) } }),
+    check({ ...good, seriesKeyBlob: { ...blob, ends: new Uint32Array(1), ids: new Int32Array(1) } }),
     /bad (key blob|row series)/,
     'fewer keys than the rows name',
   );

@@ -237,8 +237,15 @@ export class ServerMetrics {
     mirror('shoaldb_wal_files', 'WAL files on disk', 'gauge', (s) => s.walFiles);
     mirror('shoaldb_flushes_total', 'Memtable flushes to segments', 'counter', (s) => s.flushes);
     mirror('shoaldb_compactions_total', 'Segment compactions', 'counter', (s) => s.compactions);
+    mirror(
+      'shoaldb_shard_key_refs_refused_total',
+      'Write payloads a shard refused for naming series keys by ids it no longer knew (each is sent again in full)',
+      'counter',
+      (s) => s.keyRefsRefused,
+    );
     mirror('shoaldb_memtable_bytes', 'Estimated memtable size', 'gauge', (s) => s.memtableBytes);
     mirror('shoaldb_memtable_rows', 'Rows held in memtables', 'gauge', (s) => s.memtableRows);
+    mirror('shoaldb_shard_key_refs', 'Series keys a shard knows by id (ingest.key_refs)', 'gauge', (s) => s.keyRefs);
     mirror('shoaldb_segments', 'Live segment files', 'gauge', (s) => s.segmentCount);
     mirror('shoaldb_segment_bytes', 'Bytes in live segment files', 'gauge', (s) => s.segmentBytes);
     mirror('shoaldb_wal_recovery_cut_bytes', 'WAL bytes cut at the last start-up', 'gauge', (s) => s.recovery.cutBytes);

@@ -134,12 +134,15 @@ class Shard {
       this.queuedBytes -= bytes;
       const payloads = group.map((g) => g.payload);
       try {
-        await this.run<void>(
+        const refused = await this.run<number[]>(
           { op: 'write', payloads },
           payloads.map((p) => p.buffer as ArrayBuffer),
           this.groupSpan(group),
         );
-        for (const g of group) g.resolve();
+        group.forEach((g, i) => {
+          if (refused.includes(i)) g.reject(new KeyRefRefused(this.id));
+          else g.resolve();
+        });
       } catch (err) {
         for (const g of group) g.reject(err as Error);
       }
@@ -164,6 +167,16 @@ class Shard {
     const span = this.taskSpan('write', first.traceContext as Context, links);
     span?.setAttribute('shoaldb.write.payloads', group.length);
     return span;
+  }
+}
+
+/**
+ * The shard refused a payload that names series keys by ids it no longer knows (nothing of it
+ * was written); the request's decoder sends that part again with every key in full.
+ */
+export class KeyRefRefused extends DbError {
+  constructor(readonly shardId: number) {
+    super(ErrorCode.RequestOutdated, `shard ${shardId} no longer knows a series key the write names by id`);
   }
 }
 
@@ -215,6 +228,7 @@ export class ShardCluster {
         wal: config.wal,
         memtable: config.memtable,
         segment: config.segment,
+        keyRefsPerThread: config.ingest.keyRefs,
         querySliceMs: config.query.sliceMs,
         queryShareUnderWrites: config.query.shareUnderWritesPercent / 100,
         logLevel: config.logging.level,
@@ -404,8 +418,10 @@ function emptyStats(shardId: number): ShardStats {
     walFiles: 0,
     flushes: 0,
     compactions: 0,
+    keyRefsRefused: 0,
     memtableBytes: 0,
     memtableRows: 0,
+    keyRefs: 0,
     segmentCount: 0,
     segmentBytes: 0,
     queriesCancelled: 0,

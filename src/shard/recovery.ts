@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DbError } from '../shared/errors.js';
-import { withoutKeyIds } from '../shared/series-key-blob.js';
+import { blobKey } from '../shared/series-key-blob.js';
 import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { emptyManifest, MANIFEST_FILE, readManifest } from './manifest.js';
 import { SegmentFile } from './segment/segment-reader.js';
@@ -18,7 +18,7 @@ import type { ShardState } from './state.js';
 import { replayWalFile } from './wal/wal-reader.js';
 import { listWalFiles, walFileName, walFilePath } from './wal/wal-record.js';
 import { WalWriter } from './wal/wal-writer.js';
-import { decodePayload } from './write-batch-check.js';
+import { decodeWalPayload } from './write-batch-check.js';
 
 function ensureDir(dir: string): void {
   if (fs.existsSync(dir)) return;
@@ -70,20 +70,45 @@ function openSegments(state: ShardState): void {
 
 function replayWal(state: ShardState, files: number[]): void {
   const isDropped = (tableId: number) => state.dropped.has(tableId);
+  // Key ids as the WAL defines them, in record order (see key-refs.ts); they are the writing
+  // process's, so tables are applied with key strings and the memtable learns no ids here.
+  const keysById = new Map<number, Map<number, string>>();
   for (const n of files) {
     const rel = `wal/${walFileName(n)}`;
     const result = replayWalFile(walFilePath(state.walDir, n), (payload) => {
-      let batch: ReturnType<typeof decodePayload>;
+      let record: ReturnType<typeof decodeWalPayload>;
       try {
-        batch = decodePayload(payload);
+        record = decodeWalPayload(payload);
       } catch (err) {
         return (err as Error).message;
       }
+      if ('definitions' in record) {
+        const { origins, ids, keys } = record.definitions;
+        for (let i = 0; i < ids.length; i++)
+          keysOfThread(keysById, origins[i] as number).set(ids[i] as number, keys[i] as string);
+        return null;
+      }
+      const batch = record.batch;
       for (const t of batch.tables) {
         if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
-        // Key ids were minted by threads of the process that wrote the WAL: here they could
-        // name other keys (see series-key-blob.ts).
-        if (t.seriesKeyBlob) t.seriesKeyBlob = withoutKeyIds(t.seriesKeyBlob);
+        const blob = t.seriesKeyBlob;
+        if (blob === undefined) continue;
+        const byId = blob.ids && blob.origin !== undefined ? keysOfThread(keysById, blob.origin) : null;
+        const keys = new Array<string>(blob.ends.length);
+        for (let k = 0; k < keys.length; k++) {
+          const id = byId === null ? -1 : ((blob.ids as Int32Array)[k] as number);
+          if (blob.refs?.[k] === 1) {
+            const key = (byId as Map<number, string>).get(id);
+            if (key === undefined)
+              return `a record references series key ${id} of thread ${blob.origin}, not defined before it`;
+            keys[k] = key;
+          } else {
+            keys[k] = blobKey(blob, k);
+            if (id >= 0) (byId as Map<number, string>).set(id, keys[k] as string);
+          }
+        }
+        t.seriesKeyBlob = undefined;
+        t.seriesKeys = keys;
       }
       state.recovery.replayedRows += state.active.apply(batch, isDropped);
       return null;
@@ -97,6 +122,12 @@ function replayWal(state: ShardState, files: number[]): void {
       state.recovery.cutBytes += bytesCut;
     }
   }
+}
+
+function keysOfThread(keysById: Map<number, Map<number, string>>, origin: number): Map<number, string> {
+  let keys = keysById.get(origin);
+  if (keys === undefined) keysById.set(origin, (keys = new Map()));
+  return keys;
 }
 
 /** Brings `state` from the directory's contents to ready-to-write. */

@@ -10,6 +10,7 @@
  * - Every WAL record not yet in a segment lives in a WAL file numbered above
  *   `manifest.walFlushedFile`, and its rows are in `frozen` or `active`.
  */
+
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -17,6 +18,7 @@ import type { MergeMode } from '../shared/codec/write-batch.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DurationHistogram } from '../shared/duration-histogram.js';
 import type { ShardStats } from '../shared/messages.js';
+import { KeyRefs } from './key-refs.js';
 import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
 import type { SegmentFile } from './segment/segment-reader.js';
@@ -41,12 +43,20 @@ export class ShardState {
   readonly mergeModes = new Map<number, MergeMode>();
   readonly dropped = new Set<number>();
   active = new Memtable();
+  readonly keyRefs: KeyRefs;
   readonly frozen: Memtable[] = [];
   wal!: WalWriter;
   walFiles = 0;
   nextSegmentId = 1;
   closing = false;
-  readonly counters = { rowsWritten: 0, walBytesWritten: 0, walFsyncs: 0, flushes: 0, compactions: 0 };
+  readonly counters = {
+    rowsWritten: 0,
+    walBytesWritten: 0,
+    walFsyncs: 0,
+    flushes: 0,
+    compactions: 0,
+    keyRefsRefused: 0,
+  };
   readonly timings = {
     walFsync: new DurationHistogram(),
     flush: new DurationHistogram(),
@@ -59,6 +69,7 @@ export class ShardState {
     readonly log: Logger,
   ) {
     this.dir = config.dir;
+    this.keyRefs = new KeyRefs(config.keyRefsPerThread);
     this.walDir = path.join(config.dir, 'wal');
     this.segDir = path.join(config.dir, 'seg');
   }

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert';
 import type { Logger } from 'pino';
-import type { WriteBatch } from '../shared/codec/write-batch.js';
+import { encodeKeyDefinitions, type WriteBatch } from '../shared/codec/write-batch.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DbError, StorageUnavailable } from '../shared/errors.js';
 import type { ShardStats } from '../shared/messages.js';
@@ -65,16 +65,23 @@ export class ShardStore implements ScanSource {
    * Group commit: frames every payload as a WAL record, appends them with one write and (with
    * `wal.syncMode = fsync`) one fdatasync, then applies them to the memtable in order. Payloads
    * are decoded and checked first; a malformed one fails the call before anything is written.
+   * Returns the indices of the payloads refused because they name series keys by ids this shard
+   * no longer knows (key-refs.ts): nothing of those is written, the others are.
    */
-  async write(payloads: Uint8Array[]): Promise<void> {
+  async write(payloads: Uint8Array[]): Promise<number[]> {
     assert(!this.closed, 'write after close');
     const batches = payloads.map(decodePayload);
-    if (batches.length === 0) return;
-    await this.writeLock.run(async () => {
+    if (batches.length === 0) return [];
+    return this.writeLock.run(async () => {
       const state = this.state;
       if (state.closing) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
       this.checkMemtableRoom();
-      const records = encodeRecords(payloads);
+      const { refused, definitions } = state.keyRefs.resolve(batches, state.wal.fileNumber);
+      state.counters.keyRefsRefused += refused.length;
+      const written = refused.length === 0 ? payloads : payloads.filter((_, i) => !refused.includes(i));
+      const writtenBatches = refused.length === 0 ? batches : batches.filter((_, i) => !refused.includes(i));
+      if (written.length === 0) return refused;
+      const records = encodeRecords(definitions ? [encodeKeyDefinitions(definitions), ...written] : written);
       // Children of the shard.write span when tracing; null (and no allocation) otherwise.
       let span = startSpan('wal.append');
       try {
@@ -93,11 +100,13 @@ export class ShardStore implements ScanSource {
         span = null;
       } catch (err) {
         endSpan(span, err);
+        state.keyRefs.forgetWalDefinitions();
         this.rotateWalQuietly();
         throw storageError(`WAL write failed in shard ${state.config.shardId}`, err);
       }
-      this.apply(batches);
+      this.apply(writtenBatches);
       this.afterWrite();
+      return refused;
     });
   }
 
@@ -190,6 +199,7 @@ export class ShardStore implements ScanSource {
       walFiles: s.walFiles,
       memtableBytes: s.memtableBytes(),
       memtableRows,
+      keyRefs: s.keyRefs.size,
       segmentCount: segments.length,
       segmentBytes: segments.reduce((sum, f) => sum + f.bytes, 0),
       recovery: { ...s.recovery, cuts: [...s.recovery.cuts] },

@@ -52,8 +52,8 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         return { ok: true, value: store.stats() };
       case 'write':
         pacer.noteWrite();
-        await requireStore().write(task.payloads);
-        return { ok: true, value: null };
+        // The indices of payloads refused for unknown key references (see key-refs.ts).
+        return { ok: true, value: await requireStore().write(task.payloads) };
       case 'query': {
         const turn = new QueryTurn(querySliceMs, task.cancel, countCancelled, pacer.rest);
         const source = turn.sliced(requireStore());

@@ -4,7 +4,12 @@
  * payload is refused instead of made durable; recovery runs it again and cuts the WAL at a record
  * that fails.
  */
-import { decodeWriteBatch, type WriteBatch } from '../shared/codec/write-batch.js';
+import {
+  decodeWalRecord,
+  decodeWriteBatch,
+  type KeyDefinitions,
+  type WriteBatch,
+} from '../shared/codec/write-batch.js';
 import { InvalidArgument } from '../shared/errors.js';
 import { problemOfBlob } from '../shared/series-key-blob.js';
 import type { PhysicalKind } from '../shared/types.js';
@@ -92,4 +97,31 @@ export function decodePayload(payload: Uint8Array): WriteBatch {
   const problem = problemOfBatch(batch);
   if (problem) throw new InvalidArgument(`malformed write payload: ${problem}`);
   return batch;
+}
+
+/** Decodes and checks one WAL record's payload: a write batch, or key definitions. */
+export function decodeWalPayload(payload: Uint8Array): { batch: WriteBatch } | { definitions: KeyDefinitions } {
+  let record: ReturnType<typeof decodeWalRecord>;
+  try {
+    record = decodeWalRecord(payload);
+  } catch (err) {
+    throw new InvalidArgument(`undecodable write payload: ${(err as Error).message}`);
+  }
+  if ('definitions' in record) {
+    const { origins, ids, keys } = record.definitions;
+    const ok =
+      Array.isArray(origins) &&
+      Array.isArray(ids) &&
+      Array.isArray(keys) &&
+      origins.length === ids.length &&
+      ids.length === keys.length &&
+      origins.every((o) => Number.isSafeInteger(o)) &&
+      ids.every((i) => Number.isInteger(i) && i >= 0) &&
+      keys.every((k) => typeof k === 'string');
+    if (!ok) throw new InvalidArgument('malformed key definitions');
+    return record;
+  }
+  const problem = problemOfBatch(record.batch);
+  if (problem) throw new InvalidArgument(`malformed write payload: ${problem}`);
+  return record;
 }

@@ -227,6 +227,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'ingest.line_max_bytes': 'Longest line-protocol line; a longer one fails its request with 400.',
   'ingest.shard_queue_size':
     'Encoded rows waiting for one shard\'s next commit; a write past it gets 429 (code 6001). "0" = unbounded.',
+  'ingest.key_refs':
+    'Series keys a shard remembers per decoding thread, so requests can name known series by id (two generations of this many).',
   'memtable.flush_size': 'A shard flushes its memtables to segments past this estimated size.',
   'memtable.reject_size':
     'A shard refuses writes (503, code 5000) while its memtables hold more than this, until a flush. "0" = unbounded.',
@@ -359,6 +361,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('wal', 'segment_size', size(1), 'segmentBytes'),
   inSection('ingest', 'line_max_bytes', size(1), 'lineMaxBytes'),
   inSection('ingest', 'shard_queue_size', size(0), 'shardQueueBytes'),
+  inSection('ingest', 'key_refs', int(1, 100_000_000), 'keyRefs'),
   inSection('memtable', 'flush_size', size(1), 'flushBytes'),
   inSection('memtable', 'reject_size', size(0), 'rejectBytes'),
   inSection('segment', 'block_rows', int(1, BLOCK_ROWS_MAX), 'blockRows'),

@@ -94,6 +94,12 @@ export interface IngestConfig {
    * past it is refused whole with 429 (code 6001) before any shard takes a part. 0 = unbounded.
    */
   shardQueueBytes: number;
+  /**
+   * Series keys a shard remembers per decoding thread, so that requests name known series by id
+   * instead of sending their keys (two generations of this many; a forgotten key costs its
+   * request a second decode with every key in full).
+   */
+  keyRefs: number;
 }
 
 export interface SegmentConfig {
@@ -223,7 +229,7 @@ export function defaultConfig(): Config {
     },
     storage: { dataHome: './data', shards: Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism())) },
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
-    ingest: { lineMaxBytes: 1024 * 1024, shardQueueBytes: 256 * 1024 * 1024 },
+    ingest: { lineMaxBytes: 1024 * 1024, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
     memtable: { flushBytes: 64 * 1024 * 1024, rejectBytes: 512 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
     query: {
@@ -251,6 +257,8 @@ export interface ShardConfig {
   wal: WalConfig;
   memtable: MemtableConfig;
   segment: SegmentConfig;
+  /** `ingest.key_refs`: see IngestConfig.keyRefs. */
+  keyRefsPerThread: number;
   /** `query.slice_time`: see QueryConfig.sliceMs. */
   querySliceMs: number;
   /** `query.share_under_writes` as a fraction in (0, 1]. */

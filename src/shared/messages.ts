@@ -68,8 +68,12 @@ export interface ShardStats {
   walFiles: number;
   flushes: number;
   compactions: number;
+  /** Write payloads refused for naming series keys by ids the shard no longer knew (key-refs.ts). */
+  keyRefsRefused: number;
   memtableBytes: number;
   memtableRows: number;
+  /** Series keys the shard knows by id, for writes that reference them (src/shard/key-refs.ts). */
+  keyRefs: number;
   segmentCount: number;
   segmentBytes: number;
   /** Queries this shard stopped because their request was cancelled or timed out. */

@@ -28,6 +28,7 @@ export function shardConfig(dir: string, overrides: Partial<Omit<ShardConfig, 'd
     wal: { syncMode: 'fsync', segmentBytes: 64 * 1024 * 1024 },
     memtable: { flushBytes: 256 * 1024 * 1024, rejectBytes: 0 },
     segment: { blockRows: 1024, compactionTrigger: 100 },
+    keyRefsPerThread: 1024,
     querySliceMs: 5,
     queryShareUnderWrites: 1,
     logLevel: 'silent',

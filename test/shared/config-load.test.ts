@@ -73,6 +73,7 @@ segment_size = "32MB"
 [ingest]
 line_max_bytes = "64KiB"
 shard_queue_size = "0"
+key_refs = 1000
 
 [memtable]
 flush_size = 1048576
@@ -124,7 +125,7 @@ heap_profiling = true
     },
     storage: { dataHome: '/var/lib/shoaldb', shards: 3 },
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
-    ingest: { lineMaxBytes: 64 * 1024, shardQueueBytes: 0 },
+    ingest: { lineMaxBytes: 64 * 1024, shardQueueBytes: 0, keyRefs: 1000 },
     memtable: { flushBytes: 1024 * 1024, rejectBytes: 8 * 1024 * 1024 },
     segment: { blockRows: 4096, compactionTrigger: 8 },
     query: {
@@ -389,6 +390,7 @@ segment_size = "128MiB"
 [ingest]
 line_max_bytes = "1MiB"
 shard_queue_size = "256MiB"
+key_refs = 262144
 
 [memtable]
 flush_size = "64MiB"

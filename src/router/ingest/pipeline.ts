@@ -20,7 +20,7 @@ import type { TableSchema } from '../../shared/types.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
 import { HttpStatusError } from '../http/http-status-error.js';
-import type { ShardCluster } from '../shards.js';
+import { KeyRefRefused, type ShardCluster } from '../shards.js';
 
 /** Decode attempts before giving up when the catalog keeps changing under a request. */
 const DECODE_ATTEMPTS_MAX = 16;
@@ -54,7 +54,9 @@ export class IngestPipeline {
       rows += p.insert.rowCount;
     }
     await yieldToEventLoop();
-    await this.writePayloads(encodeShardPayloads(perShard));
+    // Keys go in full from here (no ids by reference), so no shard can refuse one.
+    const refused = await this.writePayloads(encodeShardPayloads(perShard));
+    if (refused.size > 0) throw new DbError(ErrorCode.Internal, 'a shard refused a write that names no key by id');
     return rows;
   }
 
@@ -66,12 +68,19 @@ export class IngestPipeline {
    * still at the generation they were planned against.
    */
   async writeDecoded(request: DecodeBody): Promise<number> {
+    // Shards still to write (null: all), and whether a shard refused a key named by id.
+    let pending: Set<number> | null = null;
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
       const generation = this.catalog.generation;
       const shardId = this.cluster.nextDecoder();
       const reply = await this.cluster.decode(shardId, {
         op: 'decode',
-        request: { ...request, schemaGeneration: generation, shardCount: this.cluster.count } as DecodeRequest,
+        request: {
+          ...request,
+          schemaGeneration: generation,
+          shardCount: this.cluster.count,
+          keysInFull: pending !== null,
+        } as DecodeRequest,
         schema: this.schemaFor(shardId, generation),
       });
       if (reply.kind === 'stale') {
@@ -87,8 +96,12 @@ export class IngestPipeline {
       if (reply.kind === 'refused') throw new HttpStatusError(reply.status, reply.message);
       await this.catalog.durable();
       if (reply.generation !== this.catalog.generation) continue;
-      await this.writePayloads(reply.payloads);
-      return reply.rows;
+      const only = pending;
+      const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
+      const refused = await this.writePayloads(payloads);
+      if (refused.size === 0) return reply.rows;
+      // Those shards wrote nothing of it (see src/shard/key-refs.ts); the others are done.
+      pending = refused;
     }
     throw new DbError(ErrorCode.RateLimited, 'The catalog kept changing while this write was planned; retry later');
   }
@@ -105,16 +118,33 @@ export class IngestPipeline {
     return this.snapshot;
   }
 
-  /** Queues one payload per shard (null: none) and waits until all are durable. */
-  private async writePayloads(payloads: Array<Uint8Array | null>): Promise<void> {
+  /**
+   * Queues one payload per shard (null: none) and waits until all are durable. Returns the
+   * shards that refused their payload for naming a series key by an id they no longer know
+   * (only payloads from a shard decoder do); any other failure is thrown, once every write is
+   * settled.
+   */
+  private async writePayloads(payloads: Array<Uint8Array | null>): Promise<Set<number>> {
     // No await from here until every part is queued: the room checked is the room used.
     this.cluster.checkQueueRoom(payloads.map((p) => p?.byteLength ?? 0));
-    const writes: Promise<void>[] = [];
+    const writes: Array<Promise<void>> = [];
+    const shards: number[] = [];
     for (let s = 0; s < payloads.length; s++) {
       const payload = payloads[s];
-      if (payload) writes.push(this.cluster.write(s, payload));
+      if (!payload) continue;
+      writes.push(this.cluster.write(s, payload));
+      shards.push(s);
     }
-    await Promise.all(writes);
+    const results = await Promise.allSettled(writes);
+    const refused = new Set<number>();
+    let failure: unknown = null;
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled') return;
+      if (r.reason instanceof KeyRefRefused) refused.add(shards[i] as number);
+      else failure ??= r.reason;
+    });
+    if (failure !== null) throw failure;
+    return refused;
   }
 
   private async applySchemaChanges(p: PlannedInsert, options: InsertOptions): Promise<void> {

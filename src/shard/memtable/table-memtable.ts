@@ -20,7 +20,7 @@ import assert from 'node:assert';
 import { endianness } from 'node:os';
 import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
-import { blobKey, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
+import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
@@ -140,14 +140,26 @@ export class TableMemtable {
     return ids;
   }
 
-  /** Series k of a key blob: by its key id once seen; the key string only the first time. */
-  private seriesOfBlob(blob: SeriesKeyBlob, k: number, byId: Map<number, MemSeries> | null): MemSeries {
+  /**
+   * Series k of a key blob: by its key id once seen; the key string only the first time, as the
+   * shard resolved it (`resolved`, required for keys sent by reference) or from its bytes.
+   */
+  private seriesOfBlob(
+    blob: SeriesKeyBlob,
+    k: number,
+    byId: Map<number, MemSeries> | null,
+    resolved: Array<string | undefined> | undefined,
+  ): MemSeries {
     const id = byId === null ? -1 : ((blob.ids as Int32Array)[k] as number);
     if (id >= 0) {
       const known = (byId as Map<number, MemSeries>).get(id);
       if (known !== undefined) return known;
     }
-    const key = blobKey(blob, k);
+    let key = resolved?.[k];
+    if (key === undefined) {
+      assert(!isKeyRef(blob, k), 'a key sent by reference reached the memtable unresolved');
+      key = blobKey(blob, k);
+    }
     const s = this.series.get(key) ?? this.added(key);
     if (id >= 0) {
       (byId as Map<number, MemSeries>).set(id, s);
@@ -181,7 +193,7 @@ export class TableMemtable {
     const batchSeries = new Array<MemSeries>(blob?.ends.length ?? keys?.length ?? rows.seriesTags.length);
     if (blob) {
       const byId = this.keyIdsOf(blob);
-      for (let k = 0; k < batchSeries.length; k++) batchSeries[k] = this.seriesOfBlob(blob, k, byId);
+      for (let k = 0; k < batchSeries.length; k++) batchSeries[k] = this.seriesOfBlob(blob, k, byId, rows.resolvedKeys);
     } else if (keys) {
       for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
     } else {

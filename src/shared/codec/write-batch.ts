@@ -47,10 +47,15 @@ export interface TableRows {
    */
   seriesKeys?: string[] | undefined;
   /**
-   * Instead of tuples or `seriesKeys`, the same keys as one blob with their hashes (see
+   * Instead of tuples or `seriesKeys`, the same keys as one blob with their key ids (see
    * src/shared/series-key-blob.ts); when present, `seriesTags` is empty.
    */
   seriesKeyBlob?: SeriesKeyBlob | undefined;
+  /**
+   * Not on the wire: the receiving shard's strings for the blob's keys that have ids (those
+   * sent by reference have no bytes to make one from); see src/shard/key-refs.ts.
+   */
+  resolvedKeys?: Array<string | undefined> | undefined;
   /** Field columns. */
   fields: Array<{ id: number; vector: Vector }>;
 }
@@ -152,6 +157,7 @@ export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
             kb: t.seriesKeyBlob.bytes,
             ke: bytesOf(t.seriesKeyBlob.ends),
             ...(t.seriesKeyBlob.ids ? { ko: t.seriesKeyBlob.origin, ki: bytesOf(t.seriesKeyBlob.ids) } : {}),
+            ...(t.seriesKeyBlob.refs ? { kr: t.seriesKeyBlob.refs } : {}),
           }
         : {}),
       f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
@@ -159,8 +165,35 @@ export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
   });
 }
 
+/** Series keys a WAL file defines by id ahead of the records that reference them. */
+export interface KeyDefinitions {
+  origins: number[];
+  ids: number[];
+  keys: string[];
+}
+
+export function encodeKeyDefinitions(defs: KeyDefinitions): Uint8Array {
+  const encoded = packr.pack({ d: { o: defs.origins, i: defs.ids, k: defs.keys } });
+  const out = new Uint8Array(encoded.byteLength);
+  out.set(encoded);
+  return out;
+}
+
+/** A WAL record's payload: a write batch, or key definitions (src/shard/key-refs.ts). */
+export function decodeWalRecord(bytes: Uint8Array): { batch: WriteBatch } | { definitions: KeyDefinitions } {
+  const raw = packr.unpack(bytes) as { d?: { o: unknown; i: unknown; k: unknown } };
+  if (raw !== null && typeof raw === 'object' && raw.d !== undefined) {
+    return { definitions: { origins: raw.d.o as number[], ids: raw.d.i as number[], keys: raw.d.k as string[] } };
+  }
+  return { batch: batchOfRaw(raw) };
+}
+
 export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
-  const raw = packr.unpack(bytes) as {
+  return batchOfRaw(packr.unpack(bytes));
+}
+
+function batchOfRaw(unpacked: unknown): WriteBatch {
+  const raw = unpacked as {
     t: Array<{
       i: number;
       m: MergeMode;
@@ -174,6 +207,7 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
       ke?: Uint8Array;
       ko?: number;
       ki?: Uint8Array;
+      kr?: Uint8Array;
       f: Array<[number, WireVector]>;
     }>;
   };
@@ -194,6 +228,7 @@ export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
               ends: new Uint32Array(aligned(t.ke)),
               origin: t.ko,
               ids: t.ki ? new Int32Array(aligned(t.ki)) : undefined,
+              refs: t.kr,
             }
           : undefined,
       fields: t.f.map(([id, w]) => ({ id, vector: vectorFromWire(w) })),

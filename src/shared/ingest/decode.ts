@@ -21,6 +21,11 @@ export type DecodeRequest = {
   /** The catalog generation the router expects the decoder's schema to be at. */
   schemaGeneration: number;
   shardCount: number;
+  /**
+   * Every storage key in full, none by reference: a shard refused a reference (it no longer
+   * knew the key), and this is the request again (src/shard/key-refs.ts).
+   */
+  keysInFull?: boolean;
 } & (
   | { protocol: 'lineproto'; precision: Precision; lineMaxBytes: number; nowNs: bigint }
   /** `bodyLimitBytes`: `http.body_limit` (0 = none), also the bound on the decompressed body. */
@@ -30,7 +35,7 @@ export type DecodeRequest = {
 );
 
 /** A request as the route gives it: the pipeline adds the generation and shard count. */
-export type DecodeBody = OmitEach<DecodeRequest, 'schemaGeneration' | 'shardCount'>;
+export type DecodeBody = OmitEach<DecodeRequest, 'schemaGeneration' | 'shardCount' | 'keysInFull'>;
 
 /** `Omit` applied to each member of a union (plain `Omit` merges the members into one). */
 type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -58,7 +63,7 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
   if (!plans.every(needsNoChange)) return { kind: 'schema', inserts: inserts.map(columnsOnly) };
   return {
     kind: 'payloads',
-    payloads: encodeShardPayloads(shardPartsOf(inserts, schema, request.shardCount)),
+    payloads: encodeShardPayloads(shardPartsOf(inserts, schema, request.shardCount, request.keysInFull !== true)),
     rows: decoded.rows,
     generation: schema.generation,
   };

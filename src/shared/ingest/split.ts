@@ -19,18 +19,31 @@ import {
 } from '../types.js';
 import { mergeModeOf, type SchemaView } from './plan.js';
 
-/** Per shard, the rows of `inserts` (tables that exist in `schema`) it owns (empty when none). */
-export function shardPartsOf(inserts: TableInsert[], schema: SchemaView, shardCount: number): TableRows[][] {
+/**
+ * Per shard, the rows of `inserts` (tables that exist in `schema`) it owns (empty when none).
+ * `keysByRef`: keys already sent to a shard go to it as references (series-key-blob.ts).
+ */
+export function shardPartsOf(
+  inserts: TableInsert[],
+  schema: SchemaView,
+  shardCount: number,
+  keysByRef = false,
+): TableRows[][] {
   const perShard: TableRows[][] = Array.from({ length: shardCount }, () => []);
   for (const insert of inserts) {
-    addShardParts(perShard, insert, schema.getTable(insert.db, insert.table) as TableSchema);
+    addShardParts(perShard, insert, schema.getTable(insert.db, insert.table) as TableSchema, keysByRef);
   }
   return perShard;
 }
 
 /** Splits one insert into `table`'s rows per shard and adds each part to its shard's list. */
-export function addShardParts(perShard: TableRows[][], insert: TableInsert, table: TableSchema): void {
-  const split = splitByShard(insert, table, perShard.length);
+export function addShardParts(
+  perShard: TableRows[][],
+  insert: TableInsert,
+  table: TableSchema,
+  keysByRef = false,
+): void {
+  const split = splitByShard(insert, table, perShard.length, keysByRef);
   for (let s = 0; s < split.length; s++) {
     const part = split[s];
     if (part) perShard[s]?.push(part);
@@ -148,7 +161,12 @@ function storageKeysOf(
  * is decided by its series (the table plus its non-null tags, sorted by tag name), computed once
  * per series; tags are sent once per series (see `TableRows`).
  */
-function splitByShard(insert: TableInsert, table: TableSchema, shards: number): Array<TableRows | undefined> {
+function splitByShard(
+  insert: TableInsert,
+  table: TableSchema,
+  shards: number,
+  byRef: boolean,
+): Array<TableRows | undefined> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   const timeColumn = insert.columns.find((c) => c.semantic === 'TIMESTAMP') as InsertColumn;
   const indexColumn = byName.get(table.timeIndex) as ColumnSchema;
@@ -207,7 +225,7 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
         tagIds,
         seriesTags: keys ? [] : tuples,
         seriesKeys: encoded ? undefined : keys,
-        seriesKeyBlob: encoded ? blobOf(encoded) : undefined,
+        seriesKeyBlob: encoded ? blobOf(encoded, undefined, { shard: s, byRef }) : undefined,
         rowSeries,
         fields,
       };
@@ -246,7 +264,7 @@ function splitByShard(insert: TableInsert, table: TableSchema, shards: number): 
       tagIds,
       seriesTags,
       seriesKeys: keys && !encoded ? seriesKeys : undefined,
-      seriesKeyBlob: encoded ? blobOf(encoded, picked) : undefined,
+      seriesKeyBlob: encoded ? blobOf(encoded, picked, { shard: s, byRef }) : undefined,
       rowSeries: localSeries,
       fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
     };

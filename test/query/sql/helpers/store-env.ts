@@ -20,6 +20,7 @@ function config(dir: string, shardId: number): ShardConfig {
     wal: { syncMode: 'none', segmentBytes: 1 << 20 },
     memtable: { flushBytes: 64 << 20, rejectBytes: 0 },
     segment: { blockRows: 4, compactionTrigger: 4 },
+    keyRefsPerThread: 1024,
     querySliceMs: 5,
     queryShareUnderWrites: 1,
     logLevel: 'silent',

@@ -23,7 +23,7 @@ import type { DatabaseSchema, TableSchema, Vector } from '../../../../src/shared
 import { MemoryStore } from './memory-store.js';
 
 export interface ShardLike extends ScanSource {
-  write(payloads: Uint8Array[]): Promise<void> | void;
+  write(payloads: Uint8Array[]): Promise<unknown> | undefined;
   dropTables?(tableIds: number[]): Promise<void> | void;
   flush?(): Promise<void> | void;
 }

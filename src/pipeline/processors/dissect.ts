@@ -1,0 +1,166 @@
+/**
+ * `dissect`: splits a string on the literal text of a pattern such as `%{ip} - %{user} [%{ts}]`
+ * (reference §9.3.1). Patterns are parsed once; matching is a left-to-right scan with no
+ * backtracking: a key ends at the first occurrence of the next delimiter's first character.
+ */
+import { inputOf, type ProcessorFactory, type ProcessorOptions, RecordError } from '../processor.js';
+import { type PipelineRecord, typeNameOf } from '../value.js';
+
+interface Key {
+  /** Output name; '' for a capture that is thrown away (`%{}`, `%{?x}`, `%{*x}`, `%{&x}`). */
+  name: string;
+  append: boolean;
+  order: number;
+  /** `->`: skip repeats of the next delimiter's first character after the capture. */
+  padded: boolean;
+}
+
+/** A pattern as alternating parts; `delimiters[i]` follows `keys[i]` ('' only after the last). */
+export interface DissectPattern {
+  prefix: string;
+  keys: Key[];
+  delimiters: string[];
+  /** Names of appended keys, so that their pieces can be joined. */
+  appendNames: string[];
+}
+
+/** Parses a pattern; throws Error with the reason it is invalid. */
+export function parseDissectPattern(pattern: string): DissectPattern {
+  if (pattern === '') throw new Error('empty pattern');
+  const keys: Key[] = [];
+  const delimiters: string[] = [];
+  let prefix = '';
+  let i = 0;
+  while (i < pattern.length) {
+    const open = pattern.indexOf('%{', i);
+    const text = pattern.slice(i, open < 0 ? pattern.length : open);
+    if (keys.length === 0) prefix = text;
+    else delimiters[keys.length - 1] = text;
+    if (open < 0) break;
+    const close = pattern.indexOf('}', open + 2);
+    if (close < 0) throw new Error('unclosed %{');
+    if (keys.length > 0 && delimiters[keys.length - 1] === '') {
+      throw new Error('two keys without a delimiter between them');
+    }
+    keys.push(parseKey(pattern.slice(open + 2, close)));
+    delimiters.push('');
+    i = close + 1;
+  }
+  const appendNames = [...new Set(keys.filter((k) => k.append).map((k) => k.name))];
+  return { prefix, keys, delimiters, appendNames };
+}
+
+function parseKey(spec: string): Key {
+  let body = spec;
+  const padded = body.endsWith('->');
+  if (padded) body = body.slice(0, -2);
+  const modifier = body[0];
+  let append = false;
+  let order = 0;
+  let skip = body === '';
+  if (modifier === '+' || modifier === '?' || modifier === '*' || modifier === '&') {
+    body = body.slice(1);
+    if (body === '') throw new Error(`modifier ${modifier} without a name in %{${spec}}`);
+    append = modifier === '+';
+    skip = modifier !== '+';
+  } else if (padded && body === '') {
+    throw new Error(`modifier -> without a name in %{${spec}}`);
+  }
+  if (append) {
+    const slash = body.lastIndexOf('/');
+    if (slash >= 0) {
+      const n = body.slice(slash + 1);
+      if (!/^\d+$/.test(n)) throw new Error(`invalid append order in %{${spec}}`);
+      order = Number(n);
+      body = body.slice(0, slash);
+      if (body === '') throw new Error(`modifier + without a name in %{${spec}}`);
+    }
+  }
+  return { name: skip ? '' : body, append, order, padded };
+}
+
+/** Captures of one match by name (appended pieces kept apart), or undefined without a match. */
+function matchPattern(p: DissectPattern, s: string): Map<string, string | [number, string][]> | undefined {
+  if (!s.startsWith(p.prefix)) return undefined;
+  let pos = p.prefix.length;
+  const out = new Map<string, string | [number, string][]>();
+  for (let k = 0; k < p.keys.length; k++) {
+    const key = p.keys[k] as Key;
+    const delim = p.delimiters[k] as string;
+    let end: number;
+    let next: number;
+    if (delim === '') {
+      end = s.length;
+      next = s.length;
+    } else {
+      const first = delim[0] as string;
+      end = s.indexOf(first, pos);
+      if (end < 0) return undefined;
+      let at = end;
+      if (key.padded) {
+        // The delimiter starts at the last place in the run of padding where it still matches.
+        let last = end;
+        while (s[last + 1] === first) last++;
+        for (at = last; at > end && !s.startsWith(delim, at); at--);
+      }
+      if (!s.startsWith(delim, at)) return undefined;
+      next = at + delim.length;
+    }
+    const value = s.slice(pos, end);
+    if (key.name !== '') {
+      if (key.append || p.appendNames.includes(key.name)) {
+        const prev = out.get(key.name);
+        const pieces = Array.isArray(prev) ? prev : [];
+        pieces.push([key.order, value]);
+        out.set(key.name, pieces);
+      } else out.set(key.name, value);
+    }
+    pos = next;
+  }
+  return pos === s.length ? out : undefined;
+}
+
+export const dissect: ProcessorFactory = (options: ProcessorOptions) => {
+  const fields = options.requiredFields();
+  const sources = [...(options.strings('pattern') ?? []), ...(options.strings('patterns') ?? [])];
+  if (sources.length === 0) options.fail('missing option: pattern or patterns', 'pattern');
+  const patterns = sources.map((src) => {
+    try {
+      return parseDissectPattern(src);
+    } catch (err) {
+      const key = options.has('pattern') ? 'pattern' : 'patterns';
+      return options.fail(`invalid pattern ${JSON.stringify(src)}: ${(err as Error).message}`, key);
+    }
+  });
+  const separator = options.string('append_separator') ?? ' ';
+
+  return {
+    name: 'dissect',
+    exec(record: PipelineRecord) {
+      for (const field of fields) {
+        const v = inputOf('dissect', options, record, field);
+        if (v === undefined) continue;
+        if (typeof v !== 'string') {
+          throw new RecordError(`Processor dissect: expect string value, but got ${typeNameOf(v)}`);
+        }
+        let captures: Map<string, string | [number, string][]> | undefined;
+        for (const p of patterns) {
+          captures = matchPattern(p, v);
+          if (captures !== undefined) break;
+        }
+        if (captures === undefined) throw new RecordError('No matching pattern found');
+        for (const [name, c] of captures) {
+          // Array.prototype.sort is stable, so equal orders keep pattern order.
+          record[name] =
+            typeof c === 'string'
+              ? c
+              : c
+                  .sort((a, b) => a[0] - b[0])
+                  .map((x) => x[1])
+                  .join(separator);
+        }
+      }
+      return undefined;
+    },
+  };
+};

@@ -5,6 +5,7 @@
 
 import type { Logger } from 'pino';
 import { promqlLimitsOf } from '../query/promql/limits.js';
+import { executeSql } from '../query/sql/execute.js';
 import type { Config } from '../shared/config.js';
 import { initZstd } from '../shared/zstd.js';
 import { createUserProvider } from './auth/user-provider.js';
@@ -14,22 +15,26 @@ import { startHttpServer } from './http/server.js';
 import { WriteBytesLimiter } from './http/write-bytes-limiter.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
+import { PIPELINES_DB, PIPELINES_TABLE, PipelineStore } from './pipelines/store.js';
 import { adminRoutes } from './routes/admin.js';
 import { debugRoutes } from './routes/debug.js';
 import { debugProfRoutes } from './routes/debug-prof.js';
 import { hecRoutes } from './routes/hec.js';
 import { lineprotoRoutes } from './routes/lineproto.js';
+import { logIngestRoutes } from './routes/log-ingest.js';
 import { lokiRoutes } from './routes/loki.js';
 import { opentsdbRoutes } from './routes/opentsdb.js';
 import { otlpLogRoutes } from './routes/otlp-logs.js';
 import { otlpMetricsRoutes } from './routes/otlp-metrics.js';
 import { otlpTraceRoutes } from './routes/otlp-traces.js';
+import { pipelineRoutes } from './routes/pipelines.js';
 import { pqlRoutes } from './routes/pql.js';
 import { promApiRoutes } from './routes/prom-api.js';
 import { promRemoteRoutes } from './routes/prom-remote.js';
 import { sqlRoutes } from './routes/sql.js';
 import { sqlToolRoutes } from './routes/sql-tools.js';
 import { ShardCluster } from './shards.js';
+import { createSqlEnv } from './sql-env.js';
 import { TracingSwitch } from './tracing-switch.js';
 
 /** How long `stop` waits for in-flight requests before closing shards anyway. */
@@ -58,6 +63,16 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   );
   const trace = new TracingSwitch(config.tracing, cluster, log);
   const promqlLimits = promqlLimitsOf(config.query);
+  const sqlDeps = { catalog, cluster, ingest, queryMemoryLimitBytes: config.query.memoryLimitBytes, promqlLimits };
+  const pipelines = new PipelineStore({
+    ingest,
+    tableExists: () => catalog.getTable(PIPELINES_DB, PIPELINES_TABLE) !== undefined,
+    select: async (sql) => {
+      const session = { db: PIPELINES_DB, timezone: 'UTC', memoryLimitBytes: config.query.memoryLimitBytes };
+      const [result] = await executeSql(sql, session, createSqlEnv(sqlDeps, null));
+      return result?.kind === 'records' ? result.rows : [];
+    },
+  });
   const routes = [
     ...adminRoutes(config, metrics),
     ...debugRoutes(
@@ -99,6 +114,11 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...otlpMetricsRoutes({ catalog, ingest }, metrics),
     ...otlpTraceRoutes({ catalog, ingest }, metrics),
     ...otlpLogRoutes(ingest, metrics),
+    ...pipelineRoutes({
+      store: pipelines,
+      tableExists: (db, table) => catalog.getTable(db, table) !== undefined,
+    }),
+    ...logIngestRoutes({ store: pipelines, ingest }, metrics),
     ...promApiRoutes(
       {
         catalog,

@@ -96,7 +96,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ),
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics, config.ingest.lineMaxBytes),
-    ...lokiRoutes({ ingest, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
+    ...lokiRoutes({ ingest, pipelines, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
     ...hecRoutes(ingest, metrics, config.hec),
     ...opentsdbRoutes(
       {
@@ -113,7 +113,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ),
     ...otlpMetricsRoutes({ catalog, ingest }, metrics),
     ...otlpTraceRoutes({ catalog, ingest }, metrics),
-    ...otlpLogRoutes(ingest, metrics),
+    ...otlpLogRoutes(ingest, pipelines, metrics),
     ...pipelineRoutes({
       store: pipelines,
       tableExists: (db, table) => catalog.getTable(db, table) !== undefined,

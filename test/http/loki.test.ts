@@ -349,6 +349,56 @@ t.test('Loki push', async (t) => {
     );
   });
 
+  t.test('through a pipeline, in both encodings', async (t) => {
+    const yaml = [
+      'processors:',
+      '  - dissect:',
+      '      field: loki_line',
+      "      pattern: '%{level} %{msg}'",
+      'transform:',
+      '  - field: loki_label_job',
+      '    type: string',
+      '    tag: true',
+      '  - fields: [level, msg, loki_metadata_trace]',
+      '    type: string',
+      '  - field: greptime_timestamp',
+      '    type: time',
+      '    index: timestamp',
+    ].join('\n');
+    const created = await fetch(`${url}/v1/pipelines/loki_dissect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-yaml' },
+      body: yaml,
+    });
+    t.equal(created.status, 200, await created.clone().text());
+    const headers = { 'x-greptime-log-table-name': 'loki_piped', 'x-greptime-pipeline-name': 'loki_dissect' };
+    const proto = pushBytes([
+      {
+        labels: '{job="api"}',
+        entries: [{ seconds: 1700000000, nanos: 7, line: 'INFO started', metadata: { trace: 't1' } }],
+      },
+    ]);
+    t.equal((await postProtobuf(url, snappyOf(proto), headers)).status, 204);
+    const json = { streams: [{ stream: { job: 'web' }, values: [['1700000001000000009', 'WARN slow request']] }] };
+    t.equal((await postJson(url, json, headers)).status, 204);
+    t.same(
+      await exactRows(
+        url,
+        'SELECT loki_label_job, level, msg, loki_metadata_trace, greptime_timestamp FROM loki_piped ORDER BY greptime_timestamp',
+      ),
+      [
+        ['api', 'INFO', 'started', 't1', '1700000000000000007'],
+        ['web', 'WARN', 'slow request', null, '1700000001000000009'],
+      ],
+    );
+    const bad = await postJson(url, { streams: [{ stream: { job: 'x' }, values: [['1', 'nospace']] }] }, headers);
+    t.equal(bad.status, 400, 'a line the pattern does not match fails the push');
+    const unknown = await postJson(url, json, { ...headers, 'x-greptime-pipeline-name': 'nope' });
+    t.equal(unknown.status, 400);
+    t.match(errorText(unknown.text), /Pipeline not found, name: nope/);
+    t.same(await exactRows(url, 'SELECT count(*) FROM loki_piped'), [[2]], 'the refused pushes stored nothing');
+  });
+
   t.test('a push that conflicts with the existing table is refused with the native error body', async (t) => {
     t.equal(
       (await sql(url, 'CREATE TABLE typed_logs (greptime_timestamp TIMESTAMP(9) TIME INDEX, line BIGINT)')).status,

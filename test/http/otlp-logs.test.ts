@@ -298,16 +298,92 @@ t.test('OTLP logs', async (t) => {
     );
   });
 
-  t.test('a named pipeline is refused with 400 and stores nothing', async (t) => {
-    for (const header of ['x-greptime-pipeline-name', 'x-greptime-log-pipeline-name']) {
-      const res = await postLogs(url, logsRequest([record({ timeUnixNano: 1n })]), 'json', {
-        [header]: 'greptime_identity',
-        'x-greptime-log-table-name': 'logs_piped',
+  t.test('through a named pipeline, with the SDK exporter', async (t) => {
+    const yaml = [
+      'version: 2',
+      'processors:',
+      '  - select:',
+      '      fields: [Timestamp, SeverityText, Body, LogAttributes, ResourceAttributes, ScopeName]',
+      '  - json_path:',
+      '      field: ResourceAttributes, service',
+      '      json_path: "$[\'service.name\']"',
+      '      result_index: 0',
+      '  - epoch:',
+      '      field: Timestamp',
+      '      resolution: ns',
+      'transform:',
+      '  - field: service',
+      '    type: string',
+      '    tag: true',
+      '  - field: Timestamp',
+      '    type: epoch, ns',
+      '    index: timestamp',
+      '  - field: Body',
+      '    type: string',
+      '    index: fulltext',
+    ].join('\n');
+    const created = await fetch(`${url}/v1/pipelines/otel_app`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-yaml' },
+      body: yaml,
+    });
+    t.equal(created.status, 200, await created.clone().text());
+    const records = await makeSdkRecords();
+    for (const [header, table] of [
+      ['x-greptime-log-pipeline-name', 'logs_piped_a'],
+      ['x-greptime-pipeline-name', 'logs_piped_b'],
+    ] as const) {
+      const exporter = new ProtoLogExporter({
+        url: `${url}/v1/otlp/v1/logs`,
+        headers: { [header]: 'otel_app', 'x-greptime-log-table-name': table },
       });
-      t.equal(res.status, 400, header);
-      t.match(JSON.parse(res.body.toString()).message, /Pipeline 'greptime_identity' not found/);
+      const result = await exportWith(exporter, records);
+      t.equal(result.code, ExportResultCode.SUCCESS, result.error?.message ?? 'exported');
+      await exporter.shutdown();
+      t.same(
+        await query(
+          url,
+          `SELECT service, CAST(CAST("Timestamp" AS BIGINT) AS STRING), "SeverityText", "Body" FROM ${table} ORDER BY "Timestamp"`,
+        ),
+        [
+          ['billing', '1700000000123456789', 'INFO', 'payment accepted'],
+          ['billing', '1700000000500000001', 'ERROR', 'card declined'],
+          ['billing', '1700000001000000000', '', '{"attempt":2,"event":"retry","tags":["x","y"]}'],
+        ],
+        `${header}: the pipeline's columns`,
+      );
     }
+    const desc = await query(url, 'DESCRIBE TABLE logs_piped_a');
+    t.same(
+      desc.map((r) => `${r[0]} ${r[1]} ${r[5]}`),
+      [
+        'service String TAG',
+        'Timestamp TimestampNanosecond TIMESTAMP',
+        'Body String FIELD',
+        'LogAttributes Json FIELD',
+        'ResourceAttributes Json FIELD',
+        'ScopeName String FIELD',
+        'SeverityText String FIELD',
+      ],
+      'declared columns, then the rest of the record (v2)',
+    );
+  });
+
+  t.test('greptime_identity by header; an unknown pipeline is refused and stores nothing', async (t) => {
+    const ok = await postLogs(url, logsRequest([record({ timeUnixNano: 1n })]), 'json', {
+      'x-greptime-log-pipeline-name': 'greptime_identity',
+      'x-greptime-log-table-name': 'logs_identity',
+    });
+    t.equal(ok.status, 200, ok.body.toString());
+    const cols = (await query(url, 'DESCRIBE TABLE logs_identity')).map((r) => r[0]);
+    t.ok(cols.includes('Body') && cols.includes('greptime_timestamp'), cols.join(','));
+    const res = await postLogs(url, logsRequest([record({ timeUnixNano: 1n })]), 'json', {
+      'x-greptime-pipeline-name': 'no_such_pipeline',
+      'x-greptime-log-table-name': 'logs_piped_none',
+    });
+    t.equal(res.status, 400);
+    t.match(res.body.toString(), /Pipeline not found, name: no_such_pipeline/);
     const tables = await query(url, 'SHOW TABLES');
-    t.notOk(tables.some((r) => r[0] === 'logs_piped'));
+    t.notOk(tables.some((r) => r[0] === 'logs_piped_none'));
   });
 });

@@ -4,7 +4,6 @@
  * gives a record). Every record is run before anything is written: one that fails fails the
  * request (400, nothing written) unless `skip_error` drops it. Tables made here are append-only.
  */
-import type { RunResult } from '../../pipeline/output.js';
 import { DbError, httpStatusOf } from '../../shared/errors.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
@@ -12,9 +11,9 @@ import type { HttpResponse, Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
-import { invalidParameter, isTruthy, pipelineNamed, recordsOf, runPipeline, versionOf } from '../pipelines/request.js';
+import { ingestRecords } from '../pipelines/ingest-records.js';
+import { invalidParameter, isTruthy, recordsOf, versionOf } from '../pipelines/request.js';
 import type { PipelineStore } from '../pipelines/store.js';
-import { insertOf, insertOptionsOf } from '../pipelines/to-inserts.js';
 import { errorResponse } from '../respond/error.js';
 
 const PROTOCOL = 'pipeline';
@@ -22,25 +21,6 @@ const PROTOCOL = 'pipeline';
 export interface LogIngestDeps {
   store: PipelineStore;
   ingest: IngestPipeline;
-}
-
-/**
- * Writes each target table; returns the rows written per table. Tables that share their options
- * go in one call, which checks them all against the catalog before writing any.
- */
-async function writeTables(ingest: IngestPipeline, db: string, table: string, result: RunResult): Promise<number[]> {
-  const written: number[] = [];
-  const byOptions = new Map<string, RunResult['tables']>();
-  for (const out of result.tables) {
-    const key = JSON.stringify(out.options ?? {});
-    byOptions.set(key, [...(byOptions.get(key) ?? []), out]);
-  }
-  for (const tables of byOptions.values()) {
-    const inserts = tables.map((out) => insertOf(db, table, out));
-    await ingest.write(inserts, insertOptionsOf(tables[0] as RunResult['tables'][number]));
-    for (const insert of inserts) written.push(insert.rowCount);
-  }
-  return written;
 }
 
 export function logIngestRoutes(deps: LogIngestDeps, metrics: ServerMetrics): Route[] {
@@ -70,19 +50,20 @@ export function logIngestRoutes(deps: LogIngestDeps, metrics: ServerMetrics): Ro
           const ignoreErrors = isTruthy(ctx.query.get('ignore_errors'));
           const nested = params.get('max_nested_levels');
           const maxNestedLevels = nested !== null && /^\d+$/.test(nested) ? Number(nested) : undefined;
-          const pipeline = await pipelineNamed(store, name, versionOf(ctx.query.get('version')), {
-            maxNestedLevels,
-            customTimeIndex: ctx.query.get('custom_time_index') ?? undefined,
-            ignoreErrors,
-          });
+          const version = versionOf(ctx.query.get('version'));
           const contentType = ctx.headers.get('content-type');
           if (!contentType) throw invalidParameter('Content-Type is required');
           const records = recordsOf(ctx.body, contentType, ignoreErrors);
           await yieldToEventLoop();
-          const result = await runPipeline(store, pipeline, records, skipError);
-          await yieldToEventLoop();
-          writing = true;
-          const written = await writeTables(ingest, db, table, result);
+          const identity = {
+            maxNestedLevels,
+            customTimeIndex: ctx.query.get('custom_time_index') ?? undefined,
+            ignoreErrors,
+          };
+          const target = { db, table, pipeline: name, version, skipError, identity };
+          const written = await ingestRecords(store, ingest, target, records, () => {
+            writing = true;
+          });
           const rows = written.reduce((a, b) => a + b, 0);
           metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });

@@ -1,6 +1,7 @@
 /**
  * Loki push (reference ingest §4): `POST /v1/logpush/api/v1/push`, protobuf+snappy or JSON, into
- * the log table named by `x-greptime-log-table-name` (default `loki_logs`). Answers 204 on success,
+ * the log table named by `x-greptime-log-table-name` (default `loki_logs`), directly or through
+ * the pipeline `x-greptime-pipeline-name` names (ingest/loki/to-records.ts). Answers 204 on success,
  * as Loki does (GreptimeDB answers 200 with a body; Promtail and Alloy accept any 2xx).
  *
  * Errors: a malformed request is 400 `{"error": ...}` (415 for a content type or encoding we do not
@@ -18,8 +19,12 @@ import { decodePushJson } from '../ingest/loki/push-json.js';
 import { decodePushProtobuf } from '../ingest/loki/push-protobuf.js';
 import type { LokiStream } from '../ingest/loki/push-streams.js';
 import { DEFAULT_TABLE, lokiInsert } from '../ingest/loki/to-inserts.js';
+import { lokiRecords } from '../ingest/loki/to-records.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
+import { ingestRecords } from '../pipelines/ingest-records.js';
+import { versionOf } from '../pipelines/request.js';
+import type { PipelineStore } from '../pipelines/store.js';
 import { errorResponse } from '../respond/error.js';
 
 const PROTOCOL = 'loki';
@@ -32,6 +37,8 @@ const TABLE_NAME_CHARS_MAX = 255;
 
 export interface LokiDeps {
   ingest: IngestPipeline;
+  /** Stored pipelines, for pushes that name one. */
+  pipelines: PipelineStore;
   /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed protobuf. */
   bodyLimitBytes: number;
 }
@@ -94,13 +101,29 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
         let writing = false;
         try {
           if (ctx.user) checkPermission(ctx.user, 'write');
-          if (ctx.headers.has('x-greptime-pipeline-name')) {
-            throw new RequestRejected(400, 'Loki ingestion through a pipeline is not supported');
-          }
           const db = databaseOf(ctx, ['db']);
           const table = tableOf(ctx.headers.get('x-greptime-log-table-name'));
           const streams = decode(ctx, bodyLimitBytes);
           await yieldToEventLoop();
+          const pipeline = ctx.headers.get('x-greptime-pipeline-name')?.trim();
+          if (pipeline) {
+            const target = {
+              db,
+              table,
+              pipeline,
+              version: versionOf(ctx.headers.get('x-greptime-pipeline-version')),
+              skipError: false,
+            };
+            const written = await ingestRecords(deps.pipelines, ingest, target, lokiRecords(streams), () => {
+              writing = true;
+            });
+            metrics.ingestRows.inc(
+              { protocol: PROTOCOL },
+              written.reduce((a, b) => a + b, 0),
+            );
+            metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
+            return empty(204);
+          }
           const insert = lokiInsert(streams, db, table);
           writing = true;
           const rows = await ingest.write([insert], {

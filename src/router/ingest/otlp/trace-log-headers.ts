@@ -1,11 +1,11 @@
 /**
  * Request headers of the trace and log endpoints: the target table and the pipeline choice.
  *
- * Named pipelines (GreptimeDB's `x-greptime-pipeline-name`) do not exist here yet, so the only
- * choices are the built-in models: no header (or `greptime_trace_v1` for traces) selects the
- * built-in mapping; any other name is refused with 400 instead of being silently ignored, which
- * would store data in a shape the client did not ask for. GreptimeDB requires the header for
- * traces; we default it, so plain OpenTelemetry exporters work without extra configuration.
+ * Logs may name any stored pipeline (or greptime_identity); without a name the built-in OTLP log
+ * model is used. Traces take only the built-in `greptime_trace_v1` model: any other name is
+ * refused with 400 instead of being silently ignored, which would store data in a shape the
+ * client did not ask for. GreptimeDB requires the header for traces; we default it, so plain
+ * OpenTelemetry exporters work without extra configuration.
  */
 import { OtlpRequestError } from './request.js';
 import { TRACE_PIPELINE_V1 } from './traces-to-inserts.js';
@@ -23,14 +23,10 @@ export function checkTracePipeline(headers: ReadonlyMap<string, string>): void {
   );
 }
 
-/** Refuses a log request that names any pipeline: only the built-in OTLP log model is served. */
-export function checkLogPipeline(headers: ReadonlyMap<string, string>): void {
+/** The pipeline a log request names (`x-greptime-log-pipeline-name` first), or null for the built-in model. */
+export function logPipelineOf(headers: ReadonlyMap<string, string>): string | null {
   const name = (headers.get(LOG_PIPELINE_HEADER) || headers.get(PIPELINE_HEADER))?.trim() ?? '';
-  if (name === '') return;
-  throw new OtlpRequestError(
-    400,
-    `Pipeline '${name}' not found: named pipelines are not supported yet; omit ${PIPELINE_HEADER} to use the built-in OTLP log table`,
-  );
+  return name === '' ? null : name;
 }
 
 /** The table a request writes to: the header's value, or `fallback` when absent or blank. */

@@ -195,7 +195,7 @@ t.test('/v1/ingest', async (t) => {
 
   await t.test('a deleted pipeline leaves its table intact', async (t) => {
     const get = await fetch(`${url}/v1/pipelines/nginx`);
-    const version = (await get.json()).pipelines[0].version as string;
+    const version = ((await get.json()) as { pipelines: Array<{ version: string }> }).pipelines[0]?.version as string;
     const del = await fetch(`${url}/v1/pipelines/nginx?version=${encodeURIComponent(version)}`, { method: 'DELETE' });
     t.equal(del.status, 200);
     const res = await ingest(

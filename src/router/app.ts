@@ -97,7 +97,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics, config.ingest.lineMaxBytes),
     ...lokiRoutes({ ingest, pipelines, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),
-    ...hecRoutes(ingest, metrics, config.hec),
+    ...hecRoutes({ ingest, pipelines }, metrics, config.hec),
     ...opentsdbRoutes(
       {
         ingest,

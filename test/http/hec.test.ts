@@ -327,6 +327,49 @@ t.test('event collector', async (t) => {
     t.match(missingDb.json, { code: 6, text: /no_such_db/ });
   });
 
+  t.test('through a named pipeline (query or header); an unknown one is code 8', async (t) => {
+    const yaml = [
+      'processors:',
+      '  - dissect:',
+      '      field: event',
+      "      pattern: '%{user} %{action}'",
+      'transform:',
+      '  - fields: [host, user, action]',
+      '    type: string',
+      '  - field: greptime_timestamp',
+      '    type: time',
+      '    index: timestamp',
+    ].join('\n');
+    const created = await fetch(`${url}/v1/pipelines/hec_dissect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-yaml' },
+      body: yaml,
+    });
+    t.equal(created.status, 200, await created.clone().text());
+    const body = '{"event":"alice login","time":1700000000,"host":"web-1"}{"event":"bob logout","time":1700000001.5}';
+    const res = await post(url, '/event?table=hec_piped&pipeline_name=hec_dissect', body);
+    t.same(res.json, { text: 'Success', code: 0 });
+    const raw = await post(url, '/raw?table=hec_piped&host=web-2&time=1700000002', 'carol login', {
+      'x-greptime-pipeline-name': 'hec_dissect',
+    });
+    t.equal(raw.status, 200, raw.text);
+    const rows = await sql(
+      url,
+      'SELECT host, "user", action, greptime_timestamp FROM hec_piped ORDER BY greptime_timestamp',
+    );
+    t.same((rows.body as SqlBody).output?.[0]?.records?.rows, [
+      ['web-1', 'alice', 'login', 1700000000000000000],
+      [null, 'bob', 'logout', 1700000001500000000],
+      ['web-2', 'carol', 'login', 1700000002000000000],
+    ]);
+    const unknown = await post(url, '/event?table=hec_piped&pipeline_name=nope', '{"event":"x y"}');
+    t.equal(unknown.status, 500);
+    t.match(unknown.json, { code: 8, text: /pipeline error/ });
+    const bad = await post(url, '/event?table=hec_piped&pipeline_name=hec_dissect', '{"event":"nospace"}');
+    t.equal(bad.status, 400);
+    t.match(bad.json, { code: 6 });
+  });
+
   t.test('requests, rows and bytes are counted under protocol "hec"', async (t) => {
     const rows = await metricValue(url, 'shoaldb_ingest_rows_total', 'protocol="hec"');
     const bytes = await metricValue(url, 'shoaldb_ingest_bytes_total', 'protocol="hec"');

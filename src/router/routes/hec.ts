@@ -6,7 +6,8 @@
  * same shape from the HTTP server.
  *
  * Events are written to the table of their `index`, else `?index=`, else `?table=`, else
- * `splunk_logs`, as append-only log tables; the whole request is validated before anything is
+ * `splunk_logs`, as append-only log tables, directly or through the pipeline `?pipeline_name=`
+ * (or `x-greptime-pipeline-name`) names (ingest/hec/to-records.ts); the whole request is validated before anything is
  * written and made durable before the 200. With `[hec] ack_enabled`, a write needs a channel and
  * its 200 carries the `ackId` that `/ack` reports true (ingest/hec/ack-registry.ts).
  */
@@ -26,8 +27,12 @@ import { hecTimeToNs } from '../ingest/hec/hec-time.js';
 import { rawRows } from '../ingest/hec/raw-rows.js';
 import { HecCode, HecError, hecResponse, hecSuccess, NO_DATA } from '../ingest/hec/status.js';
 import { isTableName, tableOfIndex } from '../ingest/hec/table-name.js';
+import { hecRecordsByTable } from '../ingest/hec/to-records.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
+import { ingestRecords } from '../pipelines/ingest-records.js';
+import { IDENTITY_PIPELINE, versionOf } from '../pipelines/request.js';
+import type { PipelineStore } from '../pipelines/store.js';
 
 const PROTOCOL = 'hec';
 const BASE = '/v1/eventcollector/services/collector';
@@ -61,7 +66,7 @@ function ackKeyOf(ctx: RequestContext, channel: string): string {
 }
 
 /**
- * Checks what every write request shares: permission, encoding, channel, no pipeline. Returns the
+ * Checks what every write request shares: permission, encoding, channel. Returns the
  * acknowledgement key when acknowledgement is on (a channel is then required), else null.
  */
 function checkRequest(ctx: RequestContext, ackEnabled: boolean): string | null {
@@ -72,9 +77,6 @@ function checkRequest(ctx: RequestContext, ackEnabled: boolean): string | null {
   }
   // Without acknowledgement a channel is optional, but one that is sent must still be a GUID.
   const channel = ackEnabled ? requireChannel(ctx.headers, ctx.query) : channelOf(ctx.headers, ctx.query);
-  if (ctx.query.has('pipeline_name') || ctx.headers.has('x-greptime-pipeline-name')) {
-    throw new HecError(400, HecCode.InvalidDataFormat, 'Ingestion through a pipeline is not supported');
-  }
   return ackEnabled && channel !== null ? ackKeyOf(ctx, channel) : null;
 }
 
@@ -122,7 +124,40 @@ function hecErrorResponse(err: unknown): HttpResponse | null {
   return null;
 }
 
-export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics, config: HecConfig): Route[] {
+/** The events of each table through the named pipeline; returns the rows written. */
+async function writeThroughPipeline(
+  deps: HecDeps,
+  rows: HecRow[],
+  db: string,
+  pipeline: string,
+  versionText: string | null,
+): Promise<number> {
+  let version: bigint | undefined;
+  try {
+    version = versionOf(versionText);
+  } catch {
+    throw new HecError(400, HecCode.InvalidDataFormat, 'invalid pipeline version');
+  }
+  // GreptimeDB answers a pipeline it cannot resolve with code 8 (500), not as bad data.
+  if (pipeline !== IDENTITY_PIPELINE && !(await deps.pipelines.get(pipeline, version))) {
+    throw new HecError(500, HecCode.InternalError, `pipeline error: pipeline not found: ${pipeline}`);
+  }
+  let written = 0;
+  for (const [table, records] of hecRecordsByTable(rows)) {
+    const target = { db, table, pipeline, version, skipError: false };
+    for (const n of await ingestRecords(deps.pipelines, deps.ingest, target, records)) written += n;
+  }
+  return written;
+}
+
+export interface HecDeps {
+  ingest: IngestPipeline;
+  /** Stored pipelines, for requests that name one. */
+  pipelines: PipelineStore;
+}
+
+export function hecRoutes(deps: HecDeps, metrics: ServerMetrics, config: HecConfig): Route[] {
+  const { ingest } = deps;
   const acks = config.ackEnabled
     ? new AckRegistry({
         maxChannels: config.ackMaxChannels,
@@ -142,11 +177,14 @@ export function hecRoutes(ingest: IngestPipeline, metrics: ServerMetrics, config
         // Room for the id is claimed before writing, so that "busy" never follows a write.
         if (acks !== null && ackKey !== null) ticket = acks.reserve(ackKey);
         await yieldToEventLoop();
-        const written = await ingest.write(hecInserts(rows, db), {
-          autoCreateTable: true,
-          autoAddColumns: true,
-          createMergeMode: 'append',
-        });
+        const pipeline = ctx.headers.get('x-greptime-pipeline-name') ?? ctx.query.get('pipeline_name');
+        const written = pipeline
+          ? await writeThroughPipeline(deps, rows, db, pipeline, ctx.query.get('version'))
+          : await ingest.write(hecInserts(rows, db), {
+              autoCreateTable: true,
+              autoAddColumns: true,
+              createMergeMode: 'append',
+            });
         metrics.ingestRows.inc({ protocol: PROTOCOL }, written);
         metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
         // The rows are durable now. A request already answered (timed out, client gone) never

@@ -66,6 +66,15 @@ export class Pipeline {
     this.hasDispatcher = parts.dispatcher !== undefined || parts.suffix !== undefined;
   }
 
+  /** The stored pipelines its dispatcher rules name (greptime_identity and unnamed rules left out). */
+  ruleNames(): string[] {
+    const names = new Set<string>();
+    for (const rule of this.dispatcher?.rules ?? []) {
+      if (rule.pipeline !== undefined && rule.pipeline !== 'greptime_identity') names.add(rule.pipeline);
+    }
+    return [...names];
+  }
+
   /** The columns a transform section fixes (for CREATE TABLE), or null when they follow the data. */
   declaredColumns(): OutputColumn[] | null {
     return this.rows.declared === null ? null : this.rows.declared.map((c) => ({ ...c }));

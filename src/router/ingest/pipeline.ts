@@ -10,7 +10,7 @@
  */
 
 import type { TableRows } from '../../shared/codec/write-batch.js';
-import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
+import { DbError, ErrorCode, type ErrorCodeValue, InvalidArgument } from '../../shared/errors.js';
 import type { DecodeBody, DecodeRequest } from '../../shared/ingest/decode.js';
 import { type PlannedInsert, planInsert, TYPE_CODES } from '../../shared/ingest/plan.js';
 import type { SchemaSnapshotData } from '../../shared/ingest/schema-snapshot.js';
@@ -68,6 +68,15 @@ export class IngestPipeline {
    * still at the generation they were planned against.
    */
   async writeDecoded(request: DecodeBody): Promise<number> {
+    return (await this.writeDecodedTables(request)).rows;
+  }
+
+  /**
+   * `writeDecoded`, also giving the rows written per table (in the decoder's insert order).
+   * `onTables` is called once decoding has succeeded, before any table is made or written (the
+   * routes answer errors after it in the table-write stage's shape).
+   */
+  async writeDecodedTables(request: DecodeBody, onTables?: () => void): Promise<{ rows: number; tableRows: number[] }> {
     // Shards still to write (null: all), and whether a shard refused a key named by id.
     let pending: Set<number> | null = null;
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
@@ -88,18 +97,22 @@ export class IngestPipeline {
         continue;
       }
       if (reply.kind === 'schema') {
+        onTables?.();
         // As in write(): every insert is checked before any table or column is made.
-        const plans = reply.inserts.map((insert) => planInsert(this.catalog, insert, request.options));
-        for (const p of plans) await this.applySchemaChanges(p, request.options);
+        const optionsOf = (i: number): InsertOptions => reply.options?.[i] ?? request.options;
+        const plans = reply.inserts.map((insert, i) => planInsert(this.catalog, insert, optionsOf(i)));
+        for (let i = 0; i < plans.length; i++) await this.applySchemaChanges(plans[i] as PlannedInsert, optionsOf(i));
         continue;
       }
       if (reply.kind === 'refused') throw new HttpStatusError(reply.status, reply.message);
+      onTables?.();
+      if (reply.kind === 'rejected') throw new DbError(reply.code as ErrorCodeValue, reply.message);
       await this.catalog.durable();
       if (reply.generation !== this.catalog.generation) continue;
       const only = pending;
       const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
       const refused = await this.writePayloads(payloads);
-      if (refused.size === 0) return reply.rows;
+      if (refused.size === 0) return { rows: reply.rows, tableRows: reply.tableRows };
       // Those shards wrote nothing of it (see src/shard/key-refs.ts); the others are done.
       pending = refused;
     }

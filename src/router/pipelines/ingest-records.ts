@@ -5,11 +5,11 @@
  * which checks them all before writing any.
  */
 import type { RunResult } from '../../pipeline/output.js';
+import { insertOf, insertOptionsOf } from '../../pipeline/to-inserts.js';
 import type { PipelineRecord } from '../../pipeline/value.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import { type IdentityParams, pipelineNamed, runPipeline } from './request.js';
 import type { PipelineStore } from './store.js';
-import { insertOf, insertOptionsOf } from './to-inserts.js';
 
 export interface PipelineTarget {
   db: string;

@@ -9,7 +9,8 @@ import { PipelineError, RecordError } from '../../pipeline/processor.js';
 import { InvalidRecords, parseRecords } from '../../pipeline/records.js';
 import type { PipelineRecord } from '../../pipeline/value.js';
 import { InvalidArgument } from '../../shared/errors.js';
-import type { PipelineStore } from './store.js';
+import type { PipelineSpec } from '../../shared/ingest/pipeline-decode.js';
+import type { PipelineStore, StoredPipeline } from './store.js';
 import { parseVersion } from './version.js';
 
 export const IDENTITY_PIPELINE = 'greptime_identity';
@@ -60,6 +61,42 @@ export async function pipelineNamed(
     );
   }
   return stored.pipeline;
+}
+
+/** Dispatcher rules that name pipelines naming further ones: followed this deep at most. */
+const RULE_DEPTH_MAX = 8;
+
+/**
+ * The pipeline a request names, as a decoder thread needs it (src/shared/ingest/pipeline-decode.ts):
+ * the built-in's parameters, or the stored text with the texts of every stored pipeline its
+ * dispatcher rules name. 400 when the name is reserved or nothing is stored under it.
+ */
+export async function pipelineSpecOf(
+  store: PipelineStore,
+  name: string,
+  version: bigint | undefined,
+  identity: IdentityParams,
+): Promise<PipelineSpec> {
+  if (name === IDENTITY_PIPELINE) {
+    await pipelineNamed(store, name, version, identity); // checks the parameters
+    return { kind: 'identity', params: identity };
+  }
+  const main = await pipelineNamed(store, name, version, identity);
+  const stored = await compiled(() => store.get(name, version));
+  const rules: Record<string, string> = {};
+  let names = main.ruleNames();
+  for (let depth = 0; depth < RULE_DEPTH_MAX && names.length > 0; depth++) {
+    const next: string[] = [];
+    for (const rule of names) {
+      if (rules[rule] !== undefined) continue;
+      const found = await compiled(() => store.get(rule));
+      if (!found) continue; // its records fail with "Pipeline not found" when they reach it
+      rules[rule] = found.text;
+      next.push(...found.pipeline.ruleNames());
+    }
+    names = next;
+  }
+  return { kind: 'stored', text: (stored as StoredPipeline).text, rules };
 }
 
 /** Runs a store call that may compile a stored pipeline, failing as a 400 if it cannot. */

@@ -4,10 +4,12 @@
  * shard worker). The answer is either the payloads, ready for the router to queue, or what the
  * router must do first: send a newer schema, or create the tables and columns the request needs.
  */
+import { DbError } from '../errors.js';
 import type { InsertOptions, TableInsert } from '../insert.js';
 import { type Precision, parseLineProtocolSliced } from './lineproto/parser.js';
 import { toTableInserts } from './lineproto/to-inserts.js';
 import { decodePut } from './opentsdb/decode-put.js';
+import { decodePipelineBody, type PipelineBody } from './pipeline-decode.js';
 import { needsNoChange, planInsert } from './plan.js';
 import { decodeRemoteWrite } from './prom-remote/decode-write.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
@@ -32,6 +34,8 @@ export type DecodeRequest = {
   | { protocol: 'prom-remote'; bodyLimitBytes: number }
   /** The all-or-nothing put (no `summary` or `details`). */
   | { protocol: 'opentsdb' }
+  /** An `/v1/ingest` body and its pipeline (pipeline-decode.ts). */
+  | ({ protocol: 'pipeline' } & Omit<PipelineBody, 'body' | 'db'>)
 );
 
 /** A request as the route gives it: the pipeline adds the generation and shard count. */
@@ -45,34 +49,64 @@ export type DecodeReply =
    * Ready to write: one payload per shard (null for none), planned at `generation`; `rows` is
    * what the protocol counts as written.
    */
-  | { kind: 'payloads'; payloads: Array<Uint8Array | null>; rows: number; generation: number }
+  | {
+      kind: 'payloads';
+      payloads: Array<Uint8Array | null>;
+      rows: number;
+      generation: number;
+      /** Rows per table written, in insert order (pipelines answer per table). */
+      tableRows: number[];
+    }
   /** Refused with an HTTP status of the protocol's own (not a GreptimeDB error). */
   | { kind: 'refused'; status: number; message: string }
+  /** The catalog refuses the decoded rows (code and message of the DbError). */
+  | { kind: 'rejected'; code: number; message: string }
   /** The decoder's schema is not at the request's generation: send it. */
   | { kind: 'stale' }
-  /** Tables or columns must be created first; `inserts` carry the columns, not the rows. */
-  | { kind: 'schema'; inserts: TableInsert[] };
+  /**
+   * Tables or columns must be created first; `inserts` carry the columns, not the rows, and
+   * `options` (when present) each insert's own create options instead of the request's.
+   */
+  | { kind: 'schema'; inserts: TableInsert[]; options?: InsertOptions[] | undefined };
 
 /** Decodes `request.body` against `schema` (null: none received yet). */
 export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapshot | null): Promise<DecodeReply> {
   if (schema === null || schema.generation !== request.schemaGeneration) return { kind: 'stale' };
   const decoded = await decodeBody(request, schema);
   if ('refused' in decoded) return { kind: 'refused', ...decoded.refused };
-  const inserts = decoded.inserts.filter((i) => i.rowCount > 0);
-  const plans = inserts.map((insert) => planInsert(schema, insert, request.options));
-  if (!plans.every(needsNoChange)) return { kind: 'schema', inserts: inserts.map(columnsOnly) };
+  const kept = decoded.inserts.map((insert, i) => ({ insert, options: decoded.options?.[i] ?? request.options }));
+  const nonEmpty = kept.filter((k) => k.insert.rowCount > 0);
+  const inserts = nonEmpty.map((k) => k.insert);
+  let plans: ReturnType<typeof planInsert>[];
+  try {
+    plans = nonEmpty.map((k) => planInsert(schema, k.insert, k.options));
+  } catch (err) {
+    // The catalog refuses the rows (type conflict, missing table or database): an error of the
+    // write, not of decoding, and routes tell the two apart.
+    if (err instanceof DbError) return { kind: 'rejected', code: err.code, message: err.message };
+    throw err;
+  }
+  if (!plans.every(needsNoChange)) {
+    return {
+      kind: 'schema',
+      inserts: inserts.map(columnsOnly),
+      options: decoded.options ? nonEmpty.map((k) => k.options) : undefined,
+    };
+  }
   return {
     kind: 'payloads',
     payloads: encodeShardPayloads(shardPartsOf(inserts, schema, request.shardCount, request.keysInFull !== true)),
     rows: decoded.rows,
     generation: schema.generation,
+    tableRows: decoded.inserts.map((i) => i.rowCount),
   };
 }
 
-async function decodeBody(
-  request: DecodeRequest,
-  schema: SchemaSnapshot,
-): Promise<{ inserts: TableInsert[]; rows: number } | { refused: { status: number; message: string } }> {
+type Decoded =
+  | { inserts: TableInsert[]; rows: number; options?: InsertOptions[] | undefined }
+  | { refused: { status: number; message: string } };
+
+async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promise<Decoded> {
   switch (request.protocol) {
     case 'lineproto': {
       const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
@@ -84,6 +118,8 @@ async function decodeBody(
       return decodeRemoteWrite(request.body, request.db, request.bodyLimitBytes, schema, request.shardCount);
     case 'opentsdb':
       return decodePut(request.body, request.db, schema, request.shardCount);
+    case 'pipeline':
+      return decodePipelineBody(request);
   }
 }
 

@@ -7,7 +7,7 @@ import type { PipelineRecord, PipelineValue } from '../../../pipeline/value.js';
 import { anyValueToText, hexOf } from './attributes.js';
 import type { AnyValue, ExportLogsServiceRequest, KeyValue } from './schema.js';
 
-function valueOf(value: AnyValue | null | undefined): PipelineValue {
+function pipelineValueOf(value: AnyValue | null | undefined): PipelineValue {
   if (!value) return null;
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
@@ -16,7 +16,7 @@ function valueOf(value: AnyValue | null | undefined): PipelineValue {
     return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
   }
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue) return value.arrayValue.values.map(valueOf);
+  if (value.arrayValue) return value.arrayValue.values.map(pipelineValueOf);
   if (value.kvlistValue) return objectOf(value.kvlistValue.values);
   if (value.bytesValue !== undefined) return hexOf(value.bytesValue);
   return null;
@@ -25,7 +25,7 @@ function valueOf(value: AnyValue | null | undefined): PipelineValue {
 /** A key/value list as an object; the last of repeated keys wins. */
 function objectOf(attributes: readonly KeyValue[]): PipelineRecord {
   const out: PipelineRecord = {};
-  for (const kv of attributes) out[kv.key] = valueOf(kv.value);
+  for (const kv of attributes) out[kv.key] = pipelineValueOf(kv.value);
   return out;
 }
 

@@ -1,17 +1,21 @@
 /**
  * A JSONPath subset for the `json_path` processor: `$` (the root), `.key` and `['key']` /
  * `["key"]` (with unions `['a','b']`), `[n]` (negative counts from the end; unions `[0,2]`),
- * `[*]` and `.*`, `..` (descendants, followed by any selector), and slices `[start:end:step]`.
- * Filters (`[?(...)]`) and scripts are not supported and fail to compile. A query yields the
- * list of matching values in document order; no match gives an empty list.
+ * `[*]` and `.*`, `..` (descendants, followed by any selector), slices `[start:end:step]` and
+ * filters `[?(...)]` (json-path-filter.ts). `.[...]` is read as `[...]`, as jsonpath-rust does
+ * (GreptimeDB's own tests write `$.[1]`). Scripts `[(...)]` are not supported and fail to
+ * compile. A query yields the list of matching values in document order; no match gives an
+ * empty list.
  */
+import { type Filter, type FilterSource, parseFilter } from './json-path-filter.js';
 import { isRecord, type PipelineValue } from './value.js';
 
 type Selector =
   | { type: 'names'; names: string[] }
   | { type: 'indexes'; indexes: number[] }
   | { type: 'wildcard' }
-  | { type: 'slice'; start: number | undefined; end: number | undefined; step: number };
+  | { type: 'slice'; start: number | undefined; end: number | undefined; step: number }
+  | { type: 'filter'; test: Filter };
 
 interface Step {
   descendant: boolean;
@@ -30,20 +34,25 @@ export class JsonPathQuery {
 
   /** Matching values in document order. */
   find(root: PipelineValue): PipelineValue[] {
-    let nodes: PipelineValue[] = [root];
-    for (const step of this.steps) {
-      const next: PipelineValue[] = [];
-      for (const node of nodes) {
-        if (step.descendant) {
-          for (const d of descendantsAndSelf(node)) select(d, step.selector, next);
-        } else {
-          select(node, step.selector, next);
-        }
-      }
-      nodes = next;
-    }
-    return nodes;
+    return run(this.steps, root, root);
   }
+}
+
+/** The matches of `steps` from `start`; `root` is what `$` means inside filters. */
+function run(steps: Step[], start: PipelineValue, root: PipelineValue): PipelineValue[] {
+  let nodes: PipelineValue[] = [start];
+  for (const step of steps) {
+    const next: PipelineValue[] = [];
+    for (const node of nodes) {
+      if (step.descendant) {
+        for (const d of descendantsAndSelf(node)) select(d, step.selector, next, root);
+      } else {
+        select(node, step.selector, next, root);
+      }
+    }
+    nodes = next;
+  }
+  return nodes;
 }
 
 function* descendantsAndSelf(node: PipelineValue): Generator<PipelineValue> {
@@ -57,8 +66,11 @@ function childrenOf(node: PipelineValue): PipelineValue[] {
   return [];
 }
 
-function select(node: PipelineValue, sel: Selector, out: PipelineValue[]): void {
+function select(node: PipelineValue, sel: Selector, out: PipelineValue[], root: PipelineValue): void {
   switch (sel.type) {
+    case 'filter':
+      for (const child of childrenOf(node)) if (sel.test(child, root)) out.push(child);
+      return;
     case 'wildcard':
       out.push(...childrenOf(node));
       return;
@@ -95,11 +107,12 @@ function select(node: PipelineValue, sel: Selector, out: PipelineValue[]): void 
   }
 }
 
-const NAME_CHAR = /[^.[\]\s]/;
+// A key ends where a step or, inside a filter, an operator or `)` starts.
+const NAME_CHAR = /[^.[\]\s()=!<>&|]/;
 
-class PathParser {
-  private pos = 0;
-  private readonly src: string;
+class PathParser implements FilterSource {
+  pos = 0;
+  readonly src: string;
 
   constructor(src: string) {
     this.src = src.trim();
@@ -109,22 +122,38 @@ class PathParser {
     const s = this.src;
     if (!s.startsWith('$')) throw this.error('a JSONPath must start with $');
     this.pos = 1;
+    const steps = this.steps();
+    if (this.pos < s.length) throw this.error(`unexpected ${JSON.stringify(s[this.pos])}`);
+    return steps;
+  }
+
+  /** Steps while the next character starts one (a filter's path stops at an operator). */
+  private steps(): Step[] {
+    const s = this.src;
     const steps: Step[] = [];
     while (this.pos < s.length) {
       if (s.startsWith('..', this.pos)) {
         this.pos += 2;
         if (s[this.pos] === '[') steps.push({ descendant: true, selector: this.bracket() });
         else steps.push({ descendant: true, selector: this.dotted() });
+      } else if (s.startsWith('.[', this.pos)) {
+        this.pos++;
+        steps.push({ descendant: false, selector: this.bracket() });
       } else if (s[this.pos] === '.') {
         this.pos++;
         steps.push({ descendant: false, selector: this.dotted() });
       } else if (s[this.pos] === '[') {
         steps.push({ descendant: false, selector: this.bracket() });
       } else {
-        throw this.error(`unexpected ${JSON.stringify(s[this.pos])}`);
+        break;
       }
     }
     return steps;
+  }
+
+  relativePath(): (node: PipelineValue) => PipelineValue[] {
+    const steps = this.steps();
+    return (node) => run(steps, node, node);
   }
 
   private dotted(): Selector {
@@ -150,8 +179,13 @@ class PathParser {
       const names = [this.quoted()];
       while (this.eat(',')) names.push(this.quoted());
       sel = { type: 'names', names };
-    } else if (c === '?' || c === '(') {
-      throw this.error('filter and script expressions are not supported');
+    } else if (c === '?') {
+      this.pos++;
+      if (!this.eat('(')) throw this.error('expected "(" after "?"');
+      sel = { type: 'filter', test: parseFilter(this) };
+      if (!this.eat(')')) throw this.error('expected ")" to close the filter');
+    } else if (c === '(') {
+      throw this.error('script expressions are not supported');
     } else {
       sel = this.indexesOrSlice();
     }
@@ -220,7 +254,7 @@ class PathParser {
     while (this.src[this.pos] === ' ') this.pos++;
   }
 
-  private error(msg: string): JsonPathError {
+  error(msg: string): JsonPathError {
     return new JsonPathError(`invalid JSONPath ${JSON.stringify(this.src)} at ${this.pos}: ${msg}`);
   }
 }

@@ -114,6 +114,28 @@ const cases: Case[] = [
     expected: [{ a: 1 }, { x: 0, b: 2 }],
   },
   {
+    name: 'one-to-many through map_values with a closure reading outer variables',
+    source:
+      'events = del(.events)\nid = del(.id)\nmap_values(array!(events)) -> |e| {\n  {"id": id, "type": e.type}\n}',
+    input: { id: 'r1', events: [{ type: 'click' }, { type: 'scroll' }] },
+    expected: [
+      { id: 'r1', type: 'click' },
+      { id: 'r1', type: 'scroll' },
+    ],
+  },
+  {
+    name: 'for_each sees and assigns outer variables',
+    source: 'n = 0\nfor_each(.) -> |_k, v| { n = n + v }\n.n = n\n.',
+    input: { a: 1, b: 2 },
+    expected: { a: 1, b: 2, n: 3 },
+  },
+  {
+    name: 'filter and map_keys',
+    source: '. = filter(.) -> |k, v| { v != null }\nmap_keys(.) -> |k| { upcase(k) }',
+    input: { a: 1, b: null, c: 'x' },
+    expected: { A: 1, C: 'x' },
+  },
+  {
     name: 'one-to-many through the root',
     source: 'items = .items\n. = items\n.',
     input: { items: [{ i: 1 }, { i: 2 }] },
@@ -226,7 +248,7 @@ const cases: Case[] = [
     name: 'array with a scalar',
     source: '[., 1]',
     input: {},
-    error: /must return an object or an array of objects, got array/,
+    error: 'Processor vrl: array element at index 1 must be an object, got integer',
   },
   {
     name: 'regex cannot be returned',
@@ -282,9 +304,15 @@ const compileErrors: { name: string; source: string | undefined; error: string |
     error: /Processor vrl: unsupported VRL function: parse_grok/,
   },
   {
-    name: 'closures',
-    source: 'for_each(.) -> |k, v| { .x = k }\n.',
-    error: /unsupported VRL (function: for_each|construct: closure)/,
+    name: 'a closure on a function that takes none',
+    source: '.x = upcase(.a) -> |v| { v }\n.',
+    error: /unsupported VRL construct: closure/,
+  },
+  { name: 'an iteration without its closure', source: '.x = map_values(.a)\n.', error: /map_values needs a closure/ },
+  {
+    name: 'a closure with the wrong parameter count',
+    source: 'for_each(.) -> |v| { v }\n.',
+    error: /the closure of for_each takes 2 parameter\(s\), got 1/,
   },
   { name: 'abort', source: 'abort\n.', error: /Processor vrl: unsupported VRL construct: abort/ },
   {

@@ -35,7 +35,14 @@ export const vrl: ProcessorFactory = (options) => {
         }
         return undefined;
       }
-      if (Array.isArray(result) && result.every(isObject)) {
+      if (Array.isArray(result)) {
+        // One row per element, so each must be an object (GreptimeDB's ArrayElementMustBeObject).
+        const bad = result.findIndex((r) => !isObject(r));
+        if (bad >= 0) {
+          throw new RecordError(
+            `Processor vrl: array element at index ${bad} must be an object, got ${kindOf(result[bad])}`,
+          );
+        }
         // Elements may share structure (`[., .]`); later steps change records in place.
         return result.map((r) => deepClone(r as PipelineRecord));
       }

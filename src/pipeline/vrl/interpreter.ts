@@ -132,10 +132,37 @@ function evaluate(e: Expr, scope: Scope): VrlValue {
         throw err;
       }
     }
+    case 'iterate':
+      return iterate(e, scope);
     case 'exists':
       return lookup(e.target, scope) !== undefined;
     case 'del':
       return remove(e.target, scope);
+  }
+}
+
+/** Runs an iteration function; its closure's parameters shadow variables of the same name. */
+function iterate(e: Extract<Expr, { k: 'iterate' }>, scope: Scope): VrlValue {
+  const args = e.args.map((a) => (a === undefined ? undefined : evaluate(a, scope)));
+  const call = (values: VrlValue[]): VrlValue => {
+    const saved = e.params.map((p) => scope.vars.get(p));
+    for (const [i, p] of e.params.entries()) scope.vars.set(p, deepClone(values[i] ?? null));
+    try {
+      return block(e.body, scope);
+    } finally {
+      e.params.forEach((p, i) => {
+        const old = saved[i];
+        if (old === undefined) scope.vars.delete(p);
+        else scope.vars.set(p, old);
+      });
+    }
+  };
+  try {
+    return e.def.run(args, call);
+  } catch (err) {
+    if (err instanceof VrlRuntimeError && !err.message.startsWith('function call error'))
+      throw new VrlRuntimeError(`function call error for "${e.name}": ${err.message}`);
+    throw err;
   }
 }
 

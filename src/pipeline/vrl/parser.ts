@@ -6,6 +6,7 @@
  */
 import { RE2JS, RE2JSException } from 're2js';
 import { FUNCTIONS, type FunctionDef } from './functions.js';
+import { ITERATION, type IterationDef } from './iteration.js';
 import { lineCol, type Segment, type Token, tokenize } from './lexer.js';
 import { VrlCompileError, VrlRegex, VrlRuntimeError, type VrlValue } from './values.js';
 
@@ -23,7 +24,8 @@ export type Expr =
   | { k: 'if'; cond: Expr; then: Expr[]; else: Expr[] | undefined }
   | { k: 'call'; name: string; def: FunctionDef; args: (Expr | undefined)[] }
   | { k: 'del' | 'exists'; target: Target }
-  | { k: 'block'; body: Expr[] };
+  | { k: 'block'; body: Expr[] }
+  | { k: 'iterate'; name: string; def: IterationDef; args: (Expr | undefined)[]; params: string[]; body: Expr[] };
 
 const LEVELS: string[][] = [['??'], ['||'], ['&&'], ['==', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%']];
 
@@ -192,7 +194,8 @@ class Parser {
         if (t.v === '[') return this.array();
         if (t.v === '{') return this.isObjectLiteral() ? this.object() : this.block();
         if (t.v === '%') this.fail('unsupported VRL construct: metadata path');
-        if (t.v === '|' || t.v === '->') this.fail('unsupported VRL construct: closure');
+        if (t.v === '|' || t.v === '->')
+          this.fail('unsupported VRL construct: closure outside for_each, map_values, map_keys or filter');
         return this.fail(`unexpected ${describe(t)}`);
       default:
         return this.fail(`unexpected ${describe(t)}`);
@@ -288,20 +291,12 @@ class Parser {
     }
     this.skipNl();
     this.expectOp(')');
+    if (Object.hasOwn(ITERATION, t.name)) return this.iteration(t, positional, named);
     if (this.isOp('->')) this.fail('unsupported VRL construct: closure');
     if (t.name === 'del' || t.name === 'exists') return this.pathCall(t, positional, named);
     const def = FUNCTIONS[t.name];
     if (def === undefined || !Object.hasOwn(FUNCTIONS, t.name)) this.fail(`unsupported VRL function: ${t.name}`, t);
-    if (positional.length > def.params.length) this.fail(`too many arguments for ${t.name}`, t);
-    const args = def.params.map((param, i) => {
-      const e = i < positional.length ? positional[i] : named.get(param.name);
-      if (i < positional.length && named.has(param.name)) this.fail(`argument ${param.name} given twice`, t);
-      named.delete(param.name);
-      if (e === undefined && param.required) this.fail(`missing argument ${param.name} for ${t.name}`, t);
-      return e;
-    });
-    const unknown = [...named.keys()][0];
-    if (unknown !== undefined) this.fail(`unknown argument ${unknown} for ${t.name}`, t);
+    const args = this.bind(t, def.params, positional, named);
     if (def.check !== undefined) {
       try {
         def.check(args.map((a) => (a?.k === 'lit' ? a.v : undefined)));
@@ -311,6 +306,50 @@ class Parser {
       }
     }
     return { k: 'call', name: t.name, def, args };
+  }
+
+  /** `for_each(...) -> |k, v| { ... }` and the other functions that take a closure. */
+  private iteration(t: Token & { t: 'call' }, positional: Expr[], named: Map<string, Expr>): Expr {
+    const def = ITERATION[t.name] as IterationDef;
+    const args = this.bind(t, def.params, positional, named);
+    if (!this.isOp('->')) this.fail(`${t.name} needs a closure: ${t.name}(...) -> |...| { ... }`, t);
+    this.i++;
+    this.expectOp('|');
+    const params: string[] = [];
+    while (!this.isOp('|')) {
+      const p = this.tok;
+      if (p.t !== 'var' || p.segs.length > 0) this.fail(`expected a closure parameter, found ${describe(p)}`);
+      params.push(p.name);
+      this.i++;
+      if (!this.isOp(',')) break;
+      this.i++;
+    }
+    this.expectOp('|');
+    if (params.length !== def.closureParams) {
+      this.fail(`the closure of ${t.name} takes ${def.closureParams} parameter(s), got ${params.length}`, t);
+    }
+    for (const p of params) this.defined.add(p);
+    return { k: 'iterate', name: t.name, def, args, params, body: this.block().body };
+  }
+
+  /** Positional and named arguments → the parameter list, checked for names and counts. */
+  private bind(
+    t: Token & { t: 'call' },
+    params: { name: string; required: boolean }[],
+    positional: Expr[],
+    named: Map<string, Expr>,
+  ): (Expr | undefined)[] {
+    if (positional.length > params.length) this.fail(`too many arguments for ${t.name}`, t);
+    const args = params.map((param, i) => {
+      const e = i < positional.length ? positional[i] : named.get(param.name);
+      if (i < positional.length && named.has(param.name)) this.fail(`argument ${param.name} given twice`, t);
+      named.delete(param.name);
+      if (e === undefined && param.required) this.fail(`missing argument ${param.name} for ${t.name}`, t);
+      return e;
+    });
+    const unknown = [...named.keys()][0];
+    if (unknown !== undefined) this.fail(`unknown argument ${unknown} for ${t.name}`, t);
+    return args;
   }
 
   private pathCall(t: Token & { t: 'call' }, positional: Expr[], named: Map<string, Expr>): Expr {

@@ -22,6 +22,7 @@ import { debugProfRoutes } from './routes/debug-prof.js';
 import { hecRoutes } from './routes/hec.js';
 import { lineprotoRoutes } from './routes/lineproto.js';
 import { logIngestRoutes } from './routes/log-ingest.js';
+import { logsQueryRoutes } from './routes/logs-query.js';
 import { lokiRoutes } from './routes/loki.js';
 import { opentsdbRoutes } from './routes/opentsdb.js';
 import { otlpLogRoutes } from './routes/otlp-logs.js';
@@ -94,6 +95,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       },
       metrics,
     ),
+    ...logsQueryRoutes({ ...sqlDeps, queryRangeMaxRows: config.query.rangeMaxRows }, metrics),
     ...sqlToolRoutes(),
     ...lineprotoRoutes(ingest, metrics, config.ingest.lineMaxBytes),
     ...lokiRoutes({ ingest, pipelines, bodyLimitBytes: config.http.bodyLimitBytes }, metrics),

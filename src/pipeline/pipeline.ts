@@ -37,6 +37,14 @@ export interface PipelineParts {
   identity?: (() => Pipeline) | undefined;
 }
 
+/** One processor's effect on a record in a trace: its output (JSON text), a drop, or its error. */
+export interface ProcessorStep {
+  processor: string;
+  outputJson?: string;
+  dropped?: boolean;
+  error?: string;
+}
+
 interface Batch {
   records: PipelineRecord[];
   indexes: number[];
@@ -132,6 +140,35 @@ export class Pipeline {
     }
     if (routed.size > 0) failures.sort((a, b) => a.index - b.index);
     return { tables: out, failures };
+  }
+
+  /**
+   * Each processor's output for one record, in order, as JSON text (the dry run's `?trace=true`,
+   * to see where a pattern stops matching). Stops at the first processor that fails, drops the
+   * record or returns several; `record` is changed in place like in `run`.
+   */
+  traceProcessors(record: PipelineRecord): ProcessorStep[] {
+    const steps: ProcessorStep[] = [];
+    for (const p of this.processors) {
+      let result: ReturnType<Processor['exec']>;
+      try {
+        result = p.exec(record);
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err;
+        steps.push({ processor: p.name, error: err.message });
+        break;
+      }
+      if (result === DROP) {
+        steps.push({ processor: p.name, dropped: true });
+        break;
+      }
+      if (result !== undefined) {
+        steps.push({ processor: p.name, outputJson: `[${result.map((r) => toJsonText(r)).join(',')}]` });
+        break;
+      }
+      steps.push({ processor: p.name, outputJson: toJsonText(record) });
+    }
+    return steps;
   }
 
   /** Runs one record; returns the dispatcher rule it goes to, or undefined when its rows were added. */

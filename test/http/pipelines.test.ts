@@ -261,6 +261,33 @@ t.test('pipeline management', async (t) => {
       'application/json',
     );
     t.equal(tooMany.status, 400, 'more than 10 records');
+    const traced = await post(
+      url(),
+      '/v1/pipelines/_dryrun?trace=true',
+      JSON.stringify({
+        pipeline:
+          'processors:\n  - dissect:\n      field: line\n      pattern: "%{a} %{b}"\n  - letter:\n      field: a\n      method: upper\ntransform:\n  - fields: [a, b]\n    type: string\n',
+        data: JSON.stringify([{ line: 'x y' }, { line: 'nospace' }]),
+      }),
+      'application/json',
+    );
+    t.equal(traced.status, 200, `a trace does not fail on a bad record: ${traced.text}`);
+    const tr = JSON.parse(traced.text);
+    t.same(
+      tr.trace[0].steps,
+      [
+        { processor: 'dissect', output: { a: 'x', b: 'y', line: 'x y' } },
+        { processor: 'letter', output: { a: 'X', b: 'y', line: 'x y' } },
+      ],
+      'each processor output of a record that goes through',
+    );
+    t.equal(tr.trace[1].steps.length, 1, 'the trace stops where the record fails');
+    t.match(tr.trace[1].steps[0], { processor: 'dissect', error: /No matching pattern/ });
+    t.same(
+      tr.failures.map((f: { record: number }) => f.record),
+      [1],
+    );
+    t.equal(tr.results[0].rows.length, 1, 'rows of the records that made it');
     const tables = rowsOf((await sql(url(), "SHOW TABLES LIKE 'dry_run%'")).body);
     t.same(tables, [], 'the dry run wrote nothing');
   });

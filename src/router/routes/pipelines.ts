@@ -5,7 +5,7 @@
  */
 import uWS from 'uWebSockets.js';
 import { compilePipeline } from '../../pipeline/compile.js';
-import type { Pipeline } from '../../pipeline/pipeline.js';
+import type { Pipeline, ProcessorStep } from '../../pipeline/pipeline.js';
 import { PipelineError } from '../../pipeline/processor.js';
 import { InvalidArgument } from '../../shared/errors.js';
 import { checkPermission } from '../auth/credentials.js';
@@ -15,6 +15,13 @@ import { dryRunJson } from '../pipelines/dry-run.js';
 import { invalidParameter, isTruthy, pipelineNamed, recordsOf, runPipeline, versionOf } from '../pipelines/request.js';
 import type { PipelineStore } from '../pipelines/store.js';
 import { formatVersion } from '../pipelines/version.js';
+
+function stepJson(step: ProcessorStep): string {
+  const head = `{"processor":${JSON.stringify(step.processor)}`;
+  if (step.error !== undefined) return `${head},"error":${JSON.stringify(step.error)}}`;
+  if (step.dropped) return `${head},"dropped":true}`;
+  return `${head},"output":${step.outputJson ?? 'null'}}`;
+}
 
 /** Records a dry run takes at most. */
 const DRY_RUN_RECORDS_MAX = 10;
@@ -133,8 +140,22 @@ export function pipelineRoutes(deps: PipelineRoutesDeps): Route[] {
         const request = dryRunRequest(ctx, store);
         const records = recordsOf(request.body, request.contentType, request.ignoreErrors);
         if (records.length === 0 || records.length > DRY_RUN_RECORDS_MAX) throw invalidParameter('data is required');
-        const result = await runPipeline(store, await request.pipeline(), records, false);
-        return { status: 200, headers: { 'content-type': 'application/json' }, body: dryRunJson(result) };
+        const pipeline = await request.pipeline();
+        if (!isTruthy(ctx.query.get('trace'))) {
+          const result = await runPipeline(store, pipeline, records, false);
+          return { status: 200, headers: { 'content-type': 'application/json' }, body: dryRunJson(result) };
+        }
+        // Beyond GreptimeDB: every processor's output per record, and the rows of the records
+        // that make it through (a failing record does not fail the request here).
+        const traces = records.map((r) => pipeline.traceProcessors(structuredClone(r)));
+        const result = await runPipeline(store, pipeline, records, true);
+        const failures = result.failures.map((f) => ({ record: f.index, error: f.message }));
+        const trace = traces.map((steps, record) => `{"record":${record},"steps":[${steps.map(stepJson).join(',')}]}`);
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: `{"results":${dryRunJson(result)},"failures":${JSON.stringify(failures)},"trace":[${trace.join(',')}]}`,
+        };
       },
     },
     {

@@ -32,6 +32,12 @@ export interface IdentityOptions {
   customTimeIndex?: string;
   /** A missing or bad custom time index value becomes "now" instead of failing the record. */
   ignoreErrors?: boolean;
+  /**
+   * Every column but these (and the time index) is a tag, and these are Float64 when numeric:
+   * remote write through the identity pipeline, where labels are the series and only the value
+   * is a field (reference ingest §2.4).
+   */
+  tagsExcept?: readonly string[];
 }
 
 type CustomTime = { field: string; unit: TimeUnit; format: StrftimeFormat | undefined };
@@ -43,6 +49,7 @@ export function identityPipeline(options: IdentityOptions = {}): Pipeline {
     options.maxNestedLevels ?? DEFAULT_MAX_NESTED_LEVELS,
     custom,
     options.ignoreErrors ?? false,
+    options.tagsExcept === undefined ? undefined : new Set(options.tagsExcept),
   );
   const pipeline: Pipeline = new Pipeline({
     version: 1,
@@ -97,6 +104,7 @@ class IdentityRows implements RowMaker {
     private readonly maxLevels: number,
     private readonly custom: CustomTime | undefined,
     private readonly ignoreErrors: boolean,
+    private readonly fieldsOnly: ReadonlySet<string> | undefined,
   ) {
     this.timeColumn = {
       name: custom?.field ?? GREPTIME_TIMESTAMP,
@@ -120,9 +128,14 @@ class IdentityRows implements RowMaker {
     const cells: Cell[] = [time];
     for (const key of Object.keys(flat).sort(compareCodePoints)) {
       if (key === timeName) continue;
-      const inferred = inferCell(flat[key] ?? null);
+      let inferred = inferCell(flat[key] ?? null);
       if (inferred === null) continue;
-      columns.push(fieldColumn(key, inferred[0]));
+      // Sample values are doubles, however integral one looks (JS numbers do not say).
+      if (this.fieldsOnly?.has(key) && (inferred[0] === 'Int64' || inferred[0] === 'UInt64')) {
+        inferred = ['Float64', Number(inferred[1])];
+      }
+      const column = fieldColumn(key, inferred[0]);
+      columns.push(this.fieldsOnly === undefined || this.fieldsOnly.has(key) ? column : { ...column, semantic: 'TAG' });
       cells.push(inferred[1]);
     }
     return { columns, cells };

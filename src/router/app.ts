@@ -110,7 +110,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       metrics,
     ),
     ...promRemoteRoutes(
-      { catalog, cluster, ingest, bodyLimitBytes: config.http.bodyLimitBytes, promqlLimits },
+      { catalog, cluster, ingest, pipelines, bodyLimitBytes: config.http.bodyLimitBytes, promqlLimits },
       metrics,
     ),
     ...otlpMetricsRoutes({ catalog, ingest }, metrics),

@@ -36,6 +36,7 @@ export interface IdentityParams {
   maxNestedLevels?: number | undefined;
   customTimeIndex?: string | undefined;
   ignoreErrors?: boolean | undefined;
+  tagsExcept?: readonly string[] | undefined;
 }
 
 /** The pipeline named `name` at `version`: a built-in, or a stored one (400 when there is none). */

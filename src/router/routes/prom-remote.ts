@@ -13,14 +13,18 @@ import { decompressRemoteBody } from '../../shared/ingest/prom-remote/decode-wri
 import { snappyCompress } from '../../shared/ingest/prom-remote/snappy-block.js';
 import { checkPermission } from '../auth/credentials.js';
 import type { Catalog } from '../catalog.js';
-import { empty, type HttpResponse, type Route, text } from '../http/context.js';
+import { empty, type HttpResponse, type RequestContext, type Route, text } from '../http/context.js';
 import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import { ResponseType, STREAMED_CONTENT_TYPE } from '../ingest/prom-remote/proto-schema.js';
 import { encodeChunkedReadResponse, encodeReadResponse } from '../ingest/prom-remote/read-encode.js';
 import { decodeReadRequest, negotiateResponseType } from '../ingest/prom-remote/read-request.js';
+import { remoteWriteRecords } from '../ingest/prom-remote/to-records.js';
 import type { ServerMetrics } from '../metrics.js';
+import { ingestRecords } from '../pipelines/ingest-records.js';
+import { versionOf } from '../pipelines/request.js';
+import type { PipelineStore } from '../pipelines/store.js';
 import { type ShardQuery, ShardSampleSource } from '../promql-source.js';
 
 /** The protocol name of remote write in metrics and for the write timeout's 504. */
@@ -30,6 +34,8 @@ export interface PromRemoteDeps {
   catalog: Catalog;
   cluster: ShardQuery & { readonly count: number };
   ingest: IngestPipeline;
+  /** Stored pipelines, for writes that name one. */
+  pipelines: PipelineStore;
   /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed body. */
   bodyLimitBytes: number;
   /** `[query]` limits: remote read selects under `query.max_samples` and `query.max_series`. */
@@ -61,6 +67,28 @@ function decompress(body: Buffer, bodyLimitBytes: number): Buffer {
   return raw.bytes;
 }
 
+/**
+ * Remote write through a pipeline (reference ingest §2.4): the samples of each metric as records
+ * into that metric's table. Through greptime_identity every label is a tag and the time index is
+ * `greptime_timestamp` in milliseconds, as in GreptimeDB's Prometheus channel.
+ */
+async function writeThroughPipeline(
+  deps: PromRemoteDeps,
+  db: string,
+  pipeline: string,
+  ctx: RequestContext,
+  raw: Uint8Array,
+): Promise<number> {
+  const version = versionOf(ctx.headers.get('x-greptime-pipeline-version'));
+  const identity = { customTimeIndex: 'greptime_timestamp;epoch;ms', tagsExcept: ['greptime_value'] };
+  let rows = 0;
+  for (const [table, records] of remoteWriteRecords(raw)) {
+    const target = { db, table, pipeline, version, skipError: false, identity };
+    for (const n of await ingestRecords(deps.pipelines, deps.ingest, target, records)) rows += n;
+  }
+  return rows;
+}
+
 export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): Route[] {
   const { catalog, cluster, ingest, bodyLimitBytes } = deps;
   return [
@@ -79,6 +107,13 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
           checkContentEncoding(ctx.headers.get('content-encoding'));
           const db = databaseOf(ctx, ['db']);
           if (ctx.body.length === 0) return empty(204);
+          const pipeline = ctx.headers.get('x-greptime-pipeline-name')?.trim();
+          if (pipeline) {
+            const rows = await writeThroughPipeline(deps, db, pipeline, ctx, decompress(ctx.body, bodyLimitBytes));
+            metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, rows);
+            metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });
+            return empty(204);
+          }
           // Decompressing and decoding are most of the cost: a shard does them (IngestPipeline.writeDecoded).
           const sampleRows = await ingest.writeDecoded({
             protocol: 'prom-remote',

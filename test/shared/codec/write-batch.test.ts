@@ -1,3 +1,4 @@
+import { Packr } from 'msgpackr';
 import t from 'tap';
 import { decodeWriteBatch, encodeWriteBatch, seriesFormOf } from '../../../src/shared/codec/write-batch.js';
 
@@ -57,4 +58,52 @@ t.test('a write batch survives encode and decode exactly', async (t) => {
   t.same([...(table.fields[0]!.vector.valid as Uint8Array)], [1, 0, 1]);
   t.same(table.fields[2]!.vector.values, ['a', null, 'ü']);
   t.equal(table.mergeMode, 'last_non_null');
+});
+
+t.test('string columns travel joined and come back exactly; the older array form still decodes', async (t) => {
+  const values = ['', null, 'a', 'ü日本', '😀x', '', 'a,b\u0000c', null, 'x'.repeat(1000)];
+  const batch = (v: Array<string | null>) => ({
+    tables: [
+      {
+        tableId: 1,
+        mergeMode: 'append' as const,
+        rowCount: v.length,
+        timestamps: BigInt64Array.from(v.map((_, i) => BigInt(i))),
+        ...seriesFormOf([], v.length),
+        fields: [{ id: 2, vector: { kind: 'str' as const, values: v } }],
+      },
+    ],
+  });
+  const back = decodeWriteBatch(encodeWriteBatch(batch(values))).tables[0]?.fields[0]?.vector.values;
+  t.same(back, values, 'nulls, empty strings, non-ASCII and long values');
+  const older = new Packr({ useRecords: true }).pack({
+    t: [
+      {
+        i: 1,
+        m: 'append',
+        n: 2,
+        ts: new Uint8Array(16),
+        g: [],
+        st: [[]],
+        rs: new Uint8Array(8),
+        f: [[2, { k: 'str', s: ['p', null] }]],
+      },
+    ],
+  });
+  t.same(decodeWriteBatch(older).tables[0]?.fields[0]?.vector.values, ['p', null], 'an older WAL record');
+  const corrupt = new Packr({ useRecords: true }).pack({
+    t: [
+      {
+        i: 1,
+        m: 'append',
+        n: 2,
+        ts: new Uint8Array(16),
+        g: [],
+        st: [[]],
+        rs: new Uint8Array(8),
+        f: [[2, { k: 'str', j: 'abc', l: new Uint8Array(Int32Array.from([1, 5]).buffer) }]],
+      },
+    ],
+  });
+  t.throws(() => decodeWriteBatch(corrupt), /shorter than its lengths/, 'lengths past the joined text are refused');
 });

@@ -139,7 +139,9 @@ export function jsonBodies(bytes: number, perBody: number): { bodies: Buffer[]; 
           http: {
             method: METHODS[Math.floor(rand() * METHODS.length)],
             status: STATUSES[Math.floor(rand() * STATUSES.length)],
-            latency_ms: Math.round(rand() * 200_000) / 100,
+            // Always a fraction (odd / 200): a whole number would make greptime_identity infer
+            // Int64 for a Float64 column and reject the whole body.
+            latency_ms: (2 * Math.floor(rand() * 100_000) + 1) / 200,
           },
           user: { id: Math.floor(rand() * 1e6), region: ['eu', 'us', 'ap'][Math.floor(rand() * 3)] },
           trace_id: Math.floor(rand() * 2 ** 52)

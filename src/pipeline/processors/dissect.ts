@@ -120,6 +120,40 @@ function matchPattern(p: DissectPattern, s: string): Map<string, string | [numbe
   return pos === s.length ? out : undefined;
 }
 
+/**
+ * `matchPattern` for patterns without appended keys, into `values` (one slot per key): no map per
+ * record. Most patterns are like this, and dissect runs once per log line.
+ */
+function matchSimple(p: DissectPattern, s: string, values: string[]): boolean {
+  if (!s.startsWith(p.prefix)) return false;
+  let pos = p.prefix.length;
+  for (let k = 0; k < p.keys.length; k++) {
+    const key = p.keys[k] as Key;
+    const delim = p.delimiters[k] as string;
+    let end: number;
+    let next: number;
+    if (delim === '') {
+      end = s.length;
+      next = s.length;
+    } else {
+      const first = delim[0] as string;
+      end = s.indexOf(first, pos);
+      if (end < 0) return false;
+      let at = end;
+      if (key.padded) {
+        let last = end;
+        while (s[last + 1] === first) last++;
+        for (at = last; at > end && !s.startsWith(delim, at); at--);
+      }
+      if (delim.length > 1 && !s.startsWith(delim, at)) return false;
+      next = at + delim.length;
+    }
+    values[k] = s.slice(pos, end);
+    pos = next;
+  }
+  return pos === s.length;
+}
+
 export const dissect: ProcessorFactory = (options: ProcessorOptions) => {
   const fields = options.requiredFields();
   const sources = [...(options.strings('pattern') ?? []), ...(options.strings('patterns') ?? [])];
@@ -133,6 +167,8 @@ export const dissect: ProcessorFactory = (options: ProcessorOptions) => {
     }
   });
   const separator = options.string('append_separator') ?? ' ';
+  const simple = patterns.every((p) => p.appendNames.length === 0);
+  const scratch = patterns.map((p) => new Array<string>(p.keys.length));
 
   return {
     name: 'dissect',
@@ -142,6 +178,21 @@ export const dissect: ProcessorFactory = (options: ProcessorOptions) => {
         if (v === undefined) continue;
         if (typeof v !== 'string') {
           throw new RecordError(`Processor dissect: expect string value, but got ${typeNameOf(v)}`);
+        }
+        if (simple) {
+          let matched = false;
+          for (let i = 0; i < patterns.length && !matched; i++) {
+            const p = patterns[i] as DissectPattern;
+            const values = scratch[i] as string[];
+            if (!matchSimple(p, v, values)) continue;
+            matched = true;
+            for (let k = 0; k < p.keys.length; k++) {
+              const name = (p.keys[k] as Key).name;
+              if (name !== '') record[name] = values[k] as string;
+            }
+          }
+          if (!matched) throw new RecordError('No matching pattern found');
+          continue;
         }
         let captures: Map<string, string | [number, string][]> | undefined;
         for (const p of patterns) {

@@ -52,6 +52,7 @@ export function insertOf(db: string, table: string, out: OutputTable): TableInse
     semantic: column.semantic,
     type: column.type,
     vector: vectorOf(column, out.rows, c),
+    ...(column.index ? { index: column.index } : {}),
   }));
   return { db, table: `${table}${out.tableSuffix}`, rowCount: out.rows.length, columns };
 }

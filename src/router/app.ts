@@ -13,6 +13,7 @@ import { Catalog } from './catalog.js';
 import { QueryGate } from './http/query-gate.js';
 import { startHttpServer } from './http/server.js';
 import { WriteBytesLimiter } from './http/write-bytes-limiter.js';
+import { syncColumnIndexes } from './index-sync.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { PIPELINES_DB, PIPELINES_TABLE, PipelineStore } from './pipelines/store.js';
@@ -56,6 +57,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     () => log.info({ shards: cluster.count }, 'all shards recovered'),
     (err) => log.error({ err: String(err) }, 'shard recovery failed'),
   );
+  syncColumnIndexes(catalog, cluster, recovered, log);
   const ingest = new IngestPipeline(catalog, cluster);
   const metrics = new ServerMetrics(
     () => cluster.stats(),

@@ -41,6 +41,11 @@ export class Catalog {
   generation = 0;
   /** Serialises persistence so two concurrent changes never interleave their file writes. */
   private writeChain: Promise<void> = Promise.resolve();
+  /**
+   * Awaited after each change is on disk, before the change resolves (the router tells shards
+   * about column indexes this way). It must not throw.
+   */
+  onChange: (() => Promise<void>) | null = null;
 
   private constructor(
     dir: string,
@@ -272,7 +277,7 @@ export class Catalog {
       tables: [...this.tables.values()],
     };
     const text = JSON.stringify(doc);
-    const next = this.writeChain.then(() => writeFileAtomic(this.file, text));
+    const next = this.writeChain.then(() => writeFileAtomic(this.file, text)).then(() => this.onChange?.());
     // A failed write must not poison the chain for later changes; the caller sees the failure.
     this.writeChain = next.catch(() => undefined);
     return next;

@@ -243,6 +243,18 @@ export class ServerMetrics {
       'counter',
       (s) => s.keyRefsRefused,
     );
+    mirror(
+      'shoaldb_index_blocks_skipped_total',
+      'Segment blocks scans skipped because a column index showed they cannot match',
+      'counter',
+      (s) => s.indexBlocksSkipped,
+    );
+    mirror(
+      'shoaldb_index_sections_corrupt_total',
+      'Segment index sections that failed their checksum (scans read every block instead)',
+      'counter',
+      (s) => s.indexSectionsCorrupt,
+    );
     mirror('shoaldb_memtable_bytes', 'Estimated memtable size', 'gauge', (s) => s.memtableBytes);
     mirror('shoaldb_memtable_rows', 'Rows held in memtables', 'gauge', (s) => s.memtableRows);
     mirror('shoaldb_shard_key_refs', 'Series keys a shard knows by id (ingest.key_refs)', 'gauge', (s) => s.keyRefs);

@@ -419,6 +419,8 @@ function emptyStats(shardId: number): ShardStats {
     flushes: 0,
     compactions: 0,
     keyRefsRefused: 0,
+    indexBlocksSkipped: 0,
+    indexSectionsCorrupt: 0,
     memtableBytes: 0,
     memtableRows: 0,
     keyRefs: 0,

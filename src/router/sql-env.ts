@@ -68,6 +68,7 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
             semantic: c.semantic,
             nullable: c.nullable,
             defaultSql: c.defaultSql,
+            ...(c.index ? { index: c.index } : {}),
           })),
           timeIndex: table.timeIndex,
           primaryKey: table.primaryKey,

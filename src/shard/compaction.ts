@@ -69,6 +69,7 @@ async function compactSegments(state: ShardState, tableId: number): Promise<void
       mode: state.mergeModeOf(tableId),
       blockRows: state.config.segment.blockRows,
       tombstones: 'drop',
+      indexes: state.indexSpecs.get(tableId),
       checkpoint: () => state.checkpoint(),
     });
     if (state.dropped.has(tableId)) {

@@ -46,6 +46,7 @@ async function buildTables(state: ShardState, m: Memtable, built: BuiltSegment[]
       mode: table.mergeMode,
       blockRows: state.config.segment.blockRows,
       tombstones: 'keep',
+      indexes: state.indexSpecs.get(tableId),
       checkpoint: () => state.checkpoint(),
     });
     if (summary) built.push({ tableId, id, abs, rel, ...summary });

@@ -3,7 +3,7 @@
  * series and deduplicated, in (series key, time) order, in chunks of at most SCAN_CHUNK_ROWS.
  *
  *   sources (oldest first) → walkSeries (key order) → seriesFilter → collectParts (time range,
- *   block pruning) → mergeSeries (merge mode) → RowBuffer → ScanChunk
+ *   block pruning, index pruning by blockFilters) → mergeSeries (merge mode) → RowBuffer → ScanChunk
  *
  * The snapshot of sources is taken when iteration starts; segments are pinned until it ends (or
  * the caller stops early), so a compaction finishing meanwhile cannot close their files.
@@ -13,6 +13,7 @@ import { StorageUnavailable } from '../shared/errors.js';
 import type { ScanChunk, ScanColumn, ScanRequest } from '../shared/scan.js';
 import { parseSeriesKey, type SeriesTags, tagMapOf } from '../shared/series-key.js';
 import type { Vector } from '../shared/types.js';
+import { blocksMayMatch, collectGroupPruned } from './index-pruning.js';
 import { MemtableSource } from './memtable/memtable-source.js';
 import { ABSENT, type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './merge/part.js';
 import { type DetachedRows, RowBuffer } from './merge/row-buffer.js';
@@ -120,10 +121,24 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     specs.push({ id: DELETE_MARK_COLUMN_ID, kind: 'bool' });
   }
   for (const f of files) f.pin();
+  const segmentSources = files.map((f) => new SegmentSource(f, specs));
   try {
-    const sources: SeriesSource[] = files.map((f) => new SegmentSource(f, specs));
+    const sources: SeriesSource[] = segmentSources.slice();
+    let pruning = false;
+    if (request.blockFilters && request.blockFilters.length > 0) {
+      const filters = request.blockFilters;
+      const onCorrupt = (message: string): void => {
+        state.counters.indexSectionsCorrupt++;
+        state.log.warn(`${message}; scans read every block of this segment`);
+      };
+      for (const source of segmentSources) {
+        source.mayMatch = blocksMayMatch(source.file, filters, onCorrupt);
+        if (source.mayMatch !== null) pruning = true;
+      }
+    }
     for (const table of tables) sources.push(new MemtableSource(table, specs));
     const mode = state.mergeModeOf(tableId);
+    const appendMode = mode === 'append';
     let lastKey = '';
     let lastTags: SeriesTags = { ids: [], values: [] };
     const tagsOf = (key: string): SeriesTags => {
@@ -142,9 +157,13 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     for (const group of walkSeries(sources)) {
       parts.length = 0;
       if (!filter || filter(tagMapOf(tagsOf(group.key)))) {
-        for (let j = 0; j < group.count; j++) {
-          const source = sources[group.sources[j] as number] as SeriesSource;
-          source.collectParts(group.indexes[j] as number, lo, hi, parts);
+        if (pruning) {
+          collectGroupPruned(group, sources, lo, hi, appendMode, parts);
+        } else {
+          for (let j = 0; j < group.count; j++) {
+            const source = sources[group.sources[j] as number] as SeriesSource;
+            source.collectParts(group.indexes[j] as number, lo, hi, parts);
+          }
         }
       }
       if (parts.length === 0) {
@@ -157,6 +176,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     }
     if (buf.length > 0) yield toChunk(buf.detach(), plans, specs, tagsOf);
   } finally {
+    for (const source of segmentSources) state.counters.indexBlocksSkipped += source.blocksSkipped;
     for (const f of files) f.unpin();
   }
 }

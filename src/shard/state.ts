@@ -15,6 +15,7 @@ import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { MergeMode } from '../shared/codec/write-batch.js';
+import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DurationHistogram } from '../shared/duration-histogram.js';
 import type { ShardStats } from '../shared/messages.js';
@@ -56,7 +57,11 @@ export class ShardState {
     flushes: 0,
     compactions: 0,
     keyRefsRefused: 0,
+    indexBlocksSkipped: 0,
+    indexSectionsCorrupt: 0,
   };
+  /** Indexed columns per table, as the router last sent them (op `indexes`); not persisted. */
+  indexSpecs = new Map<number, SegmentIndexSpec[]>();
   readonly timings = {
     walFsync: new DurationHistogram(),
     flush: new DurationHistogram(),

@@ -9,9 +9,11 @@
  *   flush runs at a time; background jobs yield to the event loop between blocks.
  * - Scans run between awaits and see a consistent snapshot (see scan.ts).
  */
+
 import assert from 'node:assert';
 import type { Logger } from 'pino';
 import { encodeKeyDefinitions, type WriteBatch } from '../shared/codec/write-batch.js';
+import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DbError, StorageUnavailable } from '../shared/errors.js';
 import type { ShardStats } from '../shared/messages.js';
@@ -179,6 +181,11 @@ export class ShardStore implements ScanSource {
   }
 
   /** The storage's figures; the worker adds its decoders' (`seriesCached`). */
+  /** Replaces the indexed columns of every table; later flushes and compactions build them. */
+  setIndexes(tables: ReadonlyArray<{ tableId: number; columns: SegmentIndexSpec[] }>): void {
+    this.state.indexSpecs = new Map(tables.map((t) => [t.tableId, t.columns]));
+  }
+
   stats(): Omit<ShardStats, 'seriesCached'> {
     const s = this.state;
     let memtableRows = s.active.rows;

@@ -77,6 +77,9 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
       case 'drop':
         await requireStore().dropTables(task.tableIds);
         return { ok: true, value: null };
+      case 'indexes':
+        requireStore().setIndexes(task.tables);
+        return { ok: true, value: null };
       case 'stats':
         return {
           ok: true,

@@ -6,7 +6,7 @@
 
 import type { MergeMode } from './codec/write-batch.js';
 import type { EncodedKey } from './series-key-blob.js';
-import type { DataType, SemanticType, Vector } from './types.js';
+import type { ColumnIndex, DataType, SemanticType, Vector } from './types.js';
 
 export interface InsertColumn {
   name: string;
@@ -14,6 +14,8 @@ export interface InsertColumn {
   type: DataType;
   /** rowCount values; NULLs per Vector rules. TAG columns are `str` vectors. */
   vector: Vector;
+  /** The index a column created or added by this insert gets (pipelines' `index:`). */
+  index?: ColumnIndex | undefined;
 }
 
 /** Rows for one table, column by column. Exactly one column has semantic TIMESTAMP. */

@@ -4,6 +4,7 @@
  * (`WireError`) because structured clone drops Error subclasses and their `code`.
  */
 
+import type { SegmentIndexSpec } from './column-index.js';
 import type { ShardConfig } from './config.js';
 import type { HistogramSnapshot } from './duration-histogram.js';
 import type { WireError } from './errors.js';
@@ -44,6 +45,11 @@ export type ShardTask =
   | { op: 'compact' }
   /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */
   | { op: 'drop'; tableIds: number[] }
+  /**
+   * Every table's indexed columns (replaces what the shard knew): flushes and compactions after
+   * it build those indexes into new segments. Sent after open and whenever the catalog changes them.
+   */
+  | { op: 'indexes'; tables: Array<{ tableId: number; columns: SegmentIndexSpec[] }> }
   /** Starts (endpoint set) or stops (null: exports what is queued first) the shard's own tracer provider. */
   | { op: 'tracing'; endpoint: string | null; sampleRatio: number; shardId: number }
   | { op: 'stats' }
@@ -76,6 +82,10 @@ export interface ShardStats {
   keyRefs: number;
   segmentCount: number;
   segmentBytes: number;
+  /** Segment blocks scans skipped because a column index showed they cannot match. */
+  indexBlocksSkipped: number;
+  /** Segment index sections that failed their checksum or decoding (scans then read every block). */
+  indexSectionsCorrupt: number;
   /** Queries this shard stopped because their request was cancelled or timed out. */
   queriesCancelled: number;
   /** Durations of each WAL fsync, memtable flush and compaction since start-up. */

@@ -18,6 +18,17 @@ export interface ScanColumn {
   absentValue?: number | bigint | string | undefined;
 }
 
+/**
+ * A condition the query requires of every row it keeps, which segment indexes can check per
+ * block: `term` is `matches_term(column, text)`, `equals` is `column = text`.
+ */
+export interface BlockFilter {
+  /** A String field column (its `str` values). */
+  columnId: number;
+  op: 'term' | 'equals';
+  text: string;
+}
+
 export interface ScanRequest {
   tableId: number;
   /** Columns to return, in this order, in every chunk. */
@@ -31,6 +42,12 @@ export interface ScanRequest {
    * series for which it returns false is skipped without reading its fields.
    */
   seriesFilter?: ((tags: ReadonlyMap<number, string>) => boolean) | undefined;
+  /**
+   * Optional block pruning: conditions every row the caller keeps meets. Storage may leave out
+   * blocks whose column index shows no row can meet them all; it never leaves out a row that
+   * does, and it may return rows that do not (the caller still filters).
+   */
+  blockFilters?: BlockFilter[] | undefined;
   /**
    * Asked now and then while the scan skips series without producing rows; when it answers true
    * the scan yields an empty chunk, a point where its consumer can pause (see QueryTurn).

@@ -254,6 +254,17 @@ export interface ColumnSchema {
    * kind: storage still holds the older rows under (id, that kind), and reads cast them.
    */
   priorTypes?: DataType[] | undefined;
+  /** A secondary index segments build for this column (see docs/storage.md, Indexes). */
+  index?: ColumnIndex | undefined;
+}
+
+/**
+ * A column's index as GreptimeDB declares it: `FULLTEXT INDEX`, `INVERTED INDEX` or `SKIPPING
+ * INDEX`, with its `WITH(...)` options spelled as SHOW CREATE TABLE prints them.
+ */
+export interface ColumnIndex {
+  kind: 'fulltext' | 'inverted' | 'skipping';
+  options: Record<string, string>;
 }
 
 export interface TableSchema {

@@ -6,12 +6,13 @@
  *
  * Forms: ADD [COLUMN] [IF NOT EXISTS] def [FIRST | AFTER c] (several, comma-separated),
  * DROP [COLUMN] c, RENAME [TO] t, MODIFY [COLUMN] c type, MODIFY [COLUMN] c SET DEFAULT e |
- * DROP DEFAULT (several), SET 'k' = 'v' [, ...], UNSET 'k' [, ...].
+ * DROP DEFAULT (several), MODIFY [COLUMN] c SET {FULLTEXT | INVERTED | SKIPPING} INDEX [WITH(...)] |
+ * UNSET ... INDEX, SET 'k' = 'v' [, ...], UNSET 'k' [, ...]. A column holds one index.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
 import type { AlterOperation, Statement } from './ast.js';
-import { defaultSqlOf, NAME_PATTERN, newColumnOf, normalizeTimestampDefault } from './ddl.js';
+import { columnIndexOf, defaultSqlOf, NAME_PATTERN, newColumnOf, normalizeTimestampDefault } from './ddl.js';
 import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
 import { defaultValueOf } from './insert-values.js';
@@ -165,6 +166,18 @@ function applyOperation(
       if (!column.nullable)
         throw invalidAlter(tableName, `column ${name} is not nullable and \`default\` cannot be dropped`);
       column.defaultSql = undefined;
+      return;
+    }
+    case 'set_index': {
+      const name = normalizeIdent(op.name);
+      const column = next.columns[columnIndex(next.columns, name, tableName)] as Column;
+      column.index = columnIndexOf(name, column.type, op.index, op.options);
+      return;
+    }
+    case 'unset_index': {
+      const name = normalizeIdent(op.name);
+      const column = next.columns[columnIndex(next.columns, name, tableName)] as Column;
+      if (column.index?.kind === op.index) column.index = undefined;
       return;
     }
     case 'set_options':

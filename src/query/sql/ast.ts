@@ -222,7 +222,12 @@ export type ColumnOption =
   | { kind: 'default'; expr: Expr }
   | { kind: 'time_index' }
   | { kind: 'primary_key' }
-  | { kind: 'comment'; text: string };
+  | { kind: 'comment'; text: string }
+  /** `FULLTEXT INDEX [WITH(...)]`, `INVERTED INDEX`, `SKIPPING INDEX [WITH(...)]`. */
+  | { kind: 'index'; index: IndexKind; options: OptionEntry[] };
+
+/** The column index kinds of GreptimeDB's DDL. */
+export type IndexKind = 'fulltext' | 'inverted' | 'skipping';
 
 /** One column of CREATE TABLE. */
 export interface ColumnDef {
@@ -257,6 +262,8 @@ export type AlterOperation =
   | { kind: 'modify_column_type'; name: Ident; dataType: SqlType }
   | { kind: 'set_default'; name: Ident; expr: Expr }
   | { kind: 'drop_default'; name: Ident }
+  | { kind: 'set_index'; name: Ident; index: IndexKind; options: OptionEntry[] }
+  | { kind: 'unset_index'; name: Ident; index: IndexKind }
   | { kind: 'set_options'; options: OptionEntry[] }
   | { kind: 'unset_options'; keys: string[] };
 

@@ -4,9 +4,10 @@
  * expressions are allowed, legal names) and produces a `NewTable`; the catalog (behind `SqlEnv`)
  * owns existence checks and persistence.
  */
+import { normalizeIndexOptions } from '../../shared/column-index.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { ColumnSchema, DataType } from '../../shared/types.js';
-import type { ColumnDef, Expr, Ident, Statement } from './ast.js';
+import type { ColumnIndex, ColumnSchema, DataType } from '../../shared/types.js';
+import type { ColumnDef, Expr, Ident, IndexKind, OptionEntry, Statement } from './ast.js';
 import type { NewColumn, NewTable, SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
 import { defaultValueOf } from './insert-values.js';
@@ -166,7 +167,12 @@ export function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: strin
   const isTimeIndex = name === timeIndex;
   let nullable = true;
   let defaultSql: string | undefined;
+  let index: ColumnIndex | undefined;
   for (const o of def.options) {
+    if (o.kind === 'index') {
+      index = columnIndexOf(name, type, o.index, o.options);
+      continue;
+    }
     if (o.kind === 'null') {
       if (isTimeIndex) throw invalidColumnOption(name, "time index column can't be null");
       nullable = true;
@@ -178,7 +184,26 @@ export function newColumnOf(def: ColumnDef, timeIndex: string, primaryKey: strin
     nullable = false;
   }
   const semantic = isTimeIndex ? 'TIMESTAMP' : primaryKey.includes(name) ? 'TAG' : 'FIELD';
-  return { name, type, semantic, nullable, defaultSql: normalizeTimestampDefault(type, defaultSql, timezone) };
+  const column: NewColumn = {
+    name,
+    type,
+    semantic,
+    nullable,
+    defaultSql: normalizeTimestampDefault(type, defaultSql, timezone),
+  };
+  if (index) column.index = index;
+  return column;
+}
+
+/** A column index of CREATE TABLE or ALTER TABLE, its options checked and completed. */
+export function columnIndexOf(column: string, type: DataType, kind: IndexKind, options: OptionEntry[]): ColumnIndex {
+  if (kind === 'fulltext' && type !== 'String') {
+    throw invalidColumnOption(column, 'FULLTEXT index only supports string type');
+  }
+  const fail = (message: string): never => {
+    throw invalidColumnOption(column, message);
+  };
+  return { kind, options: normalizeIndexOptions(kind, options, fail) };
 }
 
 /** CREATE TABLE ... LIKE: the source table's columns, keys and options under a new name. */
@@ -201,6 +226,7 @@ export function newTableLike(
       semantic: c.semantic,
       nullable: c.nullable,
       defaultSql: c.defaultSql,
+      ...(c.index ? { index: c.index } : {}),
     })),
     timeIndex: source.timeIndex,
     primaryKey: [...source.primaryKey],

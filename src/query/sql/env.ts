@@ -5,7 +5,7 @@
  */
 
 import type { TableInsert } from '../../shared/insert.js';
-import type { DatabaseSchema, DataType, TableSchema } from '../../shared/types.js';
+import type { ColumnIndex, DatabaseSchema, DataType, TableSchema } from '../../shared/types.js';
 import type { PromqlLimits } from '../promql/limits.js';
 import type { SampleSource } from '../promql/types.js';
 
@@ -18,6 +18,8 @@ export interface NewColumn {
   defaultSql?: string | undefined;
   /** See `ColumnSchema.priorTypes`. */
   priorTypes?: DataType[] | undefined;
+  /** See `ColumnSchema.index`. */
+  index?: ColumnIndex | undefined;
 }
 
 /** A table to create, as checked by the SQL layer (one time index, keys exist). */

@@ -4,7 +4,15 @@
  * Semantic checks (one time index, where primary keys may be declared) happen at execution time,
  * where GreptimeDB makes them, so the error codes match.
  */
-import type { AlterOperation, ColumnDef, ColumnOption, OptionEntry, Statement, TableConstraint } from './ast.js';
+import type {
+  AlterOperation,
+  ColumnDef,
+  ColumnOption,
+  IndexKind,
+  OptionEntry,
+  Statement,
+  TableConstraint,
+} from './ast.js';
 import { describeToken } from './lexer.js';
 import { parseDataType, parseExpr, parseSubexpr } from './parse-expr.js';
 import type { TokenStream } from './parser-base.js';
@@ -73,13 +81,43 @@ export function parseColumnDef(ts: TokenStream): ColumnDef {
       options.push({ kind: 'default', expr: parseSubexpr(ts, DEFAULT_EXPR_PRECEDENCE) });
     else if (ts.consumeKeywords('TIME', 'INDEX')) options.push({ kind: 'time_index' });
     else if (ts.consumeKeywords('PRIMARY', 'KEY')) options.push({ kind: 'primary_key' });
-    else if (ts.consumeKeyword('COMMENT')) {
+    else if (isIndexKind(ts)) {
+      const index = parseIndexKind(ts);
+      options.push({ kind: 'index', index, options: parseIndexOptions(ts, index) });
+    } else if (ts.consumeKeyword('COMMENT')) {
       const t = ts.next();
       if (t.kind !== 'string') ts.expected('string', t);
       options.push({ kind: 'comment', text: t.value });
     } else break;
   }
   return { name, dataType, options };
+}
+
+function isIndexKind(ts: TokenStream): boolean {
+  return ts.isKeyword('FULLTEXT') || ts.isKeyword('INVERTED') || ts.isKeyword('SKIPPING');
+}
+
+/** `FULLTEXT [INDEX]`, `INVERTED INDEX` or `SKIPPING INDEX`. */
+function parseIndexKind(ts: TokenStream): IndexKind {
+  let index: IndexKind;
+  if (ts.consumeKeyword('FULLTEXT')) {
+    // GreptimeDB before 0.12 wrote `FULLTEXT WITH(...)`; both forms are accepted.
+    ts.consumeKeyword('INDEX');
+    return 'fulltext';
+  }
+  if (ts.consumeKeyword('INVERTED')) index = 'inverted';
+  else {
+    ts.expectKeyword('SKIPPING');
+    index = 'skipping';
+  }
+  ts.expectKeyword('INDEX');
+  return index;
+}
+
+/** The `WITH (...)` of FULLTEXT and SKIPPING indexes (INVERTED has none). */
+function parseIndexOptions(ts: TokenStream, index: IndexKind): OptionEntry[] {
+  if (index === 'inverted' || !ts.consumeKeyword('WITH')) return [];
+  return parseOptions(ts);
 }
 
 /** `( key = value, ... )`; keys may be dotted (`compaction.type`) or quoted. */
@@ -183,6 +221,14 @@ function parseAlterOperation(ts: TokenStream): AlterOperation {
     const name = ts.parseIdent('column name');
     if (ts.consumeKeywords('SET', 'DEFAULT')) return { kind: 'set_default', name, expr: parseExpr(ts) };
     if (ts.consumeKeywords('DROP', 'DEFAULT')) return { kind: 'drop_default', name };
+    if (ts.isKeyword('SET') || ts.isKeyword('UNSET')) {
+      const set = ts.consumeKeyword('SET');
+      if (!set) ts.expectKeyword('UNSET');
+      if (!isIndexKind(ts)) return ts.expected('DEFAULT or an index after SET or UNSET', ts.peek());
+      const index = parseIndexKind(ts);
+      if (!set) return { kind: 'unset_index', name, index };
+      return { kind: 'set_index', name, index, options: parseIndexOptions(ts, index) };
+    }
     return { kind: 'modify_column_type', name, dataType: parseDataType(ts) };
   }
   if (ts.consumeKeyword('SET')) {

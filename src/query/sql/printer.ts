@@ -258,6 +258,8 @@ function printColumnOption(option: ColumnOption): string {
       return 'PRIMARY KEY';
     case 'comment':
       return `COMMENT ${printString(option.text)}`;
+    case 'index':
+      return `${option.index.toUpperCase()} INDEX${option.options.length > 0 ? ` WITH${printOptions(option.options)}` : ''}`;
   }
 }
 
@@ -287,6 +289,10 @@ function printAlterOperation(op: AlterOperation): string {
       return `MODIFY COLUMN ${printIdent(op.name)} SET DEFAULT ${printExpr(op.expr)}`;
     case 'drop_default':
       return `MODIFY COLUMN ${printIdent(op.name)} DROP DEFAULT`;
+    case 'set_index':
+      return `MODIFY COLUMN ${printIdent(op.name)} SET ${op.index.toUpperCase()} INDEX${op.options.length > 0 ? ` WITH${printOptions(op.options)}` : ''}`;
+    case 'unset_index':
+      return `MODIFY COLUMN ${printIdent(op.name)} UNSET ${op.index.toUpperCase()} INDEX`;
     case 'set_options':
       return `SET ${op.options.map((o) => `${printOptionKey(o.key)} = ${o.quoted ? printString(o.value) : o.value}`).join(', ')}`;
     case 'unset_options':

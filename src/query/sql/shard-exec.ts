@@ -12,6 +12,7 @@ import { Internal } from '../../shared/errors.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../../shared/scan.js';
 import type { DataType, Vector } from '../../shared/types.js';
 import { createState, updateStates } from './aggregate-exec.js';
+import { blockFiltersOf } from './block-filters.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
@@ -120,6 +121,8 @@ async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Ba
     timeMax: scan.timeMax,
     seriesFilter: seriesFilterOf(scan.seriesFilter),
   };
+  const blockFilters = blockFiltersOf(scan, plan.filter);
+  if (blockFilters.length > 0) request.blockFilters = blockFilters;
   for await (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
 }
 

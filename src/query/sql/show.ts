@@ -3,7 +3,7 @@
  * GreptimeDB's (column names, sort order, how types and defaults are spelled).
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { TableSchema } from '../../shared/types.js';
+import type { ColumnIndex, TableSchema } from '../../shared/types.js';
 import type { Ident, ShowFilter, Statement } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
@@ -143,11 +143,20 @@ function quoteName(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/** `FULLTEXT INDEX WITH(analyzer = 'English', ...)`: options sorted by key, as GreptimeDB prints them. */
+export function indexClauseSql(index: ColumnIndex): string {
+  const head = `${index.kind.toUpperCase()} INDEX`;
+  const options = Object.entries(index.options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (options.length === 0) return head;
+  return `${head} WITH(${options.map(([k, v]) => `${k} = ${printString(v)}`).join(', ')})`;
+}
+
 /** GreptimeDB's canonical DDL of a table, as SHOW CREATE TABLE prints it. */
 export function createTableSql(table: TableSchema): string {
   const lines = table.columns.map((c) => {
     let line = `  ${quoteName(c.name)} ${sqlNameOf(c.type)} ${c.nullable ? 'NULL' : 'NOT NULL'}`;
     if (c.defaultSql !== undefined) line += ` DEFAULT ${c.defaultSql}`;
+    if (c.index) line += ` ${indexClauseSql(c.index)}`;
     return line;
   });
   if (table.timeIndex) lines.push(`  TIME INDEX (${quoteName(table.timeIndex)})`);

@@ -5,6 +5,7 @@
  * segment always holds rows sorted by (series, time) and deduplicated like a scan would see them.
  */
 import { DELETE_MARK_COLUMN_ID, type MergeMode } from '../../shared/codec/write-batch.js';
+import type { SegmentIndexSpec } from '../../shared/column-index.js';
 import { type FieldSpec, I64_MAX, I64_MIN, type Part } from '../merge/part.js';
 import { RowBuffer } from '../merge/row-buffer.js';
 import { type DeleteMarks, mergeSeries } from '../merge/series-merge.js';
@@ -29,6 +30,10 @@ export interface BuildSegmentOptions {
    * delete); a compaction of all of a table's segments drops them with what they delete.
    */
   tombstones: 'keep' | 'drop';
+  /** Columns to build term indexes for (the table's, as the router last sent them). */
+  indexes?: readonly SegmentIndexSpec[] | undefined;
+  /** Overrides INDEX_SECTION_BYTES_MAX (tests). */
+  indexBytesMax?: number | undefined;
   /** Awaited now and then; lets the event loop turn and throws to abort (store closing). */
   checkpoint: () => Promise<void>;
 }
@@ -36,7 +41,7 @@ export interface BuildSegmentOptions {
 /** Writes the segment and returns its summary, or null (and no file) when there are no rows. */
 export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSummary | null> {
   const flags = o.mode === 'append' ? 0 : SegmentFlags.Deduplicated;
-  const writer = await SegmentWriter.create(o.finalPath, o.tableId, o.specs, flags);
+  const writer = await SegmentWriter.create(o.finalPath, o.tableId, o.specs, flags, o.indexes, o.indexBytesMax);
   try {
     const buf = new RowBuffer(o.specs, o.blockRows);
     const markColumn = o.specs.findIndex((c) => c.id === DELETE_MARK_COLUMN_ID && c.kind === 'bool');

@@ -1,6 +1,6 @@
 /**
- * The segment footer: column list, tag dictionary, series table and block index (byte layout in
- * docs/formats/segment.md). It is all a reader needs to choose blocks: series by tags, blocks by
+ * The segment footer: column list, tag dictionary, series table, block index and (version 2)
+ * index table (byte layout in docs/formats/segment.md). It is all a reader needs to choose blocks: series by tags, blocks by
  * row range and time range.
  */
 
@@ -8,6 +8,7 @@ import { parseSeriesKey, seriesKeyOf } from '../../shared/series-key.js';
 import { type FieldSpec, kindCodeOf, kindOfCode } from '../merge/part.js';
 import type { BlockMeta, ColumnStats } from './block-codec.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
+import { decodeIndexTable, encodeIndexTable, type IndexMeta } from './term-index.js';
 
 /** One series of a segment: rows `[rowStart, rowStart + rowCount)`, sorted by time. */
 export interface SeriesMeta {
@@ -23,6 +24,8 @@ export interface SegmentFooter {
   series: SeriesMeta[];
   blocks: BlockMeta[];
   rows: number;
+  /** Column index sections (version 2; empty for version 1 files). */
+  indexes: IndexMeta[];
 }
 
 function hasMinMax(spec: FieldSpec, stats: ColumnStats, rowCount: number): boolean {
@@ -80,10 +83,12 @@ export function encodeFooter(footer: SegmentFooter): Uint8Array {
     });
   }
   w.varuint(footer.rows);
+  encodeIndexTable(w, footer.indexes);
   return w.bytesView();
 }
 
-export function decodeFooter(bytes: Uint8Array): SegmentFooter {
+/** Decodes the footer of a file of format `version` (1 has no index table). */
+export function decodeFooter(bytes: Uint8Array, version: number): SegmentFooter {
   const r = new ByteReader(bytes);
   const columns: FieldSpec[] = [];
   const columnCount = r.varuint();
@@ -157,6 +162,7 @@ export function decodeFooter(bytes: Uint8Array): SegmentFooter {
   if (rows !== rowStart || rows !== firstRow) {
     throw new FormatError(`row counts disagree: footer ${rows}, series ${rowStart}, blocks ${firstRow}`);
   }
+  const indexes = version >= 2 ? decodeIndexTable(r) : [];
   if (r.pos !== r.end) throw new FormatError(`${r.end - r.pos} trailing footer bytes`);
-  return { columns, series, blocks, rows };
+  return { columns, series, blocks, rows, indexes };
 }

@@ -1,12 +1,16 @@
 /**
- * Constants of the segment file format, version 1 (docs/formats/segment.md has the byte layout).
+ * Constants of the segment file format, version 2 (docs/formats/segment.md has the byte layout).
  *
- *   header (16 B) | block 0 | block 1 | ... | footer | trailer (20 B)
+ *   header (16 B) | block 0 | block 1 | ... | index sections | footer | trailer (20 B)
+ *
+ * Version 1 files (no index sections, no index table in the footer) are still read.
  */
 
 /** "SHSG" read as a little-endian u32; first 4 bytes of the header and last 4 of the trailer. */
 export const SEGMENT_MAGIC = 0x47534853;
-export const SEGMENT_FORMAT_VERSION = 1;
+export const SEGMENT_FORMAT_VERSION = 2;
+/** The oldest version readers still accept. */
+export const SEGMENT_FORMAT_VERSION_MIN = 1;
 export const HEADER_BYTES = 16;
 export const TRAILER_BYTES = 20;
 
@@ -42,3 +46,8 @@ export const Validity = {
 export const COMPRESSION_MIN_SAVING = 1 / 8;
 /** Upper bound on a footer, a sanity check against a corrupt trailer. */
 export const FOOTER_BYTES_MAX = 1 << 30;
+/**
+ * Estimated size past which one column's term index is left out of a segment (the flush or
+ * compaction goes on without it): an index that large would cost more to load than it saves.
+ */
+export const INDEX_SECTION_BYTES_MAX = 64 * 1024 * 1024;

@@ -18,10 +18,12 @@ import {
   FOOTER_BYTES_MAX,
   HEADER_BYTES,
   SEGMENT_FORMAT_VERSION,
+  SEGMENT_FORMAT_VERSION_MIN,
   SEGMENT_MAGIC,
   SegmentFlags,
   TRAILER_BYTES,
 } from './format.js';
+import { decodeTermIndex, type IndexMeta, type TermPostings } from './term-index.js';
 
 function readExactly(fd: number, length: number, position: number): Buffer {
   const buf = Buffer.allocUnsafe(length);
@@ -42,6 +44,12 @@ export class SegmentFile {
   readonly rows: number;
   /** No two rows of one series share a timestamp. */
   readonly deduplicated: boolean;
+  /** Format version of the file (1 has no index sections). */
+  readonly version: number;
+  /** Term index sections by column id. */
+  readonly indexes = new Map<number, IndexMeta>();
+  /** Decoded sections by column id; null once a section proved corrupt. */
+  private readonly postingsCache = new Map<number, TermPostings | null>();
   private readonly columnIndex = new Map<number, number>();
   private pins = 0;
   private retired = false;
@@ -60,7 +68,10 @@ export class SegmentFile {
     const r = new ByteReader(header);
     if (r.u32() !== SEGMENT_MAGIC) throw new FormatError('bad header magic');
     const version = r.u16();
-    if (version !== SEGMENT_FORMAT_VERSION) throw new FormatError(`unsupported format version ${version}`);
+    if (version < SEGMENT_FORMAT_VERSION_MIN || version > SEGMENT_FORMAT_VERSION) {
+      throw new FormatError(`unsupported format version ${version}`);
+    }
+    this.version = version;
     const flags = r.u16();
     const fileTableId = r.u32();
     if (fileTableId !== tableId) throw new FormatError(`holds table ${fileTableId}, expected ${tableId}`);
@@ -81,7 +92,7 @@ export class SegmentFile {
     }
     const footerBytes = readExactly(fd, footerLength, footerOffset);
     if (crc32(footerBytes) !== footerCrc) throw new FormatError('footer checksum mismatch');
-    const footer = decodeFooter(footerBytes);
+    const footer = decodeFooter(footerBytes, version);
     this.columns = footer.columns;
     this.series = footer.series;
     this.keys = footer.series.map((s) => s.key);
@@ -95,6 +106,34 @@ export class SegmentFile {
         throw new FormatError(`block at ${b.offset}+${b.storedLength} lies outside the data area`);
       }
     }
+    for (const m of footer.indexes) {
+      if (m.offset < HEADER_BYTES || m.offset + m.length > footerOffset || this.indexes.has(m.columnId)) {
+        throw new FormatError(`index of column ${m.columnId} at ${m.offset}+${m.length} is misplaced or repeated`);
+      }
+      this.indexes.set(m.columnId, m);
+    }
+  }
+
+  /**
+   * The decoded term index of column `columnId`, read and checked on first use; null when the
+   * segment has none. A section that fails its CRC or decoding is reported once through
+   * `onCorrupt` and then treated as absent: the scan reads every block, so answers stay right.
+   */
+  postings(columnId: number, onCorrupt: (message: string) => void): TermPostings | null {
+    const meta = this.indexes.get(columnId);
+    if (meta === undefined) return null;
+    let cached = this.postingsCache.get(columnId);
+    if (cached !== undefined) return cached;
+    try {
+      const bytes = readExactly(this.fd, meta.length, meta.offset);
+      if (crc32(bytes) !== meta.crc) throw new FormatError('index checksum mismatch');
+      cached = decodeTermIndex(bytes, this.blocks.length, meta.termCount);
+    } catch (err) {
+      cached = null;
+      onCorrupt(`segment ${this.relPath} index of column ${columnId}: ${(err as Error).message}`);
+    }
+    this.postingsCache.set(columnId, cached);
+    return cached;
   }
 
   /** Opens and validates a segment; throws StorageUnavailable naming the file on any problem. */

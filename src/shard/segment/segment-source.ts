@@ -17,6 +17,20 @@ export class SegmentSource implements SeriesSource {
   private cached: DecodedBlock | null = null;
   /** Blocks read (and checksummed) so far; a test hook for pruning. */
   blocksRead = 0;
+  /**
+   * Index pruning (src/shard/index-pruning.ts): per block, 1 when it may hold a row the scan's
+   * block filters accept; null when this segment's indexes cannot tell.
+   */
+  mayMatch: Uint8Array | null = null;
+  /**
+   * Set per series by the scan when skipping blocks is safe for it: flat `[min, max, ...]` time
+   * ranges of the series' rows in the other sources. A block is skipped only when `mayMatch`
+   * clears it and its time range meets none of these (a skipped row must not have hidden an
+   * older one). Null: read every block.
+   */
+  guards: bigint[] | null = null;
+  /** Blocks left unread because of `mayMatch`. */
+  blocksSkipped = 0;
 
   constructor(
     readonly file: SegmentFile,
@@ -35,6 +49,10 @@ export class SegmentSource implements SeriesSource {
       const meta = file.blocks[b] as BlockMeta;
       if (meta.firstRow >= rowEnd) break;
       if (meta.maxTs < lo || meta.minTs > hi) continue;
+      if (this.mayMatch !== null && this.mayMatch[b] === 0 && this.guards !== null && !this.guarded(meta)) {
+        this.blocksSkipped++;
+        continue;
+      }
       const block = this.block(b);
       const from = Math.max(s.rowStart, meta.firstRow) - meta.firstRow;
       const to = Math.min(rowEnd, meta.firstRow + meta.rowCount) - meta.firstRow;
@@ -51,6 +69,14 @@ export class SegmentSource implements SeriesSource {
       });
       out.push({ ts: block.ts, start, end, cols, unique: file.deduplicated });
     }
+  }
+
+  private guarded(meta: BlockMeta): boolean {
+    const g = this.guards as bigint[];
+    for (let i = 0; i < g.length; i += 2) {
+      if (meta.maxTs >= (g[i] as bigint) && meta.minTs <= (g[i + 1] as bigint)) return true;
+    }
+    return false;
   }
 
   private block(index: number): DecodedBlock {

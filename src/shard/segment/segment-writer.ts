@@ -1,18 +1,21 @@
 /**
- * Writes one segment file: blocks as the merge fills them, then footer and trailer. The file is
+ * Writes one segment file: blocks as the merge fills them, then one term index section per
+ * indexed column, footer and trailer. The file is
  * written under `<name>.tmp`, fsynced, renamed into place and its directory fsynced, so a segment
  * file either exists complete or not at all. Whether it is live is the manifest's business.
  */
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import type { SegmentIndexSpec } from '../../shared/column-index.js';
 import { fsyncDir } from '../fs-util.js';
 import type { FieldSpec } from '../merge/part.js';
 import type { RowBuffer } from '../merge/row-buffer.js';
 import { type BlockMeta, encodeBlock } from './block-codec.js';
 import { ByteWriter } from './byte-io.js';
 import { encodeFooter, type SeriesMeta } from './footer.js';
-import { HEADER_BYTES, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from './format.js';
+import { HEADER_BYTES, INDEX_SECTION_BYTES_MAX, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from './format.js';
+import { type IndexMeta, TermIndexBuilder } from './term-index.js';
 
 /** Pending block bytes are written out once they pass this. */
 const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -30,6 +33,8 @@ export class SegmentWriter {
   private offset = 0;
   private readonly blocks: BlockMeta[] = [];
   private readonly series: SeriesMeta[] = [];
+  /** One builder per indexed column the segment has, with the field spec index it reads. */
+  private readonly indexBuilders: Array<{ spec: number; builder: TermIndexBuilder }> = [];
   rows = 0;
 
   private constructor(
@@ -37,19 +42,31 @@ export class SegmentWriter {
     readonly finalPath: string,
     readonly tmpPath: string,
     private readonly specs: readonly FieldSpec[],
-  ) {}
+    indexes: readonly SegmentIndexSpec[],
+    indexBytesMax: number,
+  ) {
+    for (const index of indexes) {
+      const spec = specs.findIndex((s) => s.id === index.columnId && s.kind === 'str');
+      if (spec >= 0) this.indexBuilders.push({ spec, builder: new TermIndexBuilder(index, indexBytesMax) });
+    }
+  }
 
-  /** Creates `<finalPath>.tmp` and queues the header. `flags` are SegmentFlags bits. */
+  /**
+   * Creates `<finalPath>.tmp` and queues the header. `flags` are SegmentFlags bits; `indexes` are
+   * the columns to build term indexes for (columns the segment lacks are left out).
+   */
   static async create(
     finalPath: string,
     tableId: number,
     specs: readonly FieldSpec[],
     flags: number,
+    indexes: readonly SegmentIndexSpec[] = [],
+    indexBytesMax = INDEX_SECTION_BYTES_MAX,
   ): Promise<SegmentWriter> {
     await fsp.mkdir(path.dirname(finalPath), { recursive: true });
     const tmpPath = `${finalPath}.tmp`;
     const handle = await fsp.open(tmpPath, 'w');
-    const writer = new SegmentWriter(handle, finalPath, tmpPath, specs);
+    const writer = new SegmentWriter(handle, finalPath, tmpPath, specs, indexes, indexBytesMax);
     const header = new ByteWriter(HEADER_BYTES);
     header.u32(SEGMENT_MAGIC);
     header.u16(SEGMENT_FORMAT_VERSION);
@@ -71,6 +88,9 @@ export class SegmentWriter {
     const n = buf.length;
     if (n === 0) return;
     const block = encodeBlock(buf, this.specs);
+    for (const { spec, builder } of this.indexBuilders) {
+      builder.addBlock(this.blocks.length, buf.values[spec] as Array<string | null>, buf.valid[spec] as Uint8Array, n);
+    }
     this.blocks.push({ ...block.meta, offset: this.offset, firstRow: this.rows });
     this.queue(block.stored);
     for (let k = 0; k < buf.markRows.length; k++) {
@@ -108,13 +128,31 @@ export class SegmentWriter {
     }
   }
 
-  /** Writes footer and trailer, makes the file durable under its final name. */
+  /** Writes index sections, footer and trailer, makes the file durable under its final name. */
   async finish(): Promise<SegmentSummary> {
+    const indexes: IndexMeta[] = [];
+    for (const { builder } of this.indexBuilders) {
+      const section = builder.encode();
+      if (section === null) continue;
+      const { columnId, kind, analyzer, caseSensitive } = builder.spec;
+      indexes.push({
+        columnId,
+        kind,
+        analyzer,
+        caseSensitive,
+        offset: this.offset,
+        length: section.bytes.length,
+        crc: crc32(section.bytes),
+        termCount: section.termCount,
+      });
+      this.queue(section.bytes);
+    }
     const footer = encodeFooter({
       columns: [...this.specs],
       series: this.series,
       blocks: this.blocks,
       rows: this.rows,
+      indexes,
     });
     const footerOffset = this.offset;
     this.queue(footer);

@@ -79,6 +79,7 @@ export function planInsert(schema: SchemaView, insert: TableInsert, options: Ins
       type: c.type,
       semantic: c.semantic,
       nullable: c.semantic !== 'TIMESTAMP',
+      ...(c.index ? { index: c.index } : {}),
     }));
     const tags = insert.columns.filter((c) => c.semantic === 'TAG').map((c) => c.name);
     return {
@@ -101,7 +102,13 @@ export function planInsert(schema: SchemaView, insert: TableInsert, options: Ins
       if (!options.autoAddColumns) {
         throw new DbError(ErrorCode.TableColumnNotFound, `Column ${c.name} not found in table ${table.name}`);
       }
-      add.push({ name: c.name, type: c.type, semantic: c.semantic, nullable: true });
+      add.push({
+        name: c.name,
+        type: c.type,
+        semantic: c.semantic,
+        nullable: true,
+        ...(c.index ? { index: c.index } : {}),
+      });
       continue;
     }
     if (existing.name === table.timeIndex) {

@@ -14,6 +14,7 @@ import { expandTemplate, PatternCache } from '../../re2.js';
 import { planError } from '../coercion.js';
 import { arrowNameOf } from '../type-names.js';
 import type { Value } from '../values.js';
+import { matches } from './matches.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 const CACHE_ENTRIES_MAX = 256;
@@ -201,4 +202,5 @@ export const REGEX_FUNCTIONS: Record<string, ScalarFunction> = {
   regexp_match: regexpMatch,
   regexp_count: regexpCount,
   matches_term: matchesTerm,
+  matches,
 };

@@ -79,7 +79,11 @@ class Parser {
         this.at++;
         continue;
       }
-      const occur = t?.t === '+' || t?.t === '-' ? (this.at++, t.t) : '';
+      let occur = '';
+      if (t?.t === '+' || t?.t === '-') {
+        occur = t.t;
+        this.at++;
+      }
       let node = this.primary();
       if (this.tokens[this.at]?.t === 'AND') {
         const items = [node];

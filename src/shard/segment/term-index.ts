@@ -70,9 +70,14 @@ export class TermIndexBuilder {
       }
     };
     const { analyzer, caseSensitive } = this.spec;
+    // A block posts each term once, so a value seen earlier in the block adds nothing: log
+    // columns repeat their values (user agents, methods, paths), and tokenizing was most of
+    // a flush.
+    const seen = new Set<string>();
     for (let i = 0; i < rows; i++) {
       const v = values[i];
-      if (valid[i] !== 1 || v == null) continue;
+      if (valid[i] !== 1 || v == null || seen.has(v)) continue;
+      seen.add(v);
       forEachToken(v, analyzer, caseSensitive, add);
     }
     if (this.estimatedBytes > this.bytesMax) {

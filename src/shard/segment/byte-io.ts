@@ -26,6 +26,9 @@ export function unzigzag(z: number): number {
 }
 
 /** A growable byte buffer. `bytes()` returns a view of what was written so far. */
+/** Strings shorter than this are tried as ASCII first (see `ByteWriter.string`). */
+const ASCII_FAST_CHARS_MAX = 128;
+
 export class ByteWriter {
   private buf: Buffer;
   private view: DataView;
@@ -112,6 +115,26 @@ export class ByteWriter {
 
   /** UTF-8 bytes prefixed with their byte length as a varuint. */
   string(s: string): void {
+    // Short ASCII strings (most log fields) are copied in JS: two native calls per string
+    // (byteLength, write) cost more than the copy.
+    if (s.length < ASCII_FAST_CHARS_MAX) {
+      const start = this.pos;
+      this.varuint(s.length);
+      this.ensure(s.length);
+      const buf = this.buf;
+      let at = this.pos;
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at++] = c;
+      }
+      if (i === s.length) {
+        this.pos = at;
+        return;
+      }
+      this.pos = start;
+    }
     const length = Buffer.byteLength(s, 'utf8');
     this.varuint(length);
     this.ensure(length);

@@ -96,7 +96,9 @@ export function renderFlamegraph(profile: Profile, title: string): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${WIDTH_PX}" height="${height}" viewBox="0 0 ${WIDTH_PX} ${height}" data-width="${WIDTH_PX}" data-pad="${PAD_PX}" font-family="monospace" font-size="12">`,
-    '<style>g.f { cursor: pointer; } g.f:hover rect { stroke: #000; stroke-width: 0.5; } text { fill: #000; } #reset { cursor: pointer; }</style>',
+    // Frame labels let the pointer through to their frame's rect: a label wider than a narrow
+    // frame would otherwise take its clicks.
+    '<style>g.f { cursor: pointer; } g.f:hover rect { stroke: #000; stroke-width: 0.5; } g.f text { pointer-events: none; } text { fill: #000; } #reset { cursor: pointer; }</style>',
     `<rect x="0" y="0" width="${WIDTH_PX}" height="${height}" fill="#fbfbf6"/>`,
     `<text x="${WIDTH_PX / 2}" y="20" text-anchor="middle" font-size="15">${escapeXml(heading)}</text>`,
     `<text id="reset" x="${PAD_PX}" y="44" opacity="0.3">Reset zoom</text>`,

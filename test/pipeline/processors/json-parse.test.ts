@@ -1,46 +1,13 @@
-import t from 'tap';
-import { DROP, ProcessorOptions, type ProcessorResult } from '../../../src/pipeline/processor.js';
 import { jsonParse } from '../../../src/pipeline/processors/json-parse.js';
-import type { PipelineRecord } from '../../../src/pipeline/value.js';
+import {
+  type CompileCase,
+  checkCompileErrors as checkErrors,
+  checkProcessor,
+  type ProcessorCase,
+} from '../../helpers/processor-cases.js';
 
-interface Case {
-  name: string;
-  options: Record<string, unknown>;
-  input: PipelineRecord;
-  /** The record after the processor, or DROP; absent when an error is expected. */
-  expected?: PipelineRecord | typeof DROP;
-  error?: string | RegExp;
-}
-
-function check(cases: Case[]): void {
-  for (const c of cases) {
-    t.test(c.name, async (t) => {
-      const processor = jsonParse(new ProcessorOptions('json_parse', c.options));
-      const record = structuredClone(c.input);
-      if (c.error !== undefined) {
-        t.throws(() => processor.exec(record), { name: 'RecordError', message: c.error });
-        return;
-      }
-      const result: ProcessorResult = processor.exec(record);
-      if (c.expected === DROP) t.equal(result, DROP);
-      else {
-        t.equal(result, undefined);
-        t.strictSame(record, c.expected);
-      }
-    });
-  }
-}
-
-function checkCompileErrors(cases: { name: string; options: Record<string, unknown>; error: string | RegExp }[]): void {
-  for (const c of cases) {
-    t.test(`compile: ${c.name}`, async (t) => {
-      t.throws(() => jsonParse(new ProcessorOptions('json_parse', c.options)), {
-        name: 'PipelineError',
-        message: c.error,
-      });
-    });
-  }
-}
+const check = (cases: ProcessorCase[]): void => checkProcessor('json_parse', jsonParse, cases);
+const checkCompileErrors = (cases: CompileCase[]): void => checkErrors('json_parse', jsonParse, cases);
 
 const objectText = '{"commitTime": "1573840000.000", "commitAuthor": "test"}';
 const parsedObject = { commitTime: '1573840000.000', commitAuthor: 'test' };

@@ -1,46 +1,14 @@
-import t from 'tap';
-import { DROP, ProcessorOptions, type ProcessorResult } from '../../../src/pipeline/processor.js';
 import { jsonPath } from '../../../src/pipeline/processors/json-path.js';
 import type { PipelineRecord } from '../../../src/pipeline/value.js';
+import {
+  type CompileCase,
+  checkCompileErrors as checkErrors,
+  checkProcessor,
+  type ProcessorCase,
+} from '../../helpers/processor-cases.js';
 
-interface Case {
-  name: string;
-  options: Record<string, unknown>;
-  input: PipelineRecord;
-  /** The record after the processor, or DROP; absent when an error is expected. */
-  expected?: PipelineRecord | typeof DROP;
-  error?: string | RegExp;
-}
-
-function check(cases: Case[]): void {
-  for (const c of cases) {
-    t.test(c.name, async (t) => {
-      const processor = jsonPath(new ProcessorOptions('json_path', c.options));
-      const record = structuredClone(c.input);
-      if (c.error !== undefined) {
-        t.throws(() => processor.exec(record), { name: 'RecordError', message: c.error });
-        return;
-      }
-      const result: ProcessorResult = processor.exec(record);
-      if (c.expected === DROP) t.equal(result, DROP);
-      else {
-        t.equal(result, undefined);
-        t.strictSame(record, c.expected);
-      }
-    });
-  }
-}
-
-function checkCompileErrors(cases: { name: string; options: Record<string, unknown>; error: string | RegExp }[]): void {
-  for (const c of cases) {
-    t.test(`compile: ${c.name}`, async (t) => {
-      t.throws(() => jsonPath(new ProcessorOptions('json_path', c.options)), {
-        name: 'PipelineError',
-        message: c.error,
-      });
-    });
-  }
-}
+const check = (cases: ProcessorCase[]): void => checkProcessor('json_path', jsonPath, cases);
+const checkCompileErrors = (cases: CompileCase[]): void => checkErrors('json_path', jsonPath, cases);
 
 const store: PipelineRecord = {
   book: [
@@ -51,7 +19,7 @@ const store: PipelineRecord = {
   bicycle: { color: 'red', price: 19 },
 };
 
-function query(path: string, extra: Record<string, unknown> = {}): Case {
+function query(path: string, extra: Record<string, unknown> = {}): ProcessorCase {
   return {
     name: path,
     options: { field: 's, out', json_path: path, ...extra },
@@ -60,7 +28,7 @@ function query(path: string, extra: Record<string, unknown> = {}): Case {
   };
 }
 
-function withOut(c: Case, out: unknown): Case {
+function withOut(c: ProcessorCase, out: unknown): ProcessorCase {
   return { ...c, name: `${c.name} → ${JSON.stringify(out)}`, expected: { s: store, out } as PipelineRecord };
 }
 

@@ -1,46 +1,13 @@
-import t from 'tap';
-import { DROP, ProcessorOptions, type ProcessorResult } from '../../../src/pipeline/processor.js';
 import { urlencoding } from '../../../src/pipeline/processors/urlencoding.js';
-import type { PipelineRecord } from '../../../src/pipeline/value.js';
+import {
+  type CompileCase,
+  checkCompileErrors as checkErrors,
+  checkProcessor,
+  type ProcessorCase,
+} from '../../helpers/processor-cases.js';
 
-interface Case {
-  name: string;
-  options: Record<string, unknown>;
-  input: PipelineRecord;
-  /** The record after the processor, or DROP; absent when an error is expected. */
-  expected?: PipelineRecord | typeof DROP;
-  error?: string | RegExp;
-}
-
-function check(cases: Case[]): void {
-  for (const c of cases) {
-    t.test(c.name, async (t) => {
-      const processor = urlencoding(new ProcessorOptions('urlencoding', c.options));
-      const record = structuredClone(c.input);
-      if (c.error !== undefined) {
-        t.throws(() => processor.exec(record), { name: 'RecordError', message: c.error });
-        return;
-      }
-      const result: ProcessorResult = processor.exec(record);
-      if (c.expected === DROP) t.equal(result, DROP);
-      else {
-        t.equal(result, undefined);
-        t.strictSame(record, c.expected);
-      }
-    });
-  }
-}
-
-function checkCompileErrors(cases: { name: string; options: Record<string, unknown>; error: string | RegExp }[]): void {
-  for (const c of cases) {
-    t.test(`compile: ${c.name}`, async (t) => {
-      t.throws(() => urlencoding(new ProcessorOptions('urlencoding', c.options)), {
-        name: 'PipelineError',
-        message: c.error,
-      });
-    });
-  }
-}
+const check = (cases: ProcessorCase[]): void => checkProcessor('urlencoding', urlencoding, cases);
+const checkCompileErrors = (cases: CompileCase[]): void => checkErrors('urlencoding', urlencoding, cases);
 
 check([
   {

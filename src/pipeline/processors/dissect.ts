@@ -79,6 +79,33 @@ function parseKey(spec: string): Key {
   return { name: skip ? '' : body, append, order, padded };
 }
 
+/** Where the delimiter after the key ends, set by `keyEnd` (a result without an allocation). */
+let afterDelimiter = 0;
+
+/**
+ * Where the value of `key` starting at `pos` ends (the delimiter's start, or the end of `s` for
+ * the last key), with `afterDelimiter` set past the delimiter; -1 when the delimiter is not found.
+ */
+function keyEnd(key: Key, delim: string, s: string, pos: number): number {
+  if (delim === '') {
+    afterDelimiter = s.length;
+    return s.length;
+  }
+  const first = delim[0] as string;
+  const end = s.indexOf(first, pos);
+  if (end < 0) return -1;
+  let at = end;
+  if (key.padded) {
+    // The delimiter starts at the last place in the run of padding where it still matches.
+    let last = end;
+    while (s[last + 1] === first) last++;
+    for (at = last; at > end && !s.startsWith(delim, at); at--);
+  }
+  if (delim.length > 1 && !s.startsWith(delim, at)) return -1;
+  afterDelimiter = at + delim.length;
+  return end;
+}
+
 /** Captures of one match by name (appended pieces kept apart), or undefined without a match. */
 function matchPattern(p: DissectPattern, s: string): Map<string, string | [number, string][]> | undefined {
   if (!s.startsWith(p.prefix)) return undefined;
@@ -86,26 +113,9 @@ function matchPattern(p: DissectPattern, s: string): Map<string, string | [numbe
   const out = new Map<string, string | [number, string][]>();
   for (let k = 0; k < p.keys.length; k++) {
     const key = p.keys[k] as Key;
-    const delim = p.delimiters[k] as string;
-    let end: number;
-    let next: number;
-    if (delim === '') {
-      end = s.length;
-      next = s.length;
-    } else {
-      const first = delim[0] as string;
-      end = s.indexOf(first, pos);
-      if (end < 0) return undefined;
-      let at = end;
-      if (key.padded) {
-        // The delimiter starts at the last place in the run of padding where it still matches.
-        let last = end;
-        while (s[last + 1] === first) last++;
-        for (at = last; at > end && !s.startsWith(delim, at); at--);
-      }
-      if (!s.startsWith(delim, at)) return undefined;
-      next = at + delim.length;
-    }
+    const end = keyEnd(key, p.delimiters[k] as string, s, pos);
+    if (end < 0) return undefined;
+    const next = afterDelimiter;
     const value = s.slice(pos, end);
     if (key.name !== '') {
       if (key.append || p.appendNames.includes(key.name)) {
@@ -128,28 +138,10 @@ function matchSimple(p: DissectPattern, s: string, values: string[]): boolean {
   if (!s.startsWith(p.prefix)) return false;
   let pos = p.prefix.length;
   for (let k = 0; k < p.keys.length; k++) {
-    const key = p.keys[k] as Key;
-    const delim = p.delimiters[k] as string;
-    let end: number;
-    let next: number;
-    if (delim === '') {
-      end = s.length;
-      next = s.length;
-    } else {
-      const first = delim[0] as string;
-      end = s.indexOf(first, pos);
-      if (end < 0) return false;
-      let at = end;
-      if (key.padded) {
-        let last = end;
-        while (s[last + 1] === first) last++;
-        for (at = last; at > end && !s.startsWith(delim, at); at--);
-      }
-      if (delim.length > 1 && !s.startsWith(delim, at)) return false;
-      next = at + delim.length;
-    }
+    const end = keyEnd(p.keys[k] as Key, p.delimiters[k] as string, s, pos);
+    if (end < 0) return false;
     values[k] = s.slice(pos, end);
-    pos = next;
+    pos = afterDelimiter;
   }
   return pos === s.length;
 }

@@ -244,6 +244,12 @@ export class ServerMetrics {
       (s) => s.keyRefsRefused,
     );
     mirror(
+      'shoaldb_segment_blocks_read_total',
+      'Segment blocks decoded by scans (one that stops early at a LIMIT decodes only what it reached)',
+      'counter',
+      (s) => s.segmentBlocksRead,
+    );
+    mirror(
       'shoaldb_index_blocks_skipped_total',
       'Segment blocks scans skipped because a column index showed they cannot match',
       'counter',

@@ -420,6 +420,7 @@ function emptyStats(shardId: number): ShardStats {
     compactions: 0,
     keyRefsRefused: 0,
     indexBlocksSkipped: 0,
+    segmentBlocksRead: 0,
     indexSectionsCorrupt: 0,
     memtableBytes: 0,
     memtableRows: 0,

@@ -176,7 +176,10 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     }
     if (buf.length > 0) yield toChunk(buf.detach(), plans, specs, tagsOf);
   } finally {
-    for (const source of segmentSources) state.counters.indexBlocksSkipped += source.blocksSkipped;
+    for (const source of segmentSources) {
+      state.counters.indexBlocksSkipped += source.blocksSkipped;
+      state.counters.segmentBlocksRead += source.blocksRead;
+    }
     for (const f of files) f.unpin();
   }
 }

@@ -58,6 +58,7 @@ export class ShardState {
     compactions: 0,
     keyRefsRefused: 0,
     indexBlocksSkipped: 0,
+    segmentBlocksRead: 0,
     indexSectionsCorrupt: 0,
   };
   /** Indexed columns per table, as the router last sent them (op `indexes`); not persisted. */

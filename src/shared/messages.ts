@@ -84,6 +84,8 @@ export interface ShardStats {
   segmentBytes: number;
   /** Segment blocks scans skipped because a column index showed they cannot match. */
   indexBlocksSkipped: number;
+  /** Segment blocks decoded by scans (a scan that stops early decodes only what it reached). */
+  segmentBlocksRead: number;
   /** Segment index sections that failed their checksum or decoding (scans then read every block). */
   indexSectionsCorrupt: number;
   /** Queries this shard stopped because their request was cancelled or timed out. */

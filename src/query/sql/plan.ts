@@ -187,6 +187,12 @@ export type ShardOutput =
       sort: SortKey[];
       /** Keep at most this many rows after sorting (OFFSET + LIMIT of the query), or null. */
       limit: number | null;
+      /**
+       * The scan already yields rows in `sort` order (a table without primary key sorted by its
+       * time index ascending: one series, read in time order), so the first `limit` rows that
+       * pass the filter are the shard's answer and the scan can stop there.
+       */
+      scanOrdered?: boolean | undefined;
     }
   | { kind: 'aggregate'; groupBy: PlanExpr[]; aggregates: AggregateCall[] }
   /**

@@ -19,7 +19,7 @@ import type { EvalContext } from './functions/types.js';
 import { defaultValueOf } from './insert-values.js';
 import { exprName, selectItemName, withAlignFill } from './naming.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
-import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
+import type { MergePlan, PlanExpr, ShardPlan, SortKey } from './plan.js';
 import { planAggregate } from './plan-aggregate.js';
 import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
 import { planRange } from './plan-range.js';
@@ -341,11 +341,13 @@ export function planSelect(
       addScanOrder(source, scope, outputs.length, order);
     }
     const shardLimit = hasWindow || distinctOn ? null : limit === null ? null : offset + limit;
+    const exprs = [...outputs, ...order.hidden];
     shardOutput = {
       kind: 'rows',
-      exprs: [...outputs, ...order.hidden],
+      exprs,
       sort: hasWindow ? [] : order.sort,
       limit: shardLimit,
+      scanOrdered: !hasWindow && scope !== null && scanYieldsOrder(source, scope, exprs, order.sort),
     };
     merge = { kind: 'rows', sort: order.sort, offset, limit, visible: outputs.length };
     if (distinctOn) merge.distinctOn = distinctOn;
@@ -450,6 +452,20 @@ function implicitAggregateOrder(source: QuerySource, scope: Scope | null): PlanE
     if (i >= 0) out.push({ kind: 'column', index: scope.slotOf(i), type: (scope.columns[i] as ScopeColumn).type });
   }
   return out;
+}
+
+/**
+ * Whether a shard's scan of `source` yields rows already sorted by `sort`: a table without
+ * primary key is one series, which the scan reads in time order, so a sort by the time index
+ * alone, ascending, is the scan order (ties between equal timestamps keep scan order).
+ */
+function scanYieldsOrder(source: QuerySource, scope: Scope, exprs: PlanExpr[], sort: SortKey[]): boolean {
+  if (source.kind !== 'table' || source.table.primaryKey.length > 0 || !source.table.timeIndex) return false;
+  const key = sort[0];
+  if (sort.length !== 1 || key === undefined || key.descending) return false;
+  const e = exprs[key.index];
+  const i = scope.columns.findIndex((c) => c.name === source.table.timeIndex && c.schema !== null);
+  return e !== undefined && i >= 0 && e.kind === 'column' && e.index === scope.slotOf(i);
 }
 
 /** Implicit ORDER BY of a table scan: primary key columns, then the time index (nulls first). */

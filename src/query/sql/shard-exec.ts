@@ -211,8 +211,10 @@ class RowSink implements Sink {
 
   add(batch: Batch): boolean {
     const { exprs, sort, limit } = this.output;
-    // Without a sort, the first `limit` rows are the answer and scanning can stop early.
-    const take = sort.length === 0 && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
+    // Without a sort, or when the scan yields rows in sort order, the first `limit` rows are the
+    // answer and scanning can stop early.
+    const inOrder = sort.length === 0 || this.output.scanOrdered === true;
+    const take = inOrder && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
     let rows = take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
     const evaluated: Array<Value[] | undefined> = new Array(exprs.length);
     if (this.boundary) {
@@ -246,7 +248,7 @@ class RowSink implements Sink {
     if (held > this.heldBytes) this.budget.charge(held - this.heldBytes, 'collecting rows in a shard');
     else this.budget.release(this.heldBytes - held);
     this.heldBytes = held;
-    return !(sort.length === 0 && limit !== null && this.rowCount >= limit);
+    return !(inOrder && limit !== null && this.rowCount >= limit);
   }
 
   private cut(): void {

@@ -36,6 +36,13 @@ export interface Part {
   cols: Array<ColumnData | null>;
   /** True when no two rows of the part share a timestamp. */
   unique: boolean;
+  /**
+   * The part's first and last timestamps when known without reading `ts` (a segment block's
+   * statistics): such a part decodes its block only when its rows are read, so a scan that stops
+   * early (LIMIT) never decodes the blocks it did not reach.
+   */
+  firstTs?: bigint | undefined;
+  lastTs?: bigint | undefined;
 }
 
 const KIND_CODES: Record<PhysicalKind, number> = { f64: 1, i64: 2, u64: 3, bool: 4, str: 5 };

@@ -31,11 +31,11 @@ function isTombstone(part: Part, row: number, column: number): boolean {
 }
 
 function firstTs(p: Part): bigint {
-  return p.ts[p.start] as bigint;
+  return p.firstTs ?? (p.ts[p.start] as bigint);
 }
 
 function lastTs(p: Part): bigint {
-  return p.ts[p.end - 1] as bigint;
+  return p.lastTs ?? (p.ts[p.end - 1] as bigint);
 }
 
 /** Copies rows `[from, end)` of a part, yielding whenever the buffer fills. */

@@ -53,21 +53,19 @@ export class SegmentSource implements SeriesSource {
         this.blocksSkipped++;
         continue;
       }
-      const block = this.block(b);
       const from = Math.max(s.rowStart, meta.firstRow) - meta.firstRow;
       const to = Math.min(rowEnd, meta.firstRow + meta.rowCount) - meta.firstRow;
+      if (from === 0 && to === meta.rowCount && meta.minTs >= lo && meta.maxTs <= hi) {
+        // The whole block is this series' and inside the window: its bounds are its statistics,
+        // so the block is decoded only when its rows are read.
+        out.push(new BlockPart(this, b, meta, file.deduplicated));
+        continue;
+      }
+      const block = this.block(b);
       const start = lowerBound(block.ts, from, to, lo);
       const end = upperBound(block.ts, start, to, hi);
       if (start >= end) continue;
-      const cols = this.specColumns.map((c): ColumnData | null => {
-        if (c < 0) return null;
-        try {
-          return block.column(c);
-        } catch (err) {
-          throw file.blockError(b, err);
-        }
-      });
-      out.push({ ts: block.ts, start, end, cols, unique: file.deduplicated });
+      out.push({ ts: block.ts, start, end, cols: this.columnsOf(block, b), unique: file.deduplicated });
     }
   }
 
@@ -79,11 +77,63 @@ export class SegmentSource implements SeriesSource {
     return false;
   }
 
-  private block(index: number): DecodedBlock {
+  /** The merge's columns of a decoded block (null where the segment lacks one). */
+  columnsOf(block: DecodedBlock, index: number): Array<ColumnData | null> {
+    return this.specColumns.map((c): ColumnData | null => {
+      if (c < 0) return null;
+      try {
+        return block.column(c);
+      } catch (err) {
+        throw this.file.blockError(index, err);
+      }
+    });
+  }
+
+  /** Block `index` decoded (the last one is kept: parts of one block are read together). */
+  block(index: number): DecodedBlock {
     if (this.cached?.index !== index) {
       this.cached = this.file.readBlock(index);
       this.blocksRead++;
     }
     return this.cached;
+  }
+}
+
+/**
+ * A whole block of one series as a part that decodes the block when its rows are first read;
+ * until then its time bounds come from the block's statistics.
+ */
+class BlockPart implements Part {
+  readonly start = 0;
+  readonly end: number;
+  readonly firstTs: bigint;
+  readonly lastTs: bigint;
+  private decoded: { ts: BigInt64Array; cols: Array<ColumnData | null> } | null = null;
+
+  constructor(
+    private readonly source: SegmentSource,
+    private readonly index: number,
+    meta: BlockMeta,
+    readonly unique: boolean,
+  ) {
+    this.end = meta.rowCount;
+    this.firstTs = meta.minTs;
+    this.lastTs = meta.maxTs;
+  }
+
+  private load(): { ts: BigInt64Array; cols: Array<ColumnData | null> } {
+    if (this.decoded === null) {
+      const block = this.source.block(this.index);
+      this.decoded = { ts: block.ts, cols: this.source.columnsOf(block, this.index) };
+    }
+    return this.decoded;
+  }
+
+  get ts(): BigInt64Array {
+    return this.load().ts;
+  }
+
+  get cols(): Array<ColumnData | null> {
+    return this.load().cols;
   }
 }

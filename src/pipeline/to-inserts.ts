@@ -3,57 +3,37 @@
  * the tables pipelines make (append-only unless a record says otherwise, as in GreptimeDB). Runs
  * wherever the pipeline ran: a shard decoding an `/v1/ingest` body, or the router.
  */
+
+import { insertColumnOf } from '../query/sql/insert.js';
+import type { Value } from '../query/sql/values.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../shared/insert.js';
-import { allocValues, physicalKindOf, type Vector } from '../shared/types.js';
+import { physicalKindOf } from '../shared/types.js';
 import type { Cell, OutputColumn, OutputTable } from './output.js';
 
-/** One column's cells as a vector of its type's physical kind (tags as text, as storage keys them). */
-function vectorOf(column: OutputColumn, rows: Cell[][], c: number): Vector {
-  const n = rows.length;
-  if (column.semantic === 'TAG') {
-    const values = new Array<string | null>(n);
-    for (let r = 0; r < n; r++) {
-      const v = rows[r]?.[c] ?? null;
-      values[r] = v === null ? null : typeof v === 'string' ? v : String(v);
-    }
-    return { kind: 'str', values };
-  }
+/** One cell as the column's physical kind wants it (ints as bigint for 64-bit kinds, ...). */
+function normalized(cell: Cell, column: OutputColumn): Value {
+  if (cell === null || column.semantic === 'TAG') return cell;
   const kind = physicalKindOf(column.type);
-  const out = allocValues(kind, n);
-  let valid: Uint8Array | undefined;
-  for (let r = 0; r < n; r++) {
-    const v = rows[r]?.[c] ?? null;
-    if (v === null) {
-      valid ??= new Uint8Array(n).fill(1);
-      valid[r] = 0;
-      continue;
-    }
-    switch (kind) {
-      case 'bool':
-        (out as Uint8Array)[r] = v === true || v === 1 || v === 1n ? 1 : 0;
-        break;
-      case 'str':
-        (out as Array<string | null>)[r] = typeof v === 'string' ? v : String(v);
-        break;
-      case 'f64':
-        (out as Float64Array)[r] = Number(v);
-        break;
-      default:
-        (out as BigInt64Array)[r] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
-    }
+  if (kind === 'i64' || kind === 'u64') {
+    if (typeof cell === 'number') return BigInt(Math.trunc(cell));
+    if (typeof cell === 'boolean') return cell ? 1n : 0n;
+    return cell;
   }
-  return { kind, values: out, valid } as Vector;
+  if (kind === 'f64') return typeof cell === 'bigint' ? Number(cell) : cell;
+  if (kind === 'bool') return cell === true || cell === 1 || cell === 1n;
+  return cell;
 }
 
 /** The insert of one output table into `<table><suffix>` of `db`. */
 export function insertOf(db: string, table: string, out: OutputTable): TableInsert {
-  const columns: InsertColumn[] = out.columns.map((column, c) => ({
-    name: column.name,
-    semantic: column.semantic,
-    type: column.type,
-    vector: vectorOf(column, out.rows, c),
-    ...(column.index ? { index: column.index } : {}),
-  }));
+  const n = out.rows.length;
+  const columns: InsertColumn[] = out.columns.map((column, c) => {
+    const values = new Array<Value>(n);
+    for (let r = 0; r < n; r++) values[r] = normalized(out.rows[r]?.[c] ?? null, column);
+    const schema = { id: 0, name: column.name, semantic: column.semantic, type: column.type, nullable: true };
+    const inserted = insertColumnOf(schema, values);
+    return column.index ? { ...inserted, index: column.index } : inserted;
+  });
   return { db, table: `${table}${out.tableSuffix}`, rowCount: out.rows.length, columns };
 }
 

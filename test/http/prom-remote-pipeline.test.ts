@@ -86,6 +86,23 @@ t.test('remote write through pipelines', async (t) => {
     t.equal(res.status, 204, res.text);
     // `piped_up` exists with tags job and instance; the pipeline's rows carry job only.
     t.same(rowsOf((await sql(url, "SELECT count(*) FROM piped_up WHERE job = 'api'")).body), [[4]], 'db filtered out');
+    // Every metric's samples run before any is written: one metric failing stores nothing at all.
+    const strictYaml = ['processors:', '  - letter:', '      field: zone', '      method: upper'].join('\n');
+    const strict = await fetch(`${url}/v1/pipelines/prom_strict`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-yaml' },
+      body: `${strictYaml}\n  - epoch:\n      field: greptime_timestamp\n      resolution: ms\n`,
+    });
+    t.equal(strict.status, 200, await strict.clone().text());
+    const mixed = snappyBlock(
+      writeRequestBytes([
+        { labels: { __name__: 'atomic_a', zone: 'eu' }, samples: [{ value: 1, timestamp: T0 }] },
+        { labels: { __name__: 'atomic_b', host: 'x' }, samples: [{ value: 2, timestamp: T0 }] },
+      ]),
+    );
+    const refused = await postRemoteWrite(url, mixed, 'db=public', { 'x-greptime-pipeline-name': 'prom_strict' });
+    t.equal(refused.status, 400, 'atomic_b has no zone label');
+    t.not((await sql(url, 'SELECT count(*) FROM atomic_a')).status, 200, 'and atomic_a was not written either');
     const unknown = await postRemoteWrite(url, body, 'db=public', { 'x-greptime-pipeline-name': 'nope' });
     t.equal(unknown.status, 400);
     t.match(unknown.text, /Pipeline not found, name: nope/);

@@ -203,6 +203,10 @@ const cases: Case[] = [
     value('format_timestamp!(.t, "%FT%T%:z", timezone: "+08:00")', { t: ts('2024-05-25T20:16:37Z') }),
     '2024-05-26T04:16:37+08:00',
   ),
+  is(
+    value('format_timestamp!(.t, "%a %h %B %e %Z %.f %s", timezone: "-05:30")', { t: ts('2024-05-25T20:16:37.5Z') }),
+    'Sat May May 25 -05:30 .500 1716668197',
+  ),
   is(value('exists(.a) && !exists(.b) && exists(.n)', { a: 1, n: null }), true),
   is(value('is_null(null) && is_string("") && is_integer(1) && is_float(1.5) && is_object({}) && is_array([])'), true),
   is(value('is_integer(1.5) || is_string(1)'), false),

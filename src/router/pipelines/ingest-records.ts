@@ -4,49 +4,50 @@
  * before anything is written; tables that share their options go to the catalog in one write,
  * which checks them all before writing any.
  */
-import type { RunResult } from '../../pipeline/output.js';
 import { insertOf, insertOptionsOf } from '../../pipeline/to-inserts.js';
 import type { PipelineRecord } from '../../pipeline/value.js';
+import type { InsertOptions, TableInsert } from '../../shared/insert.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import { type IdentityParams, pipelineNamed, runPipeline } from './request.js';
 import type { PipelineStore } from './store.js';
 
 export interface PipelineTarget {
   db: string;
-  /** The table; a pipeline's suffixes are appended to it. */
-  table: string;
   pipeline: string;
   version: bigint | undefined;
   skipError: boolean;
   identity?: IdentityParams | undefined;
 }
 
-/** Runs `records` and writes them; returns the rows written per target table. */
+/**
+ * Runs the records of each table (a pipeline's suffixes are appended to the table's name), all of
+ * them before anything is written, then writes; returns the rows written per target table.
+ */
 export async function ingestRecords(
   store: PipelineStore,
   ingest: IngestPipeline,
   target: PipelineTarget,
-  records: PipelineRecord[],
+  recordsByTable: ReadonlyMap<string, PipelineRecord[]>,
   /** Called once every record has run, before the first write (the routes note it for errors). */
   beforeWrite?: () => void,
 ): Promise<number[]> {
   const pipeline = await pipelineNamed(store, target.pipeline, target.version, target.identity ?? {});
-  const result = await runPipeline(store, pipeline, records, target.skipError);
-  beforeWrite?.();
-  return writeTables(ingest, target.db, target.table, result);
-}
-
-async function writeTables(ingest: IngestPipeline, db: string, table: string, result: RunResult): Promise<number[]> {
-  const written: number[] = [];
-  const byOptions = new Map<string, RunResult['tables']>();
-  for (const out of result.tables) {
-    const key = JSON.stringify(out.options ?? {});
-    byOptions.set(key, [...(byOptions.get(key) ?? []), out]);
+  const byOptions = new Map<string, { options: InsertOptions; inserts: TableInsert[] }>();
+  for (const [table, records] of recordsByTable) {
+    const result = await runPipeline(store, pipeline, records, target.skipError);
+    for (const out of result.tables) {
+      const key = JSON.stringify(out.options ?? {});
+      let group = byOptions.get(key);
+      if (group === undefined) byOptions.set(key, (group = { options: insertOptionsOf(out), inserts: [] }));
+      group.inserts.push(insertOf(target.db, table, out));
+    }
   }
-  for (const tables of byOptions.values()) {
-    const inserts = tables.map((out) => insertOf(db, table, out));
-    await ingest.write(inserts, insertOptionsOf(tables[0] as RunResult['tables'][number]));
-    for (const insert of inserts) written.push(insert.rowCount);
+  beforeWrite?.();
+  const written: number[] = [];
+  // Tables that share their options go to the catalog in one write, which checks them all first.
+  for (const group of byOptions.values()) {
+    await ingest.write(group.inserts, group.options);
+    for (const insert of group.inserts) written.push(insert.rowCount);
   }
   return written;
 }

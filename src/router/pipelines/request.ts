@@ -54,6 +54,11 @@ export async function pipelineNamed(
       throw err;
     }
   }
+  return (await storedNamed(store, name, version)).pipeline;
+}
+
+/** A stored pipeline by name and version: 400 when the name is reserved or nothing is stored under it. */
+async function storedNamed(store: PipelineStore, name: string, version: bigint | undefined): Promise<StoredPipeline> {
   if (name.startsWith('greptime_')) throw invalidParameter(`pipeline ${name} is only for its own endpoint`);
   const stored = await compiled(() => store.get(name, version));
   if (!stored) {
@@ -61,7 +66,7 @@ export async function pipelineNamed(
       `Pipeline not found, name: ${name}, version: ${version === undefined ? 'latest' : version}`,
     );
   }
-  return stored.pipeline;
+  return stored;
 }
 
 /** Dispatcher rules that name pipelines naming further ones: followed this deep at most. */
@@ -82,10 +87,9 @@ export async function pipelineSpecOf(
     await pipelineNamed(store, name, version, identity); // checks the parameters
     return { kind: 'identity', params: identity };
   }
-  const main = await pipelineNamed(store, name, version, identity);
-  const stored = await compiled(() => store.get(name, version));
+  const stored = await storedNamed(store, name, version);
   const rules: Record<string, string> = {};
-  let names = main.ruleNames();
+  let names = stored.pipeline.ruleNames();
   for (let depth = 0; depth < RULE_DEPTH_MAX && names.length > 0; depth++) {
     const next: string[] = [];
     for (const rule of names) {
@@ -97,7 +101,7 @@ export async function pipelineSpecOf(
     }
     names = next;
   }
-  return { kind: 'stored', text: (stored as StoredPipeline).text, rules };
+  return { kind: 'stored', text: stored.text, rules };
 }
 
 /** Runs a store call that may compile a stored pipeline, failing as a 400 if it cannot. */

@@ -142,12 +142,9 @@ async function writeThroughPipeline(
   if (pipeline !== IDENTITY_PIPELINE && !(await deps.pipelines.get(pipeline, version))) {
     throw new HecError(500, HecCode.InternalError, `pipeline error: pipeline not found: ${pipeline}`);
   }
-  let written = 0;
-  for (const [table, records] of hecRecordsByTable(rows)) {
-    const target = { db, table, pipeline, version, skipError: false };
-    for (const n of await ingestRecords(deps.pipelines, deps.ingest, target, records)) written += n;
-  }
-  return written;
+  const target = { db, pipeline, version, skipError: false };
+  const written = await ingestRecords(deps.pipelines, deps.ingest, target, hecRecordsByTable(rows));
+  return written.reduce((a, b) => a + b, 0);
 }
 
 export interface HecDeps {

@@ -109,14 +109,19 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
           if (pipeline) {
             const target = {
               db,
-              table,
               pipeline,
               version: versionOf(ctx.headers.get('x-greptime-pipeline-version')),
               skipError: false,
             };
-            const written = await ingestRecords(deps.pipelines, ingest, target, lokiRecords(streams), () => {
-              writing = true;
-            });
+            const written = await ingestRecords(
+              deps.pipelines,
+              ingest,
+              target,
+              new Map([[table, lokiRecords(streams)]]),
+              () => {
+                writing = true;
+              },
+            );
             metrics.ingestRows.inc(
               { protocol: PROTOCOL },
               written.reduce((a, b) => a + b, 0),

@@ -31,12 +31,11 @@ export function otlpLogRoutes(ingest: IngestPipeline, store: PipelineStore, metr
         await yieldToEventLoop();
         const target = {
           db,
-          table,
           pipeline,
           version: versionOf(ctx.headers.get('x-greptime-pipeline-version')),
           skipError: false,
         };
-        const written = await ingestRecords(store, ingest, target, records);
+        const written = await ingestRecords(store, ingest, target, new Map([[table, records]]));
         return { rows: written.reduce((a, b) => a + b, 0), rejected: 0, message: '' };
       }
       const mapped = logsToInserts(request, db, table, BigInt(Date.now()) * 1_000_000n);

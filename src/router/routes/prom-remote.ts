@@ -81,12 +81,9 @@ async function writeThroughPipeline(
 ): Promise<number> {
   const version = versionOf(ctx.headers.get('x-greptime-pipeline-version'));
   const identity = { customTimeIndex: 'greptime_timestamp;epoch;ms', tagsExcept: ['greptime_value'] };
-  let rows = 0;
-  for (const [table, records] of remoteWriteRecords(raw)) {
-    const target = { db, table, pipeline, version, skipError: false, identity };
-    for (const n of await ingestRecords(deps.pipelines, deps.ingest, target, records)) rows += n;
-  }
-  return rows;
+  const target = { db, pipeline, version, skipError: false, identity };
+  const written = await ingestRecords(deps.pipelines, deps.ingest, target, remoteWriteRecords(raw));
+  return written.reduce((a, b) => a + b, 0);
 }
 
 export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): Route[] {

@@ -137,67 +137,75 @@ export function formatWithPattern(nanos: bigint, pattern: string, offsetSeconds:
   const second = seconds % 60;
   const p2 = (n: number): string => String(n).padStart(2, '0');
   const weekday = (((days + 4) % 7) + 7) % 7;
-  const offset = (): string => {
+  const offset = (sep: string): string => {
     const sign = offsetSeconds < 0 ? '-' : '+';
     const abs = Math.abs(offsetSeconds);
-    return `${sign}${p2(Math.floor(abs / 3600))}${p2(Math.floor(abs / 60) % 60)}`;
+    return `${sign}${p2(Math.floor(abs / 3600))}${sep}${p2(Math.floor(abs / 60) % 60)}`;
   };
-  return pattern.replace(/%(\.?)([0-9]?)([a-zA-Z%])/g, (whole, dot: string, width: string, spec: string) => {
-    if (spec === 'f') {
-      const nine = String(fraction).padStart(9, '0');
-      if (width) return `${dot}${nine.slice(0, Number(width))}`;
-      if (!dot) return nine;
-      // `%.f`: as many digits as the value needs, in groups of three; nothing for whole seconds.
-      if (fraction === 0n) return '';
-      const trimmed = nine.replace(/0+$/, '');
-      return `.${trimmed.padEnd(Math.ceil(trimmed.length / 3) * 3, '0')}`;
-    }
-    if (dot) return whole;
-    switch (spec) {
-      case 'Y':
-        return String(year).padStart(4, '0');
-      case 'y':
-        return p2(year % 100);
-      case 'm':
-        return p2(month);
-      case 'd':
-        return p2(day);
-      case 'e':
-        return String(day).padStart(2, ' ');
-      case 'H':
-        return p2(hour);
-      case 'I':
-        return p2(hour % 12 === 0 ? 12 : hour % 12);
-      case 'p':
-        return hour < 12 ? 'AM' : 'PM';
-      case 'M':
-        return p2(minute);
-      case 'S':
-        return p2(second);
-      case 'j':
-        return String(days - daysFromCivil(year, 1, 1) + 1).padStart(3, '0');
-      case 'a':
-        return (WEEKDAYS[weekday] as string).slice(0, 3);
-      case 'A':
-        return WEEKDAYS[weekday] as string;
-      case 'b':
-        return (MONTHS[month - 1] as string).slice(0, 3);
-      case 'B':
-        return MONTHS[month - 1] as string;
-      case 'z':
-        return offset();
-      case 's':
-        return String(floorDiv(nanos, 1_000_000_000n));
-      case 'F':
-        return `${String(year).padStart(4, '0')}-${p2(month)}-${p2(day)}`;
-      case 'T':
-        return `${p2(hour)}:${p2(minute)}:${p2(second)}`;
-      case '%':
-        return '%';
-      default:
-        return whole;
-    }
-  });
+  return pattern.replace(
+    /%(\.?)([0-9]?)(:?)([a-zA-Z%])/g,
+    (whole, dot: string, width: string, colon: string, spec: string) => {
+      if (colon) return spec === 'z' && !dot && !width ? offset(':') : whole;
+      if (spec === 'f') {
+        const nine = String(fraction).padStart(9, '0');
+        if (width) return `${dot}${nine.slice(0, Number(width))}`;
+        if (!dot) return nine;
+        // `%.f`: as many digits as the value needs, in groups of three; nothing for whole seconds.
+        if (fraction === 0n) return '';
+        const trimmed = nine.replace(/0+$/, '');
+        return `.${trimmed.padEnd(Math.ceil(trimmed.length / 3) * 3, '0')}`;
+      }
+      if (dot) return whole;
+      switch (spec) {
+        case 'Y':
+          return String(year).padStart(4, '0');
+        case 'y':
+          return p2(year % 100);
+        case 'm':
+          return p2(month);
+        case 'd':
+          return p2(day);
+        case 'e':
+          return String(day).padStart(2, ' ');
+        case 'H':
+          return p2(hour);
+        case 'I':
+          return p2(hour % 12 === 0 ? 12 : hour % 12);
+        case 'p':
+          return hour < 12 ? 'AM' : 'PM';
+        case 'M':
+          return p2(minute);
+        case 'S':
+          return p2(second);
+        case 'j':
+          return String(days - daysFromCivil(year, 1, 1) + 1).padStart(3, '0');
+        case 'a':
+          return (WEEKDAYS[weekday] as string).slice(0, 3);
+        case 'A':
+          return WEEKDAYS[weekday] as string;
+        case 'b':
+        case 'h':
+          return (MONTHS[month - 1] as string).slice(0, 3);
+        case 'B':
+          return MONTHS[month - 1] as string;
+        case 'z':
+          return offset('');
+        case 'Z':
+          // chrono prints a fixed offset's name as the offset itself.
+          return offsetSeconds === 0 ? 'UTC' : offset(':');
+        case 's':
+          return String(floorDiv(nanos, 1_000_000_000n));
+        case 'F':
+          return `${String(year).padStart(4, '0')}-${p2(month)}-${p2(day)}`;
+        case 'T':
+          return `${p2(hour)}:${p2(minute)}:${p2(second)}`;
+        case '%':
+          return '%';
+        default:
+          return whole;
+      }
+    },
+  );
 }
 
 /** `date_format(ts, pattern)`: the timestamp printed in the session time zone. */

@@ -4,8 +4,9 @@
  * the expected line. Prints `lineproto conformance: N/44 passed`.
  */
 import t from 'tap';
+import { parsePrecision } from '../../src/router/http/params.js';
 import { DbError, ErrorCode } from '../../src/shared/errors.js';
-import { type LinePoint, parseLineProtocol, parsePrecision } from '../../src/shared/ingest/lineproto/parser.js';
+import { type LinePoint, parseLineProtocol } from '../../src/shared/ingest/lineproto/parser.js';
 import { type CaseField, type CasePoint, loadLineprotoCases } from '../helpers/lineproto-cases.js';
 
 type Field = CaseField;

@@ -1,4 +1,7 @@
 /** Request parameters shared by several routes: database selection and form bodies. */
+
+import { InvalidArgument } from '../../shared/errors.js';
+import type { Precision } from '../../shared/ingest/lineproto/parser.js';
 import type { RequestContext } from './context.js';
 import { HttpStatusError } from './http-status-error.js';
 
@@ -38,4 +41,31 @@ export function formOf(ctx: RequestContext): URLSearchParams {
     throw new HttpStatusError(415, 'Form requests must have `Content-Type: application/x-www-form-urlencoded`');
   }
   return new URLSearchParams(ctx.body.toString('utf8'));
+}
+
+/**
+ * The `precision` query parameter → unit. Absent means nanoseconds; the accepted spellings are
+ * those of GreptimeDB (n, ns, u, us, µ, ms, s, m, h).
+ */
+export function parsePrecision(s: string | undefined): Precision {
+  switch (s) {
+    case undefined:
+    case 'n':
+    case 'ns':
+      return 'ns';
+    case 'u':
+    case 'us':
+    case 'µ':
+      return 'us';
+    case 'ms':
+      return 'ms';
+    case 's':
+      return 's';
+    case 'm':
+      return 'm';
+    case 'h':
+      return 'h';
+    default:
+      throw new InvalidArgument(`Failed to convert time precision, name: ${s}`);
+  }
 }

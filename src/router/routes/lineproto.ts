@@ -1,10 +1,9 @@
 /** InfluxDB line protocol (reference ingest §1): v1 and v2 write paths, ping and health. */
 
-import { parsePrecision } from '../../shared/ingest/lineproto/parser.js';
 import { VERSION } from '../../shared/version.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type Route } from '../http/context.js';
-import { databaseOf } from '../http/params.js';
+import { databaseOf, parsePrecision } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
 

@@ -77,33 +77,6 @@ export interface ParsedBatch {
 export const LINE_BYTES_MAX_DEFAULT = 1024 * 1024;
 
 /**
- * The `precision` query parameter → unit. Absent means nanoseconds; the accepted spellings are
- * those of GreptimeDB (n, ns, u, us, µ, ms, s, m, h).
- */
-export function parsePrecision(s: string | undefined): Precision {
-  switch (s) {
-    case undefined:
-    case 'n':
-    case 'ns':
-      return 'ns';
-    case 'u':
-    case 'us':
-    case 'µ':
-      return 'us';
-    case 'ms':
-      return 'ms';
-    case 's':
-      return 's';
-    case 'm':
-      return 'm';
-    case 'h':
-      return 'h';
-    default:
-      throw new InvalidArgument(`Failed to convert time precision, name: ${s}`);
-  }
-}
-
-/**
  * Parses a whole request body. Throws `InvalidArgument` on the first malformed line, so a caller
  * either gets every point or none. `precision` only matters for one rule here: with `m` or `h` a
  * line must carry its own timestamp (GreptimeDB cannot express "now" in those units).

@@ -1,12 +1,8 @@
 /** The line-protocol scanner: grammar, value types, escapes, line handling, errors and its caches. */
 import t from 'tap';
+import { parsePrecision } from '../../../../src/router/http/params.js';
 import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
-import {
-  type FieldValue,
-  type LinePoint,
-  parseLineProtocol,
-  parsePrecision,
-} from '../../../../src/shared/ingest/lineproto/parser.js';
+import { type FieldValue, type LinePoint, parseLineProtocol } from '../../../../src/shared/ingest/lineproto/parser.js';
 
 const parse = (text: string, precision = parsePrecision(undefined), maxLineBytes?: number): LinePoint[] =>
   parseLineProtocol(Buffer.from(text, 'utf8'), precision, maxLineBytes).points;

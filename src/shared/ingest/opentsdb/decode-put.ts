@@ -1,21 +1,30 @@
 /**
  * An OpenTSDB put body → inserts, on the thread that decodes it, for the all-or-nothing form of
- * the request (no `summary` or `details`): the first bad point refuses the whole request. The
+ * the request (no `summary` or `details`): the first bad point refuses the whole request. Bodies
+ * in the plain shape collectors send are scanned in place (put-scan.ts); the others, and every
+ * body with a bad point, are parsed whole (put-points.ts), which also words the refusal. The
  * series caches live here, one per database, for the life of the thread.
  */
 import { InvalidArgument } from '../../errors.js';
 import type { TableInsert } from '../../insert.js';
+import { SeriesCache } from '../byte-series-cache.js';
+import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { seriesInserts } from '../series-inserts.js';
 import { describePoint, parsePutBody } from './put-points.js';
+import { scanPutRuns } from './put-scan.js';
 import { PutSeriesResolver } from './put-series.js';
+
+/** Series-cache entries per generation and database, as remote write's. */
+const CACHE_GENERATION = 131_072;
 
 /** One resolver for the life of the thread (a server's shard count never changes). */
 let resolver: PutSeriesResolver | null = null;
+const caches = new PerDatabaseCaches((capacity) => new SeriesCache(capacity), CACHE_GENERATION);
 
 /** Series held by this thread's OpenTSDB caches. */
 export function putSeriesCached(): number {
-  return resolver?.size ?? 0;
+  return (resolver?.size ?? 0) + caches.size;
 }
 
 export function decodePut(
@@ -24,11 +33,18 @@ export function decodePut(
   schema: SchemaSnapshot,
   shards: number,
 ): { inserts: TableInsert[]; rows: number } {
-  const points = parsePutBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const lookup = (d: string, table: string) => schema.getTable(d, table);
+  const scanned = scanPutRuns(bytes, caches.of(db, schema.hasDatabase(db)), db, shards);
+  if (scanned !== null) {
+    const inserts = seriesInserts(scanned, lookup).map((t) => t.insert);
+    return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
+  }
+  const points = parsePutBody(bytes);
   if (resolver?.shards !== shards) resolver = new PutSeriesResolver(shards);
   const put = resolver.runsOf(points, db, schema.hasDatabase(db));
   const first = put.invalid[0];
   if (first) throw new InvalidArgument(`Invalid ${describePoint(first)}: ${first.error}`);
-  const inserts = seriesInserts(put.runs, (d, table) => schema.getTable(d, table)).map((t) => t.insert);
+  const inserts = seriesInserts(put.runs, lookup).map((t) => t.insert);
   return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
 }

@@ -4,10 +4,10 @@
  */
 import { InvalidArgument } from '../../errors.js';
 import type { TableInsert } from '../../insert.js';
+import { SeriesCache } from '../byte-series-cache.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { metadataInsert } from './metadata.js';
-import { SeriesCache } from './series-cache.js';
 import { SnappyError, snappyDecompress } from './snappy-block.js';
 import { toTableInserts } from './to-inserts.js';
 import { decodeWriteRequest, WireError } from './write-decode.js';

@@ -13,8 +13,8 @@
  * metadata entries are returned for the metadata table.
  */
 import { isUtf8 } from 'node:buffer';
-import type { SeriesCache, SeriesEntry } from './series-cache.js';
-import { hashBytes } from './series-cache.js';
+import type { SeriesCache, SeriesEntry } from '../byte-series-cache.js';
+import { hashBytes } from '../byte-series-cache.js';
 import { seriesEntryOf } from './series-labels.js';
 import { WireError, WireReader, WireType } from './wire-reader.js';
 

@@ -5,7 +5,7 @@
  * skipped parts are counted once.
  */
 import t from 'tap';
-import { SeriesCache } from '../../../../src/shared/ingest/prom-remote/series-cache.js';
+import { SeriesCache } from '../../../../src/shared/ingest/byte-series-cache.js';
 import { decodeWriteRequest } from '../../../../src/shared/ingest/prom-remote/write-decode.js';
 
 function varint(n: number): number[] {

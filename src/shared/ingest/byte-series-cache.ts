@@ -1,9 +1,10 @@
 /**
- * The router's remote-write series cache: the raw protobuf bytes of a `TimeSeries`' labels →
- * everything the write path needs to know about that series (database, table, tags sorted by
- * name, owning shard). A scraper resends the same label bytes every interval, so a series is
- * decoded, validated and hashed to its shard once, when it is new; afterwards a request only
- * hashes and compares its label bytes. No string is made for a label that was seen before.
+ * A series cache keyed by the bytes that name a series on the wire → everything the write path
+ * needs to know about that series (database, table, tags sorted by name, owning shard). Remote
+ * write keys by a `TimeSeries`' label bytes, OpenTSDB put by a point's metric and tags as sent.
+ * Senders resend the same bytes every interval, so a series is decoded, validated and hashed to
+ * its shard once, when it is new; afterwards a request only hashes and compares its bytes. No
+ * string is made for a series that was seen before. One cache per decoding thread and database.
  *
  * Correctness never rests on the hash: a hit is confirmed by comparing every byte, so two label
  * sets can share a hash bucket but never an entry. The bytes are the wire form, so the same
@@ -16,9 +17,9 @@
  * survive every rotation.
  */
 
-import type { ResolvedSeries } from '../series-inserts.js';
+import type { ResolvedSeries } from './series-inserts.js';
 
-/** A remote-write series: where its labels resolve to, and the label bytes that name it. */
+/** A series: where its wire bytes resolve to, and the bytes that name it. */
 export interface SeriesEntry extends ResolvedSeries {
   /** The label bytes this entry was made from (a copy: request buffers are not kept). */
   readonly bytes: Buffer;
@@ -47,6 +48,28 @@ export function hashBytes(view: DataView, start: number, end: number): number {
   for (; i < end; i++) h = Math.imul(h ^ view.getUint8(i), 0x01000193);
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** The cache entry of `series`, named by the bytes at `bytes[start, end)` (copied). */
+export function seriesEntry(series: ResolvedSeries, bytes: Uint8Array, start: number, end: number): SeriesEntry {
+  // Spelled out, not spread: a spread copy of this many fields became a slow (dictionary-mode)
+  // object in V8, and every property read on the hot path with it (the decoder ran 5× slower).
+  return {
+    db: series.db,
+    table: series.table,
+    tableKey: series.tableKey,
+    tagNames: series.tagNames,
+    tagValues: series.tagValues,
+    shapeKey: series.shapeKey,
+    shard: series.shard,
+    storageKey: undefined,
+    stamp: undefined,
+    stampIndex: undefined,
+    bytes: Buffer.from(bytes.subarray(start, end)),
+    hash: hashBytes(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), start, end),
+    next: undefined,
+    generation: undefined,
+  };
 }
 
 /** memcmp through Buffer#compare: no allocation, and native past a few dozen bytes. */

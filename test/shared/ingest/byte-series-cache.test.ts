@@ -4,8 +4,8 @@
  * Generations rotate without losing a series still in use.
  */
 import t from 'tap';
-import { hashBytes, SeriesCache, type SeriesEntry } from '../../../../src/shared/ingest/prom-remote/series-cache.js';
-import { prng } from '../../../helpers/prng.js';
+import { hashBytes, SeriesCache, type SeriesEntry } from '../../../src/shared/ingest/byte-series-cache.js';
+import { prng } from '../../helpers/prng.js';
 
 function entryOf(bytes: Buffer, hash: number, id: number): SeriesEntry {
   return {

@@ -20,6 +20,8 @@ import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
 const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
+/** Group commits sent to a shard before the first of them is answered. */
+const WRITE_TASKS_IN_FLIGHT = 2;
 
 interface PendingWrite {
   payload: Uint8Array;
@@ -78,7 +80,7 @@ class Shard {
   get queuedWrites(): number {
     return this.pending.length;
   }
-  private writing = false;
+  private writesInFlight = 0;
 
   constructor(
     readonly id: number,
@@ -117,13 +119,17 @@ class Shard {
     return new Promise((resolve, reject) => {
       this.pending.push({ payload, traceContext: activeTraceContext(), resolve, reject });
       this.queuedBytes += payload.byteLength;
-      if (!this.writing) void this.drain();
+      this.drain();
     });
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    while (this.pending.length > 0) {
+  /**
+   * Sends the pending writes as group commits, up to WRITE_TASKS_IN_FLIGHT at once: the shard
+   * runs them one after the other in the order sent, and the next group is already on the
+   * shard's thread when the previous one's fsync returns.
+   */
+  private drain(): void {
+    while (this.pending.length > 0 && this.writesInFlight < WRITE_TASKS_IN_FLIGHT) {
       const group: PendingWrite[] = [];
       let bytes = 0;
       while (this.pending.length > 0 && (group.length === 0 || bytes < GROUP_COMMIT_BYTES_MAX)) {
@@ -132,22 +138,29 @@ class Shard {
         group.push(next);
       }
       this.queuedBytes -= bytes;
-      const payloads = group.map((g) => g.payload);
-      try {
-        const refused = await this.run<number[]>(
-          { op: 'write', payloads },
-          payloads.map((p) => p.buffer as ArrayBuffer),
-          this.groupSpan(group),
-        );
-        group.forEach((g, i) => {
-          if (refused.includes(i)) g.reject(new KeyRefRefused(this.id));
-          else g.resolve();
-        });
-      } catch (err) {
-        for (const g of group) g.reject(err as Error);
-      }
+      this.writesInFlight++;
+      void this.commit(group).finally(() => {
+        this.writesInFlight--;
+        this.drain();
+      });
     }
-    this.writing = false;
+  }
+
+  private async commit(group: PendingWrite[]): Promise<void> {
+    const payloads = group.map((g) => g.payload);
+    try {
+      const refused = await this.run<number[]>(
+        { op: 'write', payloads },
+        payloads.map((p) => p.buffer as ArrayBuffer),
+        this.groupSpan(group),
+      );
+      group.forEach((g, i) => {
+        if (refused.includes(i)) g.reject(new KeyRefRefused(this.id));
+        else g.resolve();
+      });
+    } catch (err) {
+      for (const g of group) g.reject(err as Error);
+    }
   }
 
   /**
@@ -214,7 +227,7 @@ export class ShardCluster {
         maxThreads: 1,
         idleTimeout: 60_000,
         atomics: 'disabled',
-        // Queries may run while a write task awaits its fsync; writes stay one at a time (above).
+        // Queries and decodes run while a write task awaits its fsync; at most WRITE_TASKS_IN_FLIGHT writes (above).
         concurrentTasksPerWorker: 8,
         maxQueue: 'auto',
       });

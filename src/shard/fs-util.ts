@@ -40,10 +40,6 @@ export function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
   });
 }
 
-export function fdatasync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-}
-
 /** Removes a file, ignoring that it is already gone. */
 export function unlinkQuietSync(file: string): void {
   try {

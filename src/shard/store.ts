@@ -64,17 +64,21 @@ export class ShardStore implements ScanSource {
   }
 
   /**
-   * Group commit: frames every payload as a WAL record, appends them with one write and (with
-   * `wal.syncMode = fsync`) one fdatasync, then applies them to the memtable in order. Payloads
-   * are decoded and checked first; a malformed one fails the call before anything is written.
-   * Returns the indices of the payloads refused because they name series keys by ids this shard
-   * no longer knows (key-refs.ts): nothing of those is written, the others are.
+   * Group commit: frames every payload as a WAL record, appends them with one write, applies them
+   * to the memtable in order and (with `wal.syncMode = fsync`) resolves once an fdatasync covers
+   * them. The wait for the fdatasync is outside the write lock: the next group is appended (and
+   * shares the next fdatasync) while this one's runs. Rows are readable from the memtable before
+   * they are durable, as in any store that acknowledges after a group commit; what is
+   * acknowledged is durable. Payloads are decoded and checked first; a malformed one fails the
+   * call before anything is written. Returns the indices of the payloads refused because they
+   * name series keys by ids this shard no longer knows (key-refs.ts): nothing of those is
+   * written, the others are.
    */
   async write(payloads: Uint8Array[]): Promise<number[]> {
     assert(!this.closed, 'write after close');
     const batches = payloads.map(decodePayload);
     if (batches.length === 0) return [];
-    return this.writeLock.run(async () => {
+    const appended = await this.writeLock.run(async () => {
       const state = this.state;
       if (state.closing) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
       this.checkMemtableRoom();
@@ -82,33 +86,62 @@ export class ShardStore implements ScanSource {
       state.counters.keyRefsRefused += refused.length;
       const written = refused.length === 0 ? payloads : payloads.filter((_, i) => !refused.includes(i));
       const writtenBatches = refused.length === 0 ? batches : batches.filter((_, i) => !refused.includes(i));
-      if (written.length === 0) return refused;
+      if (written.length === 0) return { refused, wal: null, durable: null };
       const records = encodeRecords(definitions ? [encodeKeyDefinitions(definitions), ...written] : written);
+      const wal = state.wal;
       // Children of the shard.write span when tracing; null (and no allocation) otherwise.
-      let span = startSpan('wal.append');
+      const span = startSpan('wal.append');
       try {
         span?.setAttribute('wal.bytes', records.length);
-        await state.wal.append(records);
+        await wal.append(records);
         endSpan(span);
         state.counters.walBytesWritten += records.length;
-        if (state.config.wal.syncMode === 'fsync') {
-          span = startSpan('wal.fsync');
-          const syncStart = performance.now();
-          await state.wal.sync();
-          state.timings.walFsync.observe((performance.now() - syncStart) / 1000);
-          endSpan(span);
-          state.counters.walFsyncs++;
-        }
-        span = null;
       } catch (err) {
         endSpan(span, err);
         state.keyRefs.forgetWalDefinitions();
         this.rotateWalQuietly();
         throw storageError(`WAL write failed in shard ${state.config.shardId}`, err);
       }
+      // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
+      const durable = state.config.wal.syncMode === 'fsync' ? this.durableOf(wal) : null;
       this.apply(writtenBatches);
       this.afterWrite();
-      return refused;
+      return { refused, wal, durable };
+    });
+    if (appended.durable === null) return appended.refused;
+    const span = startSpan('wal.fsync');
+    try {
+      await appended.durable;
+      endSpan(span);
+    } catch (err) {
+      endSpan(span, err);
+      void this.leaveFailedWal(appended.wal as WalWriter);
+      throw storageError(`WAL write failed in shard ${this.state.config.shardId}`, err);
+    }
+    return appended.refused;
+  }
+
+  /** `wal.durable()`, its fdatasyncs timed and counted. */
+  private durableOf(wal: WalWriter): Promise<void> {
+    if (wal.onSync === null) {
+      const state = this.state;
+      wal.onSync = (ms) => {
+        state.timings.walFsync.observe(ms / 1000);
+        state.counters.walFsyncs++;
+      };
+    }
+    return wal.durable();
+  }
+
+  /**
+   * After an fdatasync failed, no later record of that file can be trusted durable: the next
+   * write starts a new file, with its key definitions written again.
+   */
+  private async leaveFailedWal(failed: WalWriter): Promise<void> {
+    await this.writeLock.run(() => {
+      if (this.state.wal !== failed) return;
+      this.state.keyRefs.forgetWalDefinitions();
+      this.rotateWalQuietly();
     });
   }
 

@@ -1,13 +1,34 @@
 /**
- * Appends records to the current WAL file. The store calls `append` and then `sync` once per
- * group commit; both run off the event loop thread so queries keep running meanwhile.
+ * Appends records to the current WAL file and makes them durable. The store appends one group
+ * commit at a time and then waits on `durable()` outside its write lock, so the next group is
+ * appended while the previous fdatasync runs, and one fdatasync covers every group appended
+ * before it started. Writes and syncs run off the event loop thread, so queries and decoding
+ * keep running meanwhile.
  */
 import fs from 'node:fs';
-import { fdatasync, fsyncDirSync, writeAll } from '../fs-util.js';
+import { fsyncDirSync, writeAll } from '../fs-util.js';
 import { walFilePath } from './wal-record.js';
+
+interface SyncWaiter {
+  /** Appends this waiter needs durable. */
+  appends: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
 
 export class WalWriter {
   private closed = false;
+  /** Appends made, and how many of them an fdatasync has covered. */
+  private appends = 0;
+  private synced = 0;
+  private syncing = false;
+  /** Closed while an fdatasync was in flight: the fd is closed when it returns. */
+  private closeWhenSynced = false;
+  private readonly waiters: SyncWaiter[] = [];
+  /** The first failed fdatasync: nothing appended to this file since can be trusted durable. */
+  private failure: Error | null = null;
+  /** Called with each fdatasync's duration, ms. */
+  onSync: ((ms: number) => void) | null = null;
 
   private constructor(
     readonly walDir: string,
@@ -36,6 +57,7 @@ export class WalWriter {
     try {
       await writeAll(this.fd, records);
       this.bytes += records.length;
+      this.appends++;
     } catch (err) {
       try {
         fs.ftruncateSync(this.fd, before);
@@ -46,9 +68,50 @@ export class WalWriter {
     }
   }
 
-  /** Makes every appended record durable. */
-  sync(): Promise<void> {
-    return fdatasync(this.fd);
+  /**
+   * Resolves once every record appended so far is durable: joins the fdatasync that will start
+   * next (one already running may have begun before the last append). Rejects, for this and
+   * every later call, once an fdatasync of this file failed.
+   */
+  durable(): Promise<void> {
+    const appends = this.appends;
+    if (appends <= this.synced) return Promise.resolve();
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ appends, resolve, reject });
+      this.startSync();
+    });
+  }
+
+  private startSync(): void {
+    if (this.syncing || this.closed || this.waiters.length === 0) return;
+    this.syncing = true;
+    const covers = this.appends;
+    const started = performance.now();
+    fs.fdatasync(this.fd, (err) => {
+      this.syncing = false;
+      this.onSync?.(performance.now() - started);
+      if (err) this.fail(err);
+      else this.settle(covers);
+      if (this.closeWhenSynced) fs.closeSync(this.fd);
+      else this.startSync();
+    });
+  }
+
+  /** Resolves the waiters whose appends are covered. */
+  private settle(covers: number): void {
+    this.synced = Math.max(this.synced, covers);
+    let kept = 0;
+    for (const w of this.waiters) {
+      if (w.appends <= this.synced) w.resolve();
+      else this.waiters[kept++] = w;
+    }
+    this.waiters.length = kept;
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of this.waiters.splice(0)) w.reject(this.failure);
   }
 
   /**
@@ -59,9 +122,21 @@ export class WalWriter {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (durable) fs.fdatasyncSync(this.fd);
+      if (durable && this.failure === null) {
+        try {
+          fs.fdatasyncSync(this.fd);
+          this.settle(this.appends);
+        } catch (err) {
+          this.fail(err as Error);
+          throw err;
+        }
+      }
     } finally {
-      fs.closeSync(this.fd);
+      // Waiters left (a non-durable close) have nothing more coming.
+      if (this.waiters.length > 0)
+        this.fail(new Error(`WAL file ${this.fileNumber} closed before its records were synced`));
+      if (this.syncing) this.closeWhenSynced = true;
+      else fs.closeSync(this.fd);
     }
   }
 }

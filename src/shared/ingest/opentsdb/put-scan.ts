@@ -60,6 +60,8 @@ class Scanner {
   /** Metric then tags bytes of the current point, copied together: the series' cache key. */
   key: Buffer = Buffer.alloc(1024);
   keyLength = 0;
+  /** The point just scanned is the guessed series (its key was not copied). */
+  guessed = false;
 
   constructor(readonly b: Buffer) {}
 
@@ -166,9 +168,14 @@ class Scanner {
     }
   }
 
-  /** One point object: its fields into this scanner's fields. */
-  point(): void {
+  /**
+   * One point object: its fields into this scanner's fields. `guess`: the series expected next;
+   * when the point's metric came first and names it, its tags are compared with the guess's in
+   * one call instead of being scanned (`guessed` then says the point is the guess's).
+   */
+  point(guess: SeriesEntry | undefined): void {
     this.expect(OPEN_OBJECT);
+    this.guessed = false;
     let seen = 0;
     for (;;) {
       this.ws();
@@ -192,7 +199,8 @@ class Scanner {
         field = FIELD_TAGS;
         this.ws();
         this.tagsStart = this.pos;
-        this.tagsEnd = this.tags();
+        this.tagsEnd = (seen & FIELD_METRIC) !== 0 && guess !== undefined ? this.guessedTags(guess) : -1;
+        if (this.tagsEnd < 0) this.tagsEnd = this.tags();
       } else throw NOT_PLAIN;
       if ((seen & field) !== 0) throw NOT_PLAIN;
       seen |= field;
@@ -202,7 +210,25 @@ class Scanner {
       if (c !== COMMA) throw NOT_PLAIN;
     }
     if (seen !== ALL_FIELDS) throw NOT_PLAIN;
-    this.keyOfPoint();
+    if (!this.guessed) this.keyOfPoint();
+  }
+
+  /**
+   * The end of the tags object at `pos` when the point is `guess`'s series: its key is the
+   * metric (quotes included, so a prefix match is the whole metric) followed by the tags bytes,
+   * and bytes equal to a complete object read before are that object. -1 when not.
+   */
+  private guessedTags(guess: SeriesEntry): number {
+    const key = guess.bytes;
+    const metricLength = this.metricEnd - this.metricStart;
+    const tagsLength = key.length - metricLength;
+    const end = this.pos + tagsLength;
+    if (tagsLength <= 0 || end > this.b.length) return -1;
+    if (key.compare(this.b, this.metricStart, this.metricEnd, 0, metricLength) !== 0) return -1;
+    if (key.compare(this.b, this.pos, end, metricLength) !== 0) return -1;
+    this.guessed = true;
+    this.pos = end;
+    return end;
   }
 
   /** A timestamp as put-points.ts reads a number: positive integer, seconds or milliseconds. */
@@ -295,8 +321,13 @@ export function scanPutRuns(body: Buffer, cache: SeriesCache, db: string, shards
     for (;;) {
       scan.ws();
       const pointStart = scan.pos;
-      scan.point();
-      const entry = seriesOf(scan, cache, previous, pointStart, db, shards, out.series.length);
+      const guess = previous?.next;
+      scan.point(guess);
+      let entry: SeriesEntry | null;
+      if (scan.guessed) {
+        entry = guess as SeriesEntry;
+        cache.touch(entry);
+      } else entry = seriesOf(scan, cache, previous, pointStart, db, shards, out.series.length);
       if (entry === null) return null;
       if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;

@@ -1,6 +1,15 @@
 /**
- * Compaction: merges all live segments of a table into one, with the table's merge mode, so
- * scans open fewer files and duplicates are resolved once.
+ * Compaction: merges consecutive live segments of a table into one, with the table's merge mode,
+ * so scans open fewer files and duplicates are resolved once.
+ *
+ * In the background it is size-tiered: the newest run of segments of similar size (an older
+ * segment joins the run while it holds at most TIER_RATIO times the largest of the run) is merged
+ * once it has `segment.compaction_trigger` members. Flushes of similar size merge into one about
+ * trigger times larger, those into the next tier, and so on: a row is rewritten about
+ * log_trigger(table rows / flush rows) times, where merging every segment each time rewrote the
+ * whole table on every compaction and took more of a shard's thread the longer it ingested.
+ * `compact()` (the admin API) still merges every segment. Runs are consecutive because a
+ * segment's place in the list is its age, which decides which duplicate a merge keeps.
  *
  *   pin inputs → build the merged segment (tmp → fsync → rename) → MANIFEST (inputs replaced by
  *   the output, at the inputs' position) → in memory: same swap → retire inputs (unlink; fds close
@@ -26,6 +35,41 @@ function columnsOf(inputs: readonly SegmentFile[]): FieldSpec[] {
   return sortSpecs([...byKey.values()]);
 }
 
+/** An older segment joins a run of newer ones while it has at most this many times their largest's rows. */
+export const TIER_RATIO = 2;
+
+/**
+ * The run a background compaction merges, as `[from, to)` of `rows` (segment row counts, oldest
+ * first): the newest segments of similar size, when there are at least `minSegments`; else null.
+ */
+export function tieredRun(rows: readonly number[], minSegments: number): { from: number; to: number } | null {
+  const to = rows.length;
+  if (to < minSegments) return null;
+  let from = to - 1;
+  let largest = Math.max(1, rows[from] as number);
+  while (from > 0 && (rows[from - 1] as number) <= TIER_RATIO * largest) {
+    from--;
+    largest = Math.max(largest, rows[from] as number);
+  }
+  return to - from >= minSegments ? { from, to } : null;
+}
+
+/** Tables whose segments hold a tiered run of at least `minSegments`. */
+export function tablesWithTieredRun(state: ShardState, minSegments: number): number[] {
+  const out: number[] = [];
+  for (const [tableId, files] of state.segments) {
+    if (state.brokenTables.has(tableId) || state.dropped.has(tableId)) continue;
+    if (
+      tieredRun(
+        files.map((f) => f.rows),
+        minSegments,
+      ) !== null
+    )
+      out.push(tableId);
+  }
+  return out;
+}
+
 /** Tables that have at least `minSegments` live segments and can be compacted. */
 export function tablesToCompact(state: ShardState, minSegments: number): number[] {
   const out: number[] = [];
@@ -37,11 +81,19 @@ export function tablesToCompact(state: ShardState, minSegments: number): number[
   return out;
 }
 
-/** Compacts every live segment of one table into one; a root span of its own while tracing. */
-export function compactTable(state: ShardState, tableId: number): Promise<void> {
+/**
+ * Compacts one table: every live segment into one (`all`), or its tiered run of at least
+ * `minSegments` (nothing when it has none by the time the job runs). A root span of its own
+ * while tracing. Resolves whether it merged anything.
+ */
+export function compactTable(
+  state: ShardState,
+  tableId: number,
+  which: { all: true } | { minSegments: number } = { all: true },
+): Promise<boolean> {
   return inSpan(
     'shard.compaction',
-    () => compactSegments(state, tableId),
+    () => compactSegments(state, tableId, which),
     BACKGROUND_SPAN,
     () => ({
       'shoaldb.shard.id': state.config.shardId,
@@ -50,10 +102,25 @@ export function compactTable(state: ShardState, tableId: number): Promise<void> 
   );
 }
 
-async function compactSegments(state: ShardState, tableId: number): Promise<void> {
+async function compactSegments(
+  state: ShardState,
+  tableId: number,
+  which: { all: true } | { minSegments: number },
+): Promise<boolean> {
   await state.checkpoint();
-  const inputs = (state.segments.get(tableId) ?? []).slice();
-  if (inputs.length < 2 || state.brokenTables.has(tableId) || state.dropped.has(tableId)) return;
+  const live = state.segments.get(tableId) ?? [];
+  if (live.length < 2 || state.brokenTables.has(tableId) || state.dropped.has(tableId)) return false;
+  const run =
+    'all' in which
+      ? { from: 0, to: live.length }
+      : tieredRun(
+          live.map((f) => f.rows),
+          which.minSegments,
+        );
+  if (run === null) return false;
+  const inputs = live.slice(run.from, run.to);
+  // Tombstones may still hide rows of older segments unless the oldest is among the inputs.
+  const tombstones = run.from === 0 ? 'drop' : 'keep';
   const started = Date.now();
   const startedAt = performance.now();
   for (const f of inputs) f.pin();
@@ -68,13 +135,13 @@ async function compactSegments(state: ShardState, tableId: number): Promise<void
       sources: inputs.map((f) => new SegmentSource(f, specs)),
       mode: state.mergeModeOf(tableId),
       blockRows: state.config.segment.blockRows,
-      tombstones: 'drop',
+      tombstones,
       indexes: state.indexSpecs.get(tableId),
       checkpoint: () => state.checkpoint(),
     });
     if (state.dropped.has(tableId)) {
       unlinkQuietSync(abs);
-      return;
+      return false;
     }
 
     let output: SegmentFile | null = null;
@@ -124,6 +191,7 @@ async function compactSegments(state: ShardState, tableId: number): Promise<void
       },
       'segments compacted',
     );
+    return true;
   } finally {
     for (const f of inputs) f.unpin();
   }

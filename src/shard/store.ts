@@ -20,7 +20,7 @@ import type { ShardStats } from '../shared/messages.js';
 import { countRejection, rejectionCounts } from '../shared/rejections.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
 import { endSpan, startSpan } from '../shared/tracing/active-tracer.js';
-import { compactTable, tablesToCompact } from './compaction.js';
+import { compactTable, tablesToCompact, tablesWithTieredRun } from './compaction.js';
 import { dropDurably, dropInMemory } from './drop.js';
 import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
@@ -44,6 +44,8 @@ export class ShardStore implements ScanSource {
   private readonly writeLock = new SerialQueue();
   private readonly jobs = new SerialQueue();
   private flushScheduled = false;
+  /** Tables with a background compaction queued and not yet started. */
+  private readonly compactionsQueued = new Set<number>();
   private flushRetryAtMs = 0;
   private closed = false;
 
@@ -346,15 +348,30 @@ export class ShardStore implements ScanSource {
       );
   }
 
-  /** Queues a background compaction of each table with at least `minSegments` segments. */
+  /**
+   * Queues a background compaction of each table with a tiered run of at least `minSegments`
+   * segments (compaction.ts), at most one queued per table; a table is looked at again after each
+   * of its compactions, since a merged run can complete the next tier's.
+   */
   private scheduleCompactions(minSegments: number): void {
     const state = this.state;
-    for (const tableId of tablesToCompact(state, Math.max(2, minSegments))) {
+    const trigger = Math.max(2, minSegments);
+    for (const tableId of tablesWithTieredRun(state, trigger)) {
+      if (this.compactionsQueued.has(tableId)) continue;
+      this.compactionsQueued.add(tableId);
       this.jobs
-        .run(() => compactTable(state, tableId))
-        .catch((err: unknown) => {
-          if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');
-        });
+        .run(() => {
+          this.compactionsQueued.delete(tableId);
+          return compactTable(state, tableId, { minSegments: trigger });
+        })
+        .then(
+          (merged) => {
+            if (merged) this.scheduleCompactions(minSegments);
+          },
+          (err: unknown) => {
+            if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');
+          },
+        );
     }
   }
 }

@@ -233,7 +233,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'memtable.reject_size':
     'A shard refuses writes (503, code 5000) while its memtables hold more than this, until a flush. "0" = unbounded.',
   'segment.block_rows': 'Rows per block; statistics and checksums are per block.',
-  'segment.compaction_trigger': "Compaction merges a table's segments once it has this many (at least 2).",
+  'segment.compaction_trigger':
+    "Background compaction merges a table's newest segments of similar size once there are this many (at least 2).",
   'query.memory_limit':
     'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
   'query.slice_time':

@@ -132,7 +132,11 @@ function overlapClusters(parts: Part[]): Part[][] {
   return clusters.map((c) => c.sort((a, b) => a.age - b.age).map((e) => e.p));
 }
 
-/** k-way merge by (timestamp, part age, row), grouping equal timestamps. */
+/**
+ * k-way merge by (timestamp, part age, row), grouping equal timestamps. Timestamps are compared
+ * as (signed high, unsigned low) 32-bit words: reading a BigInt64Array element makes a heap
+ * BigInt, and this loop reads one per part per row.
+ */
 function* mergeGeneral(
   parts: Part[],
   mode: MergeMode,
@@ -141,27 +145,32 @@ function* mergeGeneral(
 ): Generator<void, void, void> {
   const k = parts.length;
   const pos = parts.map((p) => p.start);
+  const words = parts.map((p) => new Int32Array(p.ts.buffer, p.ts.byteOffset, p.ts.length * 2));
   const groupParts: number[] = [];
   const groupRows: number[] = [];
   for (;;) {
     let best = -1;
-    let t = 0n;
+    let hi = 0;
+    let lo = 0;
     for (let i = 0; i < k; i++) {
-      const p = parts[i] as Part;
       const at = pos[i] as number;
-      if (at >= p.end) continue;
-      const v = p.ts[at] as bigint;
-      if (best < 0 || v < t) {
+      if (at >= (parts[i] as Part).end) continue;
+      const w = words[i] as Int32Array;
+      const h = w[2 * at + 1] as number;
+      const l = (w[2 * at] as number) >>> 0;
+      if (best < 0 || h < hi || (h === hi && l < lo)) {
         best = i;
-        t = v;
+        hi = h;
+        lo = l;
       }
     }
     if (best < 0) return;
     let count = 0;
     for (let i = 0; i < k; i++) {
-      const p = parts[i] as Part;
+      const end = (parts[i] as Part).end;
+      const w = words[i] as Int32Array;
       let at = pos[i] as number;
-      while (at < p.end && p.ts[at] === t) {
+      while (at < end && w[2 * at + 1] === hi && (w[2 * at] as number) >>> 0 === lo) {
         groupParts[count] = i;
         groupRows[count] = at;
         count++;

@@ -6,6 +6,7 @@
  * Integer arithmetic wraps like Rust's (Int64 on bigint, narrower types in doubles with explicit
  * wrapping); integer division truncates and division by zero is an error, as in DataFusion.
  */
+import type { ScanChunk } from '../../shared/scan.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import { decimalArithmetic } from './decimal.js';
@@ -30,6 +31,8 @@ import {
 export interface Batch {
   rowCount: number;
   columns: Value[][];
+  /** The scan chunk the columns were read from, when they were (series-runs.ts reads it). */
+  chunk?: ScanChunk | undefined;
 }
 
 function divideByZero(): DbError {

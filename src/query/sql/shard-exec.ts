@@ -18,6 +18,7 @@ import type { EvalContext } from './functions/types.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
 import { RangeSink } from './range-exec.js';
+import { foldSeriesRuns, type SeriesRunPlan, seriesRunPlanOf } from './series-runs.js';
 import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
 import { castValue, type Value, valueKey } from './values.js';
@@ -57,7 +58,7 @@ class PlanRun {
         ? new RowSink(p.output, this.ctx, budget)
         : p.output.kind === 'range'
           ? new RangeSink(p.output, this.ctx)
-          : new AggregateSink(p.output, this.ctx, budget);
+          : new AggregateSink(p.output, this.ctx, budget, seriesRunPlanOf(p));
   }
 
   /** Takes one batch of scan columns; false once the output wants no more rows. */
@@ -155,7 +156,7 @@ export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
       },
     });
   });
-  return { rowCount: n, columns };
+  return { rowCount: n, columns, chunk };
 }
 
 function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
@@ -279,9 +280,36 @@ class AggregateSink implements Sink {
     private readonly output: Extract<ShardOutput, { kind: 'aggregate' }>,
     private readonly ctx: EvalContext,
     private readonly budget: MemoryBudget,
+    /** Set when the aggregate can fold whole series runs (series-runs.ts). */
+    private readonly runs: SeriesRunPlan | null = null,
   ) {
     this.states = output.aggregates.map(() => []);
   }
+
+  /** The group of a single key value, made if new. */
+  private groupOfValue(v: Value): number {
+    let g = this.singleKeyIndex.get(v);
+    if (g === undefined) {
+      g = this.newGroup([v]);
+      this.singleKeyIndex.set(v, g);
+    }
+    return g;
+  }
+
+  /** The group of a key of several values (or none), made if new. */
+  private groupOfValues(key: Value[]): number {
+    let k = '';
+    for (const v of key) k += `${valueKey(v)}\u0000`;
+    let g = this.groupIndex.get(k);
+    if (g === undefined) {
+      g = this.newGroup(key.slice());
+      this.groupIndex.set(k, g);
+    }
+    return g;
+  }
+
+  private readonly groupOfKey = (key: Value[]): number =>
+    key.length === 1 ? this.groupOfValue(key[0] as Value) : this.groupOfValues(key);
 
   private newGroup(key: Value[]): number {
     const g = this.keys.length;
@@ -294,33 +322,23 @@ class AggregateSink implements Sink {
   }
 
   add(batch: Batch): boolean {
+    if (this.runs !== null && batch.chunk && foldSeriesRuns(this.runs, batch.chunk, this.groupOfKey, this.states)) {
+      return true;
+    }
     const n = batch.rowCount;
     const groupOf = new Uint32Array(n);
     const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     if (keyColumns.length === 0) {
-      if (this.keys.length === 0) this.newGroup([]);
+      groupOf.fill(this.groupOfValues([]));
     } else if (keyColumns.length === 1) {
       // One key column holds one type, so its values themselves are distinct Map keys.
       const col = keyColumns[0] as Value[];
-      for (let r = 0; r < n; r++) {
-        const v = col[r] as Value;
-        let g = this.singleKeyIndex.get(v);
-        if (g === undefined) {
-          g = this.newGroup([v]);
-          this.singleKeyIndex.set(v, g);
-        }
-        groupOf[r] = g;
-      }
+      for (let r = 0; r < n; r++) groupOf[r] = this.groupOfValue(col[r] as Value);
     } else {
+      const key = new Array<Value>(keyColumns.length);
       for (let r = 0; r < n; r++) {
-        let k = '';
-        for (const col of keyColumns) k += `${valueKey(col[r] as Value)}\u0000`;
-        let g = this.groupIndex.get(k);
-        if (g === undefined) {
-          g = this.newGroup(keyColumns.map((col) => col[r] as Value));
-          this.groupIndex.set(k, g);
-        }
-        groupOf[r] = g;
+        for (let c = 0; c < keyColumns.length; c++) key[c] = (keyColumns[c] as Value[])[r] as Value;
+        groupOf[r] = this.groupOfValues(key);
       }
     }
     this.output.aggregates.forEach((call, a) => {

@@ -47,6 +47,13 @@ const count: AggregateFunction<CountState> = {
   merge(into, from) {
     into.count += from.count;
   },
+  updateFloat64Run(state, values, valid, from, to) {
+    if (values === null || valid === undefined) {
+      state.count += to - from;
+      return;
+    }
+    for (let r = from; r < to; r++) if (valid[r] !== 0) state.count++;
+  },
   finish: (state) => BigInt(state.count),
 };
 
@@ -84,6 +91,12 @@ const sum: AggregateFunction<SumState> = {
       if (asFloat) state.sum = ((state.sum as number | null) ?? 0) + (v as number);
       else state.sum = ((state.sum as bigint | null) ?? 0n) + (typeof v === 'bigint' ? v : BigInt(v as number));
     }
+  },
+  updateFloat64Run(state, values, valid, from, to) {
+    const f64 = values as Float64Array;
+    let sum = state.sum as number | null;
+    for (let r = from; r < to; r++) if (valid === undefined || valid[r] !== 0) sum = (sum ?? 0) + (f64[r] as number);
+    state.sum = sum;
   },
   merge(into, from) {
     if (from.sum === null) return;
@@ -140,6 +153,18 @@ const avg: AggregateFunction<AvgState> = {
       state.count++;
     }
   },
+  updateFloat64Run(state, values, valid, from, to) {
+    const f64 = values as Float64Array;
+    let sum = state.sum as number;
+    let count = state.count;
+    for (let r = from; r < to; r++) {
+      if (valid !== undefined && valid[r] === 0) continue;
+      sum += f64[r] as number;
+      count++;
+    }
+    state.sum = sum;
+    state.count = count;
+  },
   merge(into, from) {
     if (typeof from.sum === 'bigint' || typeof into.sum === 'bigint') {
       into.sum = BigInt(into.sum) + BigInt(from.sum);
@@ -176,6 +201,14 @@ function extreme(name: 'min' | 'max', sign: number): AggregateFunction<ExtremeSt
         const v = col[r];
         if (v === null || v === undefined) continue;
         const state = states[groupOf[r] as number] as ExtremeState;
+        if (state.value === null || sign * compareValues(v, state.value) > 0) state.value = v;
+      }
+    },
+    updateFloat64Run(state, values, valid, from, to) {
+      const f64 = values as Float64Array;
+      for (let r = from; r < to; r++) {
+        if (valid !== undefined && valid[r] === 0) continue;
+        const v = f64[r] as number;
         if (state.value === null || sign * compareValues(v, state.value) > 0) state.value = v;
       }
     },

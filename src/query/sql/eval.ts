@@ -6,8 +6,9 @@
  * Integer arithmetic wraps like Rust's (Int64 on bigint, narrower types in doubles with explicit
  * wrapping); integer division truncates and division by zero is an error, as in DataFusion.
  */
-import type { ScanChunk } from '../../shared/scan.js';
+
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import type { ScanChunk } from '../../shared/scan.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import { decimalArithmetic } from './decimal.js';
 import { scalarFunction } from './functions/registry.js';

@@ -76,7 +76,9 @@ export function foldSeriesRuns(
     const from = starts[i] as number;
     const to = i + 1 < starts.length ? (starts[i + 1] as number) : n;
     if (from >= to) continue;
-    const key = plan.keySlots.map((slot, k) => tagAt(chunk.vectors[slot] as Vector, from, plan.keyTypes[k] as DataType));
+    const key = plan.keySlots.map((slot, k) =>
+      tagAt(chunk.vectors[slot] as Vector, from, plan.keyTypes[k] as DataType),
+    );
     const g = groupOf(key);
     for (let a = 0; a < plan.calls.length; a++) {
       const { fn, slot } = plan.calls[a] as SeriesRunPlan['calls'][number];

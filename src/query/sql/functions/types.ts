@@ -68,7 +68,13 @@ export interface AggregateFunction<S = unknown> {
    * none is) into one group's state, exactly as `update` would fold the same values in the same
    * order, without boxing them. `values` is null for a call without arguments (`count(*)`).
    */
-  updateFloat64Run?(state: S, values: Float64Array | null, valid: Uint8Array | undefined, from: number, to: number): void;
+  updateFloat64Run?(
+    state: S,
+    values: Float64Array | null,
+    valid: Uint8Array | undefined,
+    from: number,
+    to: number,
+  ): void;
   /** The result of a merged state; `order` as in `update`. */
   finish(state: S, returnType: DataType, order?: AggregateOrder[]): Value;
 }

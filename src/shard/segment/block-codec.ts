@@ -6,7 +6,7 @@
  * a validity bitmap says which rows those are. The body is stored deflate-raw compressed when that
  * saves at least COMPRESSION_MIN_SAVING. The CRC32 covers the stored bytes.
  */
-import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { crc32, deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type ColumnData, type FieldSpec } from '../merge/part.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
@@ -153,8 +153,14 @@ function encodeField(kind: PhysicalKind, values: Vector['values'], valid: Uint8A
   return statsOf(kind, dense, present, n - present);
 }
 
-/** Encodes rows `[0, rows.length)` with the given field specs. */
-export function encodeBlock(rows: BlockRows, specs: readonly FieldSpec[]): EncodedBlock {
+/** A block's uncompressed body and what the footer says of it, before choosing how to store it. */
+export interface RawBlock {
+  raw: Buffer;
+  meta: Omit<BlockMeta, 'offset' | 'firstRow' | 'storedLength' | 'codec' | 'crc'>;
+}
+
+/** Encodes rows `[0, rows.length)` with the given field specs, uncompressed. */
+export function encodeBlockBody(rows: BlockRows, specs: readonly FieldSpec[]): RawBlock {
   const n = rows.length;
   const w = new ByteWriter(64 + n * (8 + 9 * specs.length));
   const directory = w.pos;
@@ -181,27 +187,31 @@ export function encodeBlock(rows: BlockRows, specs: readonly FieldSpec[]): Encod
   }
   const raw = w.bytesView();
   for (let c = 0; c < lengths.length; c++) raw.writeUInt32LE(lengths[c] as number, directory + c * 4);
+  return { raw, meta: { rawLength: raw.length, rowCount: n, minTs, maxTs, columns } };
+}
 
-  let stored: Uint8Array = raw;
+/** The block as stored: deflated when that saves enough (`compressed`: deflate-raw of the body). */
+export function storedBlock(block: RawBlock, compressed: Uint8Array): EncodedBlock {
+  let stored: Uint8Array = block.raw;
   let codec: number = BlockCodec.None;
-  const compressed = deflateRawSync(raw, { level: 1 });
-  if (compressed.length <= raw.length * (1 - COMPRESSION_MIN_SAVING)) {
+  if (compressed.length <= block.raw.length * (1 - COMPRESSION_MIN_SAVING)) {
     stored = compressed;
     codec = BlockCodec.DeflateRaw;
   }
-  return {
-    stored,
-    meta: {
-      storedLength: stored.length,
-      rawLength: raw.length,
-      codec,
-      crc: crc32(stored),
-      rowCount: n,
-      minTs,
-      maxTs,
-      columns,
-    },
-  };
+  return { stored, meta: { ...block.meta, storedLength: stored.length, codec, crc: crc32(stored) } };
+}
+
+/** Deflate-raw at the level blocks use, on libuv's pool: the shard's thread goes on meanwhile. */
+export function deflateBlock(raw: Uint8Array): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    deflateRaw(raw, { level: 1 }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
+}
+
+/** Encodes rows `[0, rows.length)` with the given field specs, compressed on this thread. */
+export function encodeBlock(rows: BlockRows, specs: readonly FieldSpec[]): EncodedBlock {
+  const block = encodeBlockBody(rows, specs);
+  return storedBlock(block, deflateRawSync(block.raw, { level: 1 }));
 }
 
 /**

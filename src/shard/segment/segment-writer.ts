@@ -1,6 +1,8 @@
 /**
  * Writes one segment file: blocks as the merge fills them, then one term index section per
- * indexed column, footer and trailer. The file is
+ * indexed column, footer and trailer. A block is encoded on the caller's thread and deflated on
+ * libuv's pool (zlib's synchronous deflate was a tenth of a log shard's thread during ingest); it
+ * gets its place in the file, in order, when the writer next drains. The file is
  * written under `<name>.tmp`, fsynced, renamed into place and its directory fsynced, so a segment
  * file either exists complete or not at all. Whether it is live is the manifest's business.
  */
@@ -11,7 +13,7 @@ import type { SegmentIndexSpec } from '../../shared/column-index.js';
 import { fsyncDir } from '../fs-util.js';
 import type { FieldSpec } from '../merge/part.js';
 import type { RowBuffer } from '../merge/row-buffer.js';
-import { type BlockMeta, encodeBlock } from './block-codec.js';
+import { type BlockMeta, deflateBlock, encodeBlockBody, type RawBlock, storedBlock } from './block-codec.js';
 import { ByteWriter } from './byte-io.js';
 import { encodeFooter, type SeriesMeta } from './footer.js';
 import { HEADER_BYTES, INDEX_SECTION_BYTES_MAX, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from './format.js';
@@ -27,7 +29,15 @@ export interface SegmentSummary {
   maxTs: bigint;
 }
 
+/** A block whose stored form is being computed: it is placed in the file once that is known. */
+interface Deflating {
+  block: RawBlock;
+  deflated: Promise<Buffer>;
+  firstRow: number;
+}
+
 export class SegmentWriter {
+  private deflating: Deflating[] = [];
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
   private offset = 0;
@@ -87,12 +97,15 @@ export class SegmentWriter {
   addBlock(buf: RowBuffer): void {
     const n = buf.length;
     if (n === 0) return;
-    const block = encodeBlock(buf, this.specs);
+    const block = encodeBlockBody(buf, this.specs);
+    const number = this.blocks.length + this.deflating.length;
     for (const { spec, builder } of this.indexBuilders) {
-      builder.addBlock(this.blocks.length, buf.values[spec] as Array<string | null>, buf.valid[spec] as Uint8Array, n);
+      builder.addBlock(number, buf.values[spec] as Array<string | null>, buf.valid[spec] as Uint8Array, n);
     }
-    this.blocks.push({ ...block.meta, offset: this.offset, firstRow: this.rows });
-    this.queue(block.stored);
+    const deflated = deflateBlock(block.raw);
+    // Awaited in place(); until then a failure must not count as unhandled.
+    deflated.catch(() => {});
+    this.deflating.push({ block, deflated, firstRow: this.rows });
     for (let k = 0; k < buf.markRows.length; k++) {
       const from = buf.markRows[k] as number;
       const to = k + 1 < buf.markRows.length ? (buf.markRows[k + 1] as number) : n;
@@ -115,8 +128,20 @@ export class SegmentWriter {
     this.rows += n;
   }
 
+  /** Gives the blocks deflated so far their place in the file, in order. */
+  private async place(): Promise<void> {
+    const blocks = this.deflating;
+    this.deflating = [];
+    for (const { block, deflated, firstRow } of blocks) {
+      const stored = storedBlock(block, await deflated);
+      this.blocks.push({ ...stored.meta, offset: this.offset, firstRow });
+      this.queue(stored.stored);
+    }
+  }
+
   /** Writes queued bytes once enough have piled up (or always, with `force`). */
   async drain(force = false): Promise<void> {
+    await this.place();
     if (this.pendingBytes === 0 || (!force && this.pendingBytes < WRITE_CHUNK_BYTES)) return;
     const bytes = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
@@ -130,6 +155,7 @@ export class SegmentWriter {
 
   /** Writes index sections, footer and trailer, makes the file durable under its final name. */
   async finish(): Promise<SegmentSummary> {
+    await this.place();
     const indexes: IndexMeta[] = [];
     for (const { builder } of this.indexBuilders) {
       const section = builder.encode();

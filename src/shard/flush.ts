@@ -16,7 +16,7 @@ import { cloneManifest } from './manifest.js';
 import type { Memtable } from './memtable/memtable.js';
 import { MemtableSource } from './memtable/memtable-source.js';
 import { sortSpecs } from './merge/part.js';
-import { buildSegment } from './segment/build-segment.js';
+import { buildSegment, MS_PER_TURN } from './segment/build-segment.js';
 import { SegmentFile } from './segment/segment-reader.js';
 import type { ShardState } from './state.js';
 import { listWalFiles, walFilePath } from './wal/wal-record.js';
@@ -48,9 +48,23 @@ async function buildTables(state: ShardState, m: Memtable, built: BuiltSegment[]
       tombstones: 'keep',
       indexes: state.indexSpecs.get(tableId),
       checkpoint: () => state.checkpoint(),
+      turnMs: () => flushTurnMs(state),
     });
     if (summary) built.push({ tableId, id, abs, rel, ...summary });
   }
+}
+
+/**
+ * How long a flush works between turns of the shard's event loop: short while the memtables are
+ * far from `memtable.reject_size` (writes and queries wait little), longer as they fill, and
+ * without pause past half of it: the flush is what makes room, and sliced finely it fell behind
+ * the writes filling the memtables under a heavy log load (requests refused with 503).
+ */
+export function flushTurnMs(state: ShardState): number {
+  const limit = state.config.memtable.rejectBytes;
+  if (limit <= 0) return MS_PER_TURN;
+  const fill = state.memtableBytes() / limit;
+  return fill < 0.25 ? MS_PER_TURN : fill < 0.5 ? 5 * MS_PER_TURN : Number.POSITIVE_INFINITY;
 }
 
 /** Deletes WAL files numbered up to `last`. */

@@ -13,8 +13,15 @@ import { type SeriesSource, walkSeries } from '../merge/series-walk.js';
 import { SegmentFlags } from './format.js';
 import { type SegmentSummary, SegmentWriter } from './segment-writer.js';
 
-/** Rows merged between two turns of the event loop, so writes and queries are not starved. */
+/**
+ * Work between two turns of the event loop, so writes and queries are not starved: whichever of
+ * these comes first. Checked after every block, also inside a series: a table without tags is
+ * one series, and its whole memtable used to be merged and encoded in one go (a second and more
+ * of the shard's thread for a memtable of log lines, with every write to the shard waiting).
+ */
 const ROWS_PER_TURN = 64 * 1024;
+/** Default for `turnMs`. */
+export const MS_PER_TURN = 10;
 
 export interface BuildSegmentOptions {
   finalPath: string;
@@ -36,6 +43,12 @@ export interface BuildSegmentOptions {
   indexBytesMax?: number | undefined;
   /** Awaited now and then; lets the event loop turn and throws to abort (store closing). */
   checkpoint: () => Promise<void>;
+  /**
+   * Milliseconds of work between two checkpoints (MS_PER_TURN unless given; read at each turn).
+   * A flush asks for longer turns as its shard's memtables near `memtable.reject_size`: it must
+   * keep up with the writes that fill them, or writes are refused.
+   */
+  turnMs?: (() => number) | undefined;
 }
 
 /** Writes the segment and returns its summary, or null (and no file) when there are no rows. */
@@ -49,6 +62,15 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
       markColumn < 0 ? undefined : { column: markColumn, keep: o.tombstones === 'keep' };
     const parts: Part[] = [];
     let nextTurn = ROWS_PER_TURN;
+    let turnStarted = performance.now();
+    const turn = async (): Promise<void> => {
+      const budget = o.turnMs?.() ?? MS_PER_TURN;
+      if (writer.rows + buf.length < nextTurn && performance.now() - turnStarted < budget) return;
+      nextTurn = writer.rows + buf.length + ROWS_PER_TURN;
+      await writer.drain();
+      await o.checkpoint();
+      turnStarted = performance.now();
+    };
     for (const group of walkSeries(o.sources)) {
       parts.length = 0;
       for (let j = 0; j < group.count; j++) {
@@ -57,15 +79,14 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
       }
       if (parts.length === 0) continue;
       buf.markSeries(group.key);
+      // Pausing inside a series is safe: the parts are this job's (a memtable source's scratch
+      // arrays are reused only by its next collectParts, which comes after this series).
       for (const _ of mergeSeries(parts, o.mode, buf, marks)) {
         writer.addBlock(buf);
         buf.clear();
+        await turn();
       }
-      if (writer.rows + buf.length >= nextTurn) {
-        nextTurn = writer.rows + buf.length + ROWS_PER_TURN;
-        await writer.drain();
-        await o.checkpoint();
-      }
+      await turn();
     }
     writer.addBlock(buf);
     if (writer.rows === 0) {

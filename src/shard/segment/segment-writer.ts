@@ -33,8 +33,13 @@ export interface SegmentSummary {
 interface Deflating {
   block: RawBlock;
   deflated: Promise<Buffer>;
+  /** Set once `deflated` has settled. */
+  done: boolean;
   firstRow: number;
 }
+
+/** Blocks left deflating while the writer goes on encoding; past this, a drain waits for the oldest. */
+const DEFLATING_MAX = 8;
 
 export class SegmentWriter {
   private deflating: Deflating[] = [];
@@ -102,10 +107,17 @@ export class SegmentWriter {
     for (const { spec, builder } of this.indexBuilders) {
       builder.addBlock(number, buf.values[spec] as Array<string | null>, buf.valid[spec] as Uint8Array, n);
     }
-    const deflated = deflateBlock(block.raw);
+    const entry: Deflating = { block, deflated: deflateBlock(block.raw), done: false, firstRow: this.rows };
     // Awaited in place(); until then a failure must not count as unhandled.
-    deflated.catch(() => {});
-    this.deflating.push({ block, deflated, firstRow: this.rows });
+    entry.deflated.then(
+      () => {
+        entry.done = true;
+      },
+      () => {
+        entry.done = true;
+      },
+    );
+    this.deflating.push(entry);
     for (let k = 0; k < buf.markRows.length; k++) {
       const from = buf.markRows[k] as number;
       const to = k + 1 < buf.markRows.length ? (buf.markRows[k + 1] as number) : n;
@@ -128,20 +140,25 @@ export class SegmentWriter {
     this.rows += n;
   }
 
-  /** Gives the blocks deflated so far their place in the file, in order. */
-  private async place(): Promise<void> {
-    const blocks = this.deflating;
-    this.deflating = [];
-    for (const { block, deflated, firstRow } of blocks) {
-      const stored = storedBlock(block, await deflated);
-      this.blocks.push({ ...stored.meta, offset: this.offset, firstRow });
+  /**
+   * Gives deflated blocks their place in the file, in order: every block with `all`; otherwise
+   * those already deflated, waiting only while more than DEFLATING_MAX are left, so encoding goes
+   * on while the pool deflates.
+   */
+  private async place(all: boolean): Promise<void> {
+    while (this.deflating.length > 0) {
+      const first = this.deflating[0] as Deflating;
+      if (!all && !first.done && this.deflating.length <= DEFLATING_MAX) return;
+      this.deflating.shift();
+      const stored = storedBlock(first.block, await first.deflated);
+      this.blocks.push({ ...stored.meta, offset: this.offset, firstRow: first.firstRow });
       this.queue(stored.stored);
     }
   }
 
   /** Writes queued bytes once enough have piled up (or always, with `force`). */
   async drain(force = false): Promise<void> {
-    await this.place();
+    await this.place(force);
     if (this.pendingBytes === 0 || (!force && this.pendingBytes < WRITE_CHUNK_BYTES)) return;
     const bytes = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
@@ -155,7 +172,7 @@ export class SegmentWriter {
 
   /** Writes index sections, footer and trailer, makes the file durable under its final name. */
   async finish(): Promise<SegmentSummary> {
-    await this.place();
+    await this.place(true);
     const indexes: IndexMeta[] = [];
     for (const { builder } of this.indexBuilders) {
       const section = builder.encode();

@@ -26,6 +26,17 @@ const REGIMES: Array<[string, () => bigint]> = [
   ],
   ['the extremes', () => (rand() < 0.5 ? -(2n ** 63n) : 2n ** 63n - 1n) - BigInt(Math.floor(rand() * 3))],
   ['many duplicates', () => 1_000n + BigInt(Math.floor(rand() * 4))],
+  // Mostly in order, a few rows late (the insertion sort's case), with equal timestamps.
+  [
+    'nearly in order',
+    (() => {
+      let t = 1_700_000_000_000_000_000n;
+      return () => {
+        t += BigInt(Math.floor(rand() * 3));
+        return rand() < 0.1 ? t - BigInt(Math.floor(rand() * 20)) : t;
+      };
+    })(),
+  ],
 ];
 
 for (const [name, next] of REGIMES) {

@@ -4,7 +4,8 @@
  * row range and time range.
  */
 
-import { parseSeriesKey, seriesKeyOf } from '../../shared/series-key.js';
+import assert from 'node:assert';
+import { seriesKeyOf } from '../../shared/series-key.js';
 import { type FieldSpec, kindCodeOf, kindOfCode } from '../merge/part.js';
 import type { BlockMeta, ColumnStats } from './block-codec.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
@@ -26,10 +27,106 @@ export interface SegmentFooter {
   rows: number;
   /** Column index sections (version 2; empty for version 1 files). */
   indexes: IndexMeta[];
+  /** `series` already encoded as they came (the writer's); built from `series` when absent. */
+  seriesTable?: SeriesTableBuilder | undefined;
 }
 
 function hasMinMax(spec: FieldSpec, stats: ColumnStats, rowCount: number): boolean {
   return spec.kind !== 'bool' && spec.kind !== 'str' && stats.nullCount < rowCount;
+}
+
+/** Reads a decimal number of `key` from `pos` up to `stop` (a char code); returns where it ends. */
+function numberAt(key: string, pos: number, stop: number, out: { n: number }): number {
+  let n = 0;
+  let at = pos;
+  for (; at < key.length; at++) {
+    const c = key.charCodeAt(at);
+    if (c === stop) break;
+    assert(c >= 48 && c <= 57, `malformed series key at ${at}`);
+    n = n * 10 + (c - 48);
+  }
+  assert(at > pos && at < key.length, `malformed series key at ${pos}`);
+  out.n = n;
+  return at;
+}
+
+const scratch = { n: 0 };
+
+/**
+ * The tags of a series key (series-key.ts: `id,length:value` repeated) into `ids` and their
+ * values' dictionary codes into `codes`, adding new values to the dictionary; returns how many.
+ */
+function tagsOfKey(
+  key: string,
+  ids: number[],
+  codes: number[],
+  dictionary: Map<string, number>,
+  values: string[],
+): number {
+  let count = 0;
+  let pos = 0;
+  while (pos < key.length) {
+    pos = numberAt(key, pos, 44, scratch) + 1; // ','
+    ids[count] = scratch.n;
+    pos = numberAt(key, pos, 58, scratch) + 1; // ':'
+    const end = pos + scratch.n;
+    assert(end <= key.length, `malformed series key at ${pos}`);
+    const value = key.slice(pos, end);
+    pos = end;
+    let code = dictionary.get(value);
+    if (code === undefined) {
+      code = values.length;
+      dictionary.set(value, code);
+      values.push(value);
+    }
+    codes[count] = code;
+    count++;
+  }
+  return count;
+}
+
+/**
+ * The footer's tag dictionary and series table, built a series at a time: the segment writer
+ * adds each series as it completes, so the work is spread over the build's turns of the event
+ * loop instead of done in one stretch at the end (a flush of a high-cardinality table writes
+ * hundreds of thousands of series). Each tag value is looked up once.
+ */
+export class SeriesTableBuilder {
+  private readonly dictionary = new Map<string, number>();
+  private readonly values: string[] = [];
+  private readonly table = new ByteWriter(4096);
+  private readonly ids: number[] = [];
+  private readonly codes: number[] = [];
+  private count = 0;
+
+  static of(series: readonly SeriesMeta[]): SeriesTableBuilder {
+    const builder = new SeriesTableBuilder();
+    for (const s of series) builder.add(s);
+    return builder;
+  }
+
+  /** Adds the next series (in key order), complete. */
+  add(s: SeriesMeta): void {
+    const table = this.table;
+    const tags = tagsOfKey(s.key, this.ids, this.codes, this.dictionary, this.values);
+    table.varuint(tags);
+    for (let t = 0; t < tags; t++) {
+      table.varuint(this.ids[t] as number);
+      table.varuint(this.codes[t] as number);
+    }
+    table.varuint(s.rowCount);
+    table.i64(s.minTs);
+    table.i64(s.maxTs);
+    this.count++;
+  }
+
+  /** Writes the dictionary, then the series table. */
+  encodeInto(w: ByteWriter): void {
+    w.varuint(this.values.length);
+    for (const v of this.values) w.string(v);
+    w.varuint(this.count);
+    w.bytes(this.table.bytesView());
+  }
 }
 
 export function encodeFooter(footer: SegmentFooter): Uint8Array {
@@ -40,24 +137,8 @@ export function encodeFooter(footer: SegmentFooter): Uint8Array {
     w.u8(kindCodeOf(c.kind));
   }
 
-  const dictionary = new Map<string, number>();
-  const parsed = footer.series.map((s) => parseSeriesKey(s.key));
-  for (const tags of parsed) for (const v of tags.values) if (!dictionary.has(v)) dictionary.set(v, dictionary.size);
-  w.varuint(dictionary.size);
-  for (const v of dictionary.keys()) w.string(v);
-
-  w.varuint(footer.series.length);
-  footer.series.forEach((s, i) => {
-    const tags = parsed[i] as ReturnType<typeof parseSeriesKey>;
-    w.varuint(tags.ids.length);
-    for (let t = 0; t < tags.ids.length; t++) {
-      w.varuint(tags.ids[t] as number);
-      w.varuint(dictionary.get(tags.values[t] as string) as number);
-    }
-    w.varuint(s.rowCount);
-    w.i64(s.minTs);
-    w.i64(s.maxTs);
-  });
+  const table = footer.seriesTable ?? SeriesTableBuilder.of(footer.series);
+  table.encodeInto(w);
 
   w.varuint(footer.blocks.length);
   for (const b of footer.blocks) {

@@ -15,7 +15,7 @@ import type { FieldSpec } from '../merge/part.js';
 import type { RowBuffer } from '../merge/row-buffer.js';
 import { type BlockMeta, deflateBlock, encodeBlockBody, type RawBlock, storedBlock } from './block-codec.js';
 import { ByteWriter } from './byte-io.js';
-import { encodeFooter, type SeriesMeta } from './footer.js';
+import { encodeFooter, type SeriesMeta, SeriesTableBuilder } from './footer.js';
 import { HEADER_BYTES, INDEX_SECTION_BYTES_MAX, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from './format.js';
 import { type IndexMeta, TermIndexBuilder } from './term-index.js';
 
@@ -48,6 +48,8 @@ export class SegmentWriter {
   private offset = 0;
   private readonly blocks: BlockMeta[] = [];
   private readonly series: SeriesMeta[] = [];
+  /** The footer's series table, each series added once the next one starts (or at finish). */
+  private readonly seriesTable = new SeriesTableBuilder();
   /** One builder per indexed column the segment has, with the field spec index it reads. */
   private readonly indexBuilders: Array<{ spec: number; builder: TermIndexBuilder }> = [];
   rows = 0;
@@ -128,6 +130,7 @@ export class SegmentWriter {
         last.rowCount += to - from;
         last.maxTs = buf.ts[to - 1] as bigint;
       } else {
+        if (last) this.seriesTable.add(last);
         this.series.push({
           key,
           rowStart: this.rows + from,
@@ -190,9 +193,12 @@ export class SegmentWriter {
       });
       this.queue(section.bytes);
     }
+    const lastSeries = this.series[this.series.length - 1];
+    if (lastSeries) this.seriesTable.add(lastSeries);
     const footer = encodeFooter({
       columns: [...this.specs],
       series: this.series,
+      seriesTable: this.seriesTable,
       blocks: this.blocks,
       rows: this.rows,
       indexes,

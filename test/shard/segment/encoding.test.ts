@@ -169,3 +169,36 @@ t.test('a block whose bytes do not match the CRC is refused', async (t) => {
   stored[0] = (stored[0] as number) ^ 1;
   t.throws(() => openBlockBody(stored, { ...encoded.meta, offset: 0, firstRow: 0 }), /checksum mismatch/);
 });
+
+t.test("a block's time bounds are the BigInt minimum and maximum of its timestamps", async (t) => {
+  const POOL = [
+    -(2n ** 63n),
+    -(2n ** 32n) - 1n,
+    -(2n ** 32n),
+    -1n,
+    0n,
+    2n ** 31n - 1n,
+    2n ** 31n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+    2n ** 63n - 1n,
+  ];
+  const specs: FieldSpec[] = [{ id: 1, kind: 'f64' }];
+  for (let round = 0; round < 300; round++) {
+    const n = 1 + (round % 17);
+    const ts = BigInt64Array.from(
+      { length: n },
+      (_, i) => (POOL[(round * 7 + i * 13 + ((i * i) % 5)) % POOL.length] as bigint) + BigInt((round + i) % 3) - 1n,
+    );
+    const meta = encodeBlock(
+      { length: n, ts, values: [new Float64Array(n)], valid: [new Uint8Array(n).fill(1)] },
+      specs,
+    ).meta;
+    const sorted = [...ts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (meta.minTs !== sorted[0] || meta.maxTs !== sorted[n - 1]) {
+      t.same([meta.minTs, meta.maxTs], [sorted[0], sorted[n - 1]], `round ${round}: ${ts.join(' ')}`);
+      return;
+    }
+  }
+  t.pass('300 blocks');
+});

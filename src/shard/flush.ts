@@ -56,9 +56,10 @@ async function buildTables(state: ShardState, m: Memtable, built: BuiltSegment[]
 
 /**
  * How long a flush works between turns of the shard's event loop: short while the memtables are
- * far from `memtable.reject_size` (writes and queries wait little), longer as they fill, and
- * without pause past half of it: the flush is what makes room, and sliced finely it fell behind
- * the writes filling the memtables under a heavy log load (requests refused with 503).
+ * far from `memtable.reject_size` (writes and queries wait little), longer as they fill, and past
+ * half of it bounded only by rows (build-segment.ts turns every 64 k rows whatever the time): the
+ * flush is what makes room, and sliced finely it fell behind the writes filling the memtables
+ * under a heavy log load (requests refused with 503).
  */
 export function flushTurnMs(state: ShardState): number {
   const limit = state.config.memtable.rejectBytes;

@@ -48,21 +48,52 @@ export function seriesKeyOfTuple(
   return key;
 }
 
+/** The value of the last number `numberUntil` read (a result without an allocation). */
+let numberRead = 0;
+
+/** Reads the decimal digits of `key` from `pos` up to the char code `stop`; returns where it is. */
+function numberUntil(key: string, pos: number, stop: number): number {
+  let n = 0;
+  let at = pos;
+  for (; at < key.length; at++) {
+    const c = key.charCodeAt(at);
+    if (c === stop) break;
+    assert(c >= 48 && c <= 57, `malformed series key at ${at}`);
+    n = n * 10 + (c - 48);
+  }
+  assert(at > pos && at < key.length, `malformed series key at ${pos}`);
+  numberRead = n;
+  return at;
+}
+
+const COMMA = 44;
+const COLON = 58;
+
+/**
+ * Calls `visit` with each tag of a key in key order: the one parser of keys, by char codes, with
+ * no string made but the values (a flush walks every key of a memtable through it).
+ */
+export function forEachTag(key: string, visit: (id: number, value: string) => void): void {
+  let pos = 0;
+  while (pos < key.length) {
+    pos = numberUntil(key, pos, COMMA) + 1;
+    const id = numberRead;
+    pos = numberUntil(key, pos, COLON) + 1;
+    const end = pos + numberRead;
+    assert(end <= key.length, `malformed series key at ${pos}`);
+    visit(id, key.slice(pos, end));
+    pos = end;
+  }
+}
+
 /** Parses a key back into its tags; the inverse of `seriesKeyOf`. */
 export function parseSeriesKey(key: string): SeriesTags {
   const ids: number[] = [];
   const values: string[] = [];
-  let pos = 0;
-  while (pos < key.length) {
-    const comma = key.indexOf(',', pos);
-    const colon = key.indexOf(':', comma + 1);
-    assert(comma > pos && colon > comma, `malformed series key at ${pos}`);
-    const id = Number(key.slice(pos, comma));
-    const length = Number(key.slice(comma + 1, colon));
+  forEachTag(key, (id, value) => {
     ids.push(id);
-    values.push(key.slice(colon + 1, colon + 1 + length));
-    pos = colon + 1 + length;
-  }
+    values.push(value);
+  });
   return { ids, values };
 }
 

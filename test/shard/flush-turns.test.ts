@@ -1,16 +1,40 @@
 /**
  * A flush works in turns of the shard's event loop also inside one series (a table without tags
  * is one series): while the memtables are far from `memtable.reject_size`, no stretch of it holds
- * the thread for long, so writes and queries are served meanwhile.
+ * the thread for long, so writes and queries are served meanwhile; as they fill, its turns
+ * lengthen, since the flush is what makes room.
  */
 import t from 'tap';
+import { flushTurnMs } from '../../src/shard/flush.js';
+import { MS_PER_TURN } from '../../src/shard/segment/build-segment.js';
+import type { ShardState } from '../../src/shard/state.js';
+import type { ShardStore } from '../../src/shard/store.js';
 import { openStore, payload, type TestRow, tempDir } from './helpers.js';
 
-t.test('flushing one large series leaves the event loop turning', async (t) => {
-  const store = await openStore(tempDir(t), {
+/** Flushes `store`; returns the longest gap between 1 ms timer ticks meanwhile, and the flush's time. */
+async function flushStalls(store: ShardStore): Promise<{ longest: number; took: number }> {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
+  const started = performance.now();
+  await store.flush();
+  clearInterval(timer);
+  return { longest, took: performance.now() - started };
+}
+
+function storeOf(t: Parameters<typeof tempDir>[0]): Promise<ShardStore> {
+  return openStore(tempDir(t), {
     segment: { blockRows: 4096, compactionTrigger: 100 },
     memtable: { flushBytes: 1 << 30, rejectBytes: 1 << 30 },
   });
+}
+
+t.test('flushing one large series leaves the event loop turning', async (t) => {
+  const store = await storeOf(t);
   t.teardown(() => store.close());
   const kinds = { 10: 'f64', 11: 'str' } as const;
   for (let b = 0; b < 50; b++) {
@@ -20,46 +44,17 @@ t.test('flushing one large series leaves the event loop turning', async (t) => {
     }));
     await store.write([payload(1, kinds, rows, 'append')]);
   }
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 1);
-  const started = performance.now();
-  await store.flush();
-  clearInterval(timer);
-  const took = performance.now() - started;
+  const { longest, took } = await flushStalls(store);
   t.equal(store.stats().segmentCount, 1);
   t.ok(longest < took / 3, `longest stall ${longest.toFixed(0)} ms in a ${took.toFixed(0)} ms flush`);
 });
 
-t.test('flushing many series leaves the event loop turning, footer included', async (t) => {
-  const store = await openStore(tempDir(t), {
-    segment: { blockRows: 4096, compactionTrigger: 100 },
-    memtable: { flushBytes: 1 << 30, rejectBytes: 1 << 30 },
-  });
-  t.teardown(() => store.close());
-  const kinds = { 10: 'f64' } as const;
-  for (let b = 0; b < 20; b++) {
-    const rows: TestRow[] = Array.from({ length: 10_000 }, (_, i) => {
-      const h = b * 10_000 + i;
-      return { ts: 1n, tags: { 1: `host_${h}`, 2: `rack_${h % 97}`, 3: `zone_${h % 7}` }, fields: { 10: h } };
-    });
-    await store.write([payload(1, kinds, rows, 'last_row')]);
-  }
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 1);
-  const started = performance.now();
-  await store.flush();
-  clearInterval(timer);
-  const took = performance.now() - started;
-  t.equal(store.stats().segmentCount, 1);
-  t.ok(longest < took / 3, `longest stall ${longest.toFixed(0)} ms in a ${took.toFixed(0)} ms flush of 200,000 series`);
+t.test('a flush takes longer turns as the memtables near memtable.reject_size', async (t) => {
+  const turnAt = (memtableBytes: number, rejectBytes: number) =>
+    flushTurnMs({ config: { memtable: { rejectBytes } }, memtableBytes: () => memtableBytes } as unknown as ShardState);
+  t.equal(turnAt(0, 1000), MS_PER_TURN);
+  t.equal(turnAt(249, 1000), MS_PER_TURN, 'below a quarter: the shortest turns');
+  t.equal(turnAt(250, 1000), 5 * MS_PER_TURN, 'from a quarter: longer');
+  t.equal(turnAt(500, 1000), Number.POSITIVE_INFINITY, 'from half: bounded by rows only');
+  t.equal(turnAt(1 << 30, 0), MS_PER_TURN, 'no reject_size: the shortest turns');
 });

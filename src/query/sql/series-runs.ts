@@ -52,10 +52,10 @@ export function seriesRunPlanOf(p: ShardPlan): SeriesRunPlan | null {
   return { keySlots, keyTypes: keySlots.map((slot) => scan.types[slot] as DataType), calls };
 }
 
-/** The value of a tag column at `row`, as the general path reads it (shard-exec's vectorValues). */
+/** The value of a tag column at `row`: its stored text, typed as tag-text.ts defines. */
 function tagAt(vector: Vector, row: number, type: DataType): Value {
-  const s = vector.valid && vector.valid[row] === 0 ? null : ((vector.values as Array<string | null>)[row] ?? null);
-  return type === 'String' || type === 'Binary' ? s : tagValue(s, type);
+  const text = vector.valid && vector.valid[row] === 0 ? null : ((vector.values as Array<string | null>)[row] ?? null);
+  return tagValue(text, type);
 }
 
 /**

@@ -201,17 +201,20 @@ export function storedBlock(block: RawBlock, compressed: Uint8Array): EncodedBlo
   return { stored, meta: { ...block.meta, storedLength: stored.length, codec, crc: crc32(stored) } };
 }
 
-/** Deflate-raw at the level blocks use, on libuv's pool: the shard's thread goes on meanwhile. */
+/** Blocks are deflated fast rather than small: level 1. */
+const DEFLATE_OPTIONS = { level: 1 };
+
+/** Deflate-raw as blocks use it, on libuv's pool: the shard's thread goes on meanwhile. */
 export function deflateBlock(raw: Uint8Array): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    deflateRaw(raw, { level: 1 }, (err, out) => (err ? reject(err) : resolve(out))),
+    deflateRaw(raw, DEFLATE_OPTIONS, (err, out) => (err ? reject(err) : resolve(out))),
   );
 }
 
 /** Encodes rows `[0, rows.length)` with the given field specs, compressed on this thread. */
 export function encodeBlock(rows: BlockRows, specs: readonly FieldSpec[]): EncodedBlock {
   const block = encodeBlockBody(rows, specs);
-  return storedBlock(block, deflateRawSync(block.raw, { level: 1 }));
+  return storedBlock(block, deflateRawSync(block.raw, DEFLATE_OPTIONS));
 }
 
 /**

@@ -44,7 +44,7 @@ export interface BuildSegmentOptions {
   /** Awaited now and then; lets the event loop turn and throws to abort (store closing). */
   checkpoint: () => Promise<void>;
   /**
-   * Milliseconds of work between two checkpoints (MS_PER_TURN unless given; read at each turn).
+   * Milliseconds of work between two checkpoints (MS_PER_TURN unless given; at least that).
    * A flush asks for longer turns as its shard's memtables near `memtable.reject_size`: it must
    * keep up with the writes that fill them, or writes are refused.
    */
@@ -63,9 +63,14 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
     const parts: Part[] = [];
     let nextTurn = ROWS_PER_TURN;
     let turnStarted = performance.now();
+    // Checked after every block and series, so cheap unless due: no await, and the budget is asked
+    // only once the shortest one has passed.
+    const turnDue = (): boolean => {
+      if (writer.rows + buf.length >= nextTurn) return true;
+      const worked = performance.now() - turnStarted;
+      return worked >= MS_PER_TURN && worked >= (o.turnMs?.() ?? MS_PER_TURN);
+    };
     const turn = async (): Promise<void> => {
-      const budget = o.turnMs?.() ?? MS_PER_TURN;
-      if (writer.rows + buf.length < nextTurn && performance.now() - turnStarted < budget) return;
       nextTurn = writer.rows + buf.length + ROWS_PER_TURN;
       await writer.drain();
       await o.checkpoint();
@@ -84,9 +89,9 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
       for (const _ of mergeSeries(parts, o.mode, buf, marks)) {
         writer.addBlock(buf);
         buf.clear();
-        await turn();
+        if (turnDue()) await turn();
       }
-      await turn();
+      if (turnDue()) await turn();
     }
     writer.addBlock(buf);
     if (writer.rows === 0) {

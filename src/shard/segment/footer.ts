@@ -4,8 +4,7 @@
  * row range and time range.
  */
 
-import assert from 'node:assert';
-import { seriesKeyOf } from '../../shared/series-key.js';
+import { forEachTag, seriesKeyOf } from '../../shared/series-key.js';
 import { type FieldSpec, kindCodeOf, kindOfCode } from '../merge/part.js';
 import type { BlockMeta, ColumnStats } from './block-codec.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
@@ -27,62 +26,10 @@ export interface SegmentFooter {
   rows: number;
   /** Column index sections (version 2; empty for version 1 files). */
   indexes: IndexMeta[];
-  /** `series` already encoded as they came (the writer's); built from `series` when absent. */
-  seriesTable?: SeriesTableBuilder | undefined;
 }
 
 function hasMinMax(spec: FieldSpec, stats: ColumnStats, rowCount: number): boolean {
   return spec.kind !== 'bool' && spec.kind !== 'str' && stats.nullCount < rowCount;
-}
-
-/** Reads a decimal number of `key` from `pos` up to `stop` (a char code); returns where it ends. */
-function numberAt(key: string, pos: number, stop: number, out: { n: number }): number {
-  let n = 0;
-  let at = pos;
-  for (; at < key.length; at++) {
-    const c = key.charCodeAt(at);
-    if (c === stop) break;
-    assert(c >= 48 && c <= 57, `malformed series key at ${at}`);
-    n = n * 10 + (c - 48);
-  }
-  assert(at > pos && at < key.length, `malformed series key at ${pos}`);
-  out.n = n;
-  return at;
-}
-
-const scratch = { n: 0 };
-
-/**
- * The tags of a series key (series-key.ts: `id,length:value` repeated) into `ids` and their
- * values' dictionary codes into `codes`, adding new values to the dictionary; returns how many.
- */
-function tagsOfKey(
-  key: string,
-  ids: number[],
-  codes: number[],
-  dictionary: Map<string, number>,
-  values: string[],
-): number {
-  let count = 0;
-  let pos = 0;
-  while (pos < key.length) {
-    pos = numberAt(key, pos, 44, scratch) + 1; // ','
-    ids[count] = scratch.n;
-    pos = numberAt(key, pos, 58, scratch) + 1; // ':'
-    const end = pos + scratch.n;
-    assert(end <= key.length, `malformed series key at ${pos}`);
-    const value = key.slice(pos, end);
-    pos = end;
-    let code = dictionary.get(value);
-    if (code === undefined) {
-      code = values.length;
-      dictionary.set(value, code);
-      values.push(value);
-    }
-    codes[count] = code;
-    count++;
-  }
-  return count;
 }
 
 /**
@@ -97,20 +44,29 @@ export class SeriesTableBuilder {
   private readonly table = new ByteWriter(4096);
   private readonly ids: number[] = [];
   private readonly codes: number[] = [];
+  private tags = 0;
   private count = 0;
 
-  static of(series: readonly SeriesMeta[]): SeriesTableBuilder {
-    const builder = new SeriesTableBuilder();
-    for (const s of series) builder.add(s);
-    return builder;
-  }
+  /** Notes one tag of the series being added, coding its value through the dictionary. */
+  private readonly addTag = (id: number, value: string): void => {
+    let code = this.dictionary.get(value);
+    if (code === undefined) {
+      code = this.values.length;
+      this.dictionary.set(value, code);
+      this.values.push(value);
+    }
+    this.ids[this.tags] = id;
+    this.codes[this.tags] = code;
+    this.tags++;
+  };
 
   /** Adds the next series (in key order), complete. */
   add(s: SeriesMeta): void {
     const table = this.table;
-    const tags = tagsOfKey(s.key, this.ids, this.codes, this.dictionary, this.values);
-    table.varuint(tags);
-    for (let t = 0; t < tags; t++) {
+    this.tags = 0;
+    forEachTag(s.key, this.addTag);
+    table.varuint(this.tags);
+    for (let t = 0; t < this.tags; t++) {
       table.varuint(this.ids[t] as number);
       table.varuint(this.codes[t] as number);
     }
@@ -129,7 +85,10 @@ export class SeriesTableBuilder {
   }
 }
 
-export function encodeFooter(footer: SegmentFooter): Uint8Array {
+/** A footer to write: the series come as the table the writer built while writing them. */
+export type FooterToWrite = Omit<SegmentFooter, 'series'> & { seriesTable: SeriesTableBuilder };
+
+export function encodeFooter(footer: FooterToWrite): Uint8Array {
   const w = new ByteWriter(4096);
   w.varuint(footer.columns.length);
   for (const c of footer.columns) {
@@ -137,8 +96,7 @@ export function encodeFooter(footer: SegmentFooter): Uint8Array {
     w.u8(kindCodeOf(c.kind));
   }
 
-  const table = footer.seriesTable ?? SeriesTableBuilder.of(footer.series);
-  table.encodeInto(w);
+  footer.seriesTable.encodeInto(w);
 
   w.varuint(footer.blocks.length);
   for (const b of footer.blocks) {

@@ -47,9 +47,10 @@ export class SegmentWriter {
   private pendingBytes = 0;
   private offset = 0;
   private readonly blocks: BlockMeta[] = [];
-  private readonly series: SeriesMeta[] = [];
   /** The footer's series table, each series added once the next one starts (or at finish). */
   private readonly seriesTable = new SeriesTableBuilder();
+  /** The series the last block ended in: it may go on in the next block. */
+  private open: SeriesMeta | null = null;
   /** One builder per indexed column the segment has, with the field spec index it reads. */
   private readonly indexBuilders: Array<{ spec: number; builder: TermIndexBuilder }> = [];
   rows = 0;
@@ -125,19 +126,19 @@ export class SegmentWriter {
       const to = k + 1 < buf.markRows.length ? (buf.markRows[k + 1] as number) : n;
       if (to <= from) continue;
       const key = buf.markKeys[k] as string;
-      const last = this.series[this.series.length - 1];
+      const last = this.open;
       if (last && last.key === key) {
         last.rowCount += to - from;
         last.maxTs = buf.ts[to - 1] as bigint;
       } else {
         if (last) this.seriesTable.add(last);
-        this.series.push({
+        this.open = {
           key,
           rowStart: this.rows + from,
           rowCount: to - from,
           minTs: buf.ts[from] as bigint,
           maxTs: buf.ts[to - 1] as bigint,
-        });
+        };
       }
     }
     this.rows += n;
@@ -193,11 +194,10 @@ export class SegmentWriter {
       });
       this.queue(section.bytes);
     }
-    const lastSeries = this.series[this.series.length - 1];
-    if (lastSeries) this.seriesTable.add(lastSeries);
+    if (this.open) this.seriesTable.add(this.open);
+    this.open = null;
     const footer = encodeFooter({
       columns: [...this.specs],
-      series: this.series,
       seriesTable: this.seriesTable,
       blocks: this.blocks,
       rows: this.rows,
@@ -218,11 +218,12 @@ export class SegmentWriter {
     const dir = path.dirname(this.finalPath);
     await fsyncDir(dir);
     await fsyncDir(path.dirname(dir));
+    // The blocks' bounds cover every row, so they are the segment's.
     let minTs = 0n;
     let maxTs = 0n;
-    this.series.forEach((s, i) => {
-      if (i === 0 || s.minTs < minTs) minTs = s.minTs;
-      if (i === 0 || s.maxTs > maxTs) maxTs = s.maxTs;
+    this.blocks.forEach((b, i) => {
+      if (i === 0 || b.minTs < minTs) minTs = b.minTs;
+      if (i === 0 || b.maxTs > maxTs) maxTs = b.maxTs;
     });
     return { rows: this.rows, bytes: this.offset, minTs, maxTs };
   }

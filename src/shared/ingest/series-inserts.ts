@@ -78,6 +78,24 @@ export interface SeriesRuns {
   values: Float64Array;
 }
 
+/** Points of one sample each as runs: run i is `series[i]` with sample i (`timestamps`/`values` hold at least as many). */
+export function pointRuns(
+  series: readonly ResolvedSeries[],
+  timestamps: Float64Array,
+  values: Float64Array,
+): SeriesRuns {
+  const n = series.length;
+  const start = new Uint32Array(n);
+  for (let k = 0; k < n; k++) start[k] = k;
+  return {
+    series,
+    start,
+    count: new Uint32Array(n).fill(1),
+    timestamps: timestamps.subarray(0, n),
+    values: values.subarray(0, n),
+  };
+}
+
 /** One table's insert and the runs it holds (for attributing a refused write to its points). */
 export interface TableRuns {
   insert: TableInsert;

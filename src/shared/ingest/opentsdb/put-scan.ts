@@ -13,7 +13,7 @@
  */
 import type { SeriesCache, SeriesEntry } from '../byte-series-cache.js';
 import { hashBytes, seriesEntry } from '../byte-series-cache.js';
-import { resolveSeries, type SeriesRuns } from '../series-inserts.js';
+import { pointRuns, resolveSeries, type SeriesRuns } from '../series-inserts.js';
 import { checkPoint, isPointError } from './put-points.js';
 
 const QUOTE = 0x22;
@@ -285,16 +285,7 @@ class RunsBuilder {
   }
 
   runs(): SeriesRuns {
-    const n = this.series.length;
-    const start = new Uint32Array(n);
-    for (let k = 0; k < n; k++) start[k] = k;
-    return {
-      series: this.series,
-      start,
-      count: new Uint32Array(n).fill(1),
-      timestamps: this.timestamps.subarray(0, n),
-      values: this.values.subarray(0, n),
-    };
+    return pointRuns(this.series, this.timestamps, this.values);
   }
 }
 

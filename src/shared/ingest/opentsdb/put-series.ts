@@ -7,7 +7,7 @@
  */
 import { KeyedSeriesCache, keyPart } from '../keyed-series-cache.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
-import { type ResolvedSeries, resolveSeries, type SeriesRuns } from '../series-inserts.js';
+import { pointRuns, type ResolvedSeries, resolveSeries, type SeriesRuns } from '../series-inserts.js';
 import { checkPoint, isPointError, numericValueOf, type PointError, timestampMsOf } from './put-points.js';
 
 /** Series-cache entries per generation and database. */
@@ -139,9 +139,6 @@ export class PutSeriesResolver {
       values[run] = value;
       pointOf[run] = i;
     }
-    const count = new Uint32Array(series.length).fill(1);
-    const start = new Uint32Array(series.length);
-    for (let k = 0; k < start.length; k++) start[k] = k;
-    return { runs: { series, start, count, timestamps, values }, pointOf, datapoints: points, invalid };
+    return { runs: pointRuns(series, timestamps, values), pointOf, datapoints: points, invalid };
   }
 }

@@ -65,6 +65,7 @@ export function seriesEntry(series: ResolvedSeries, bytes: Uint8Array, start: nu
     storageKey: undefined,
     stamp: undefined,
     stampIndex: undefined,
+    binding: undefined,
     bytes: Buffer.from(bytes.subarray(start, end)),
     hash: hashBytes(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), start, end),
     next: undefined,

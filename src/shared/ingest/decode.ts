@@ -12,7 +12,9 @@ import { decodePut } from './opentsdb/decode-put.js';
 import { decodePipelineBody, type PipelineBody } from './pipeline-decode.js';
 import { needsNoChange, planInsert } from './plan.js';
 import { decodeRemoteWrite } from './prom-remote/decode-write.js';
+import { sampleParts } from './sample-parts.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
+import { type SeriesRuns, seriesInserts } from './series-inserts.js';
 import { encodeShardPayloads, shardPartsOf } from './split.js';
 
 /** One body to decode, and what its protocol needs to know. */
@@ -72,8 +74,24 @@ export type DecodeReply =
 /** Decodes `request.body` against `schema` (null: none received yet). */
 export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapshot | null): Promise<DecodeReply> {
   if (schema === null || schema.generation !== request.schemaGeneration) return { kind: 'stale' };
-  const decoded = await decodeBody(request, schema);
-  if ('refused' in decoded) return { kind: 'refused', ...decoded.refused };
+  const body = await decodeBody(request, schema);
+  if ('refused' in body) return { kind: 'refused', ...body.refused };
+  let decoded: Inserts;
+  if ('runs' in body) {
+    const byRef = request.keysInFull !== true;
+    const direct = body.extra.length === 0 ? sampleParts(body.runs, schema, request.shardCount, byRef) : null;
+    if (direct !== null) {
+      return {
+        kind: 'payloads',
+        payloads: encodeShardPayloads(direct.perShard),
+        rows: body.rows,
+        generation: schema.generation,
+        tableRows: direct.tableRows,
+      };
+    }
+    const inserts = seriesInserts(body.runs, (db, table) => schema.getTable(db, table)).map((t) => t.insert);
+    decoded = { inserts: [...inserts, ...body.extra], rows: body.rows };
+  } else decoded = body;
   const kept = decoded.inserts.map((insert, i) => ({ insert, options: decoded.options?.[i] ?? request.options }));
   const nonEmpty = kept.filter((k) => k.insert.rowCount > 0);
   const inserts = nonEmpty.map((k) => k.insert);
@@ -102,8 +120,13 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
   };
 }
 
+/** Rows as inserts; `options`: each insert's own, instead of the request's. */
+type Inserts = { inserts: TableInsert[]; rows: number; options?: InsertOptions[] | undefined };
+
 type Decoded =
-  | { inserts: TableInsert[]; rows: number; options?: InsertOptions[] | undefined }
+  | Inserts
+  /** Samples of resolved series (`extra`: inserts beside them); `rows` counts the samples. */
+  | { runs: SeriesRuns; extra: TableInsert[]; rows: number }
   | { refused: { status: number; message: string } };
 
 async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promise<Decoded> {

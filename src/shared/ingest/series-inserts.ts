@@ -14,6 +14,7 @@ import type { InsertColumn, StorageKeyHolder, TableInsert } from '../insert.js';
 import { intern } from '../intern.js';
 import { shardOfSeries, tableHash } from '../partition.js';
 import type { TableSchema } from '../types.js';
+import type { SeriesBinding } from './sample-parts.js';
 
 export const TIME_COLUMN = 'greptime_timestamp';
 export const VALUE_COLUMN = 'greptime_value';
@@ -37,9 +38,16 @@ export interface ResolvedSeries extends StorageKeyHolder {
   /** Its index among its table's series in the inserts being built, valid while `stamp` is theirs. */
   stamp?: number | undefined;
   stampIndex?: number | undefined;
+  /** How the direct path writes the series, for one catalog generation (sample-parts.ts). */
+  binding?: SeriesBinding | undefined;
 }
 
 let lastStamp = 0;
+
+/** A new stamp for numbering series (and tables) in one synchronous pass over a request. */
+export function newStamp(): number {
+  return ++lastStamp;
+}
 
 /** The series of `table` in `db` with non-empty `tags` (any order); for `shards` shards. */
 export function resolveSeries(
@@ -63,6 +71,7 @@ export function resolveSeries(
     storageKey: undefined,
     stamp: undefined,
     stampIndex: undefined,
+    binding: undefined,
   };
 }
 
@@ -76,6 +85,13 @@ export interface SeriesRuns {
   count: Uint32Array;
   timestamps: Float64Array;
   values: Float64Array;
+}
+
+/** The samples of all runs. */
+export function samplesOf(runs: SeriesRuns): number {
+  let n = 0;
+  for (let i = 0; i < runs.series.length; i++) n += runs.count[i] as number;
+  return n;
 }
 
 /** Points of one sample each as runs: run i is `series[i]` with sample i (`timestamps`/`values` hold at least as many). */
@@ -115,7 +131,7 @@ interface TableBuilder {
 /** Groups runs by table, in first-seen order, into inserts in series form. */
 export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRuns[] {
   // Series are numbered by a stamp on them rather than a map: this runs in one synchronous call.
-  const stamp = ++lastStamp;
+  const stamp = newStamp();
   const tables = new Map<string, TableBuilder>();
   let last: TableBuilder | undefined;
   for (let i = 0; i < points.series.length; i++) {

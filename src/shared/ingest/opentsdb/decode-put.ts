@@ -1,5 +1,5 @@
 /**
- * An OpenTSDB put body → inserts, on the thread that decodes it, for the all-or-nothing form of
+ * An OpenTSDB put body → runs of samples per series, on the thread that decodes it, for the all-or-nothing form of
  * the request (no `summary` or `details`): the first bad point refuses the whole request. Bodies
  * in the plain shape collectors send are scanned in place (put-scan.ts); the others, and every
  * body with a bad point, are parsed whole (put-points.ts), which also words the refusal. The
@@ -10,7 +10,7 @@ import type { TableInsert } from '../../insert.js';
 import { SeriesCache } from '../byte-series-cache.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
-import { seriesInserts } from '../series-inserts.js';
+import { type SeriesRuns, samplesOf } from '../series-inserts.js';
 import { describePoint, parsePutBody } from './put-points.js';
 import { scanPutRuns } from './put-scan.js';
 import { PutSeriesResolver } from './put-series.js';
@@ -32,19 +32,14 @@ export function decodePut(
   db: string,
   schema: SchemaSnapshot,
   shards: number,
-): { inserts: TableInsert[]; rows: number } {
+): { runs: SeriesRuns; extra: TableInsert[]; rows: number } {
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const lookup = (d: string, table: string) => schema.getTable(d, table);
   const scanned = scanPutRuns(bytes, caches.of(db, schema.hasDatabase(db)), db, shards);
-  if (scanned !== null) {
-    const inserts = seriesInserts(scanned, lookup).map((t) => t.insert);
-    return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
-  }
+  if (scanned !== null) return { runs: scanned, extra: [], rows: samplesOf(scanned) };
   const points = parsePutBody(bytes);
   if (resolver?.shards !== shards) resolver = new PutSeriesResolver(shards);
   const put = resolver.runsOf(points, db, schema.hasDatabase(db));
   const first = put.invalid[0];
   if (first) throw new InvalidArgument(`Invalid ${describePoint(first)}: ${first.error}`);
-  const inserts = seriesInserts(put.runs, lookup).map((t) => t.insert);
-  return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
+  return { runs: put.runs, extra: [], rows: samplesOf(put.runs) };
 }

@@ -1,5 +1,5 @@
 /**
- * A remote-write body (snappy block of a `WriteRequest`) → inserts, on the thread that decodes
+ * A remote-write body (snappy block of a `WriteRequest`) → runs of samples per series, on the thread that decodes
  * it. The series caches live here, one per database, for the life of the thread.
  */
 import { InvalidArgument } from '../../errors.js';
@@ -7,9 +7,10 @@ import type { TableInsert } from '../../insert.js';
 import { SeriesCache } from '../byte-series-cache.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
+import { type SeriesRuns, samplesOf } from '../series-inserts.js';
 import { metadataInsert } from './metadata.js';
 import { SnappyError, snappyDecompress } from './snappy-block.js';
-import { toTableInserts } from './to-inserts.js';
+import { runsOf } from './to-inserts.js';
 import { decodeWriteRequest, WireError } from './write-decode.js';
 
 /** Without a configured body limit, decompression still stops here (as the HTTP server does). */
@@ -28,8 +29,8 @@ export function remoteWriteSeriesCached(): number {
 }
 
 export type RemoteWriteDecoded =
-  /** `rows`: the samples (metadata rows are written but not counted). */
-  | { inserts: TableInsert[]; rows: number }
+  /** `rows`: the samples; `extra`: metadata rows (written but not counted). */
+  | { runs: SeriesRuns; extra: TableInsert[]; rows: number }
   /** Refused before decoding, with an HTTP status of its own (413: decompresses past the limit). */
   | { refused: { status: number; message: string } };
 
@@ -49,11 +50,9 @@ export function decodeRemoteWrite(
     if (!(err instanceof WireError)) throw err;
     throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
   }
-  const inserts = toTableInserts(decoded, (d, table) => schema.getTable(d, table));
-  const rows = inserts.reduce((n, i) => n + i.rowCount, 0);
+  const runs = runsOf(decoded);
   const metadata = metadataInsert(decoded.metadata, db);
-  if (metadata) inserts.push(metadata);
-  return { inserts, rows };
+  return { runs, extra: metadata ? [metadata] : [], rows: samplesOf(runs) };
 }
 
 /**

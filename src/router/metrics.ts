@@ -257,7 +257,7 @@ export class ServerMetrics {
     );
     mirror(
       'shoaldb_index_sections_corrupt_total',
-      'Segment index sections that failed their checksum (scans read every block instead)',
+      'Segment index sections and series statistics that failed their checksum (scans read the blocks instead)',
       'counter',
       (s) => s.indexSectionsCorrupt,
     );

@@ -59,7 +59,7 @@ export class QueryTurn {
   private async *scanSliced(chunks: Iterable<ScanChunk>): AsyncGenerator<ScanChunk, void, void> {
     await this.pause();
     for (const chunk of chunks) {
-      if (chunk.rowCount > 0) yield chunk;
+      if (chunk.rowCount > 0 || chunk.summaries !== undefined) yield chunk;
       await this.pause();
     }
   }

@@ -3,14 +3,15 @@
  * series and deduplicated, in (series key, time) order, in chunks of at most SCAN_CHUNK_ROWS.
  *
  *   sources (oldest first) → walkSeries (key order) → seriesFilter → collectParts (time range,
- *   block pruning, index pruning by blockFilters) → mergeSeries (merge mode) → RowBuffer → ScanChunk
+ *   block pruning, index pruning by blockFilters; or series summaries, scan-summaries.ts)
+ *   → mergeSeries (merge mode) → RowBuffer → ScanChunk
  *
  * The snapshot of sources is taken when iteration starts; segments are pinned until it ends (or
  * the caller stops early), so a compaction finishing meanwhile cannot close their files.
  */
 import { DELETE_MARK_COLUMN_ID } from '../shared/codec/write-batch.js';
 import { StorageUnavailable } from '../shared/errors.js';
-import type { ScanChunk, ScanColumn, ScanRequest } from '../shared/scan.js';
+import type { ScanChunk, ScanColumn, ScanRequest, SeriesSummary } from '../shared/scan.js';
 import { parseSeriesKey, type SeriesTags, tagMapOf } from '../shared/series-key.js';
 import type { Vector } from '../shared/types.js';
 import { blocksMayMatch, collectGroupPruned } from './index-pruning.js';
@@ -19,11 +20,15 @@ import { ABSENT, type FieldSpec, I64_MAX, I64_MIN, type Part, specKey } from './
 import { type DetachedRows, RowBuffer } from './merge/row-buffer.js';
 import { type DeleteMarks, mergeSeries } from './merge/series-merge.js';
 import { type SeriesSource, walkSeries } from './merge/series-walk.js';
+import { collectSummarised, type SummaryScan, summaryColumnsOf } from './scan-summaries.js';
 import { SegmentSource } from './segment/segment-source.js';
 import type { ShardState } from './state.js';
 
 /** Rows per scan chunk. */
 export const SCAN_CHUNK_ROWS = 4096;
+
+/** Summaries a scan gathers before it yields them (a point where its consumer may pause, too). */
+const SUMMARIES_PER_CHUNK = 256;
 
 /** Series skipped (filtered out, or without rows in range) between two `pauseWanted` checks. */
 const SKIPS_PER_PAUSE_CHECK = 64;
@@ -37,7 +42,11 @@ type ColumnPlan =
   | { role: 'tag'; id: number }
   | { role: 'time' };
 
-function planColumns(request: ScanRequest): { plans: ColumnPlan[]; specs: FieldSpec[] } {
+function planColumns(request: ScanRequest): {
+  plans: ColumnPlan[];
+  specs: FieldSpec[];
+  specOf: (c: ScanColumn) => number;
+} {
   const specs: FieldSpec[] = [];
   const specIndex = new Map<number, number>();
   const plans = request.columns.map((c): ColumnPlan => {
@@ -52,7 +61,7 @@ function planColumns(request: ScanRequest): { plans: ColumnPlan[]; specs: FieldS
     }
     return { role: 'field', spec, absentValue: c.absentValue };
   });
-  return { plans, specs };
+  return { plans, specs, specOf: (c) => specIndex.get(specKey(c.id, c.kind)) ?? -1 };
 }
 
 function tagColumn(rows: DetachedRows, id: number, tagsOf: (key: string) => SeriesTags): Array<string | null> {
@@ -110,7 +119,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
   const hi = request.timeMax === undefined ? I64_MAX : request.timeMax - 1n;
   if (lo > hi) return;
 
-  const { plans, specs } = planColumns(request);
+  const { plans, specs, specOf } = planColumns(request);
   const files = (state.segments.get(tableId) ?? []).slice();
   const tables = [...state.frozen, state.active].flatMap((m) => m.tables.get(tableId) ?? []);
   // Tombstones are read (and dropped by the merge) only for tables that have any.
@@ -153,11 +162,31 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     const parts: Part[] = [];
     const filter = request.seriesFilter;
     const pauseWanted = request.pauseWanted;
+    const summaryColumns =
+      request.summaries === true && marks === undefined && !pruning ? summaryColumnsOf(request.columns, specOf) : null;
+    const summaryScan: SummaryScan | null =
+      summaryColumns === null
+        ? null
+        : {
+            columns: summaryColumns,
+            appendMode,
+            onCorrupt: (message) => {
+              state.counters.indexSectionsCorrupt++;
+              state.log.warn(`${message}; scans read the rows`);
+            },
+          };
+    let summaries: SeriesSummary[] = [];
     let skipped = 0;
     for (const group of walkSeries(sources)) {
       parts.length = 0;
       if (!filter || filter(tagMapOf(tagsOf(group.key)))) {
-        if (pruning) {
+        if (summaryScan !== null) {
+          collectSummarised(group, sources, lo, hi, parts, summaryScan, tagsOf(group.key), summaries);
+          if (summaries.length >= SUMMARIES_PER_CHUNK) {
+            yield { rowCount: 0, vectors: [], summaries };
+            summaries = [];
+          }
+        } else if (pruning) {
           collectGroupPruned(group, sources, lo, hi, appendMode, parts);
         } else {
           for (let j = 0; j < group.count; j++) {
@@ -175,6 +204,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
       for (const _ of mergeSeries(parts, mode, buf, marks)) yield toChunk(buf.detach(), plans, specs, tagsOf);
     }
     if (buf.length > 0) yield toChunk(buf.detach(), plans, specs, tagsOf);
+    if (summaries.length > 0) yield { rowCount: 0, vectors: [], summaries };
   } finally {
     for (const source of segmentSources) {
       state.counters.indexBlocksSkipped += source.blocksSkipped;

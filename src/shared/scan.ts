@@ -53,6 +53,25 @@ export interface ScanRequest {
    * the scan yields an empty chunk, a point where its consumer can pause (see QueryTurn).
    */
   pauseWanted?: (() => boolean) | undefined;
+  /**
+   * The consumer takes series summaries (`ScanChunk.summaries`) in place of rows: storage may
+   * answer a series' rows in one segment by their statistics when they lie wholly inside the time
+   * range and no other source holds rows of the series in their span (so nothing merges with
+   * them). Only honoured when every column is a tag, the time index (a summary has no time) or
+   * a Float64 field without `absentValue`, there are no block filters and the table has no
+   * tombstones; otherwise rows come as usual.
+   */
+  summaries?: boolean | undefined;
+}
+
+/** Rows of one series in one segment, by their statistics (see `ScanRequest.summaries`). */
+export interface SeriesSummary {
+  /** Rows it stands for. */
+  rows: number;
+  /** Per requested column: a tag's value (null when the series lacks it); null for other columns. */
+  tags: Array<string | null>;
+  /** Per requested column c, at 4c: a Float64 field's present rows, sum, min and max (NaN when none). */
+  stats: Float64Array;
 }
 
 /**
@@ -69,6 +88,8 @@ export interface ScanChunk {
    * series skip comparing tags row by row. Absent: any row may start a series.
    */
   seriesStarts?: readonly number[] | undefined;
+  /** Series given by their statistics, beside (not among) the rows (see `ScanRequest.summaries`). */
+  summaries?: SeriesSummary[] | undefined;
 }
 
 /** A store scans synchronously; the query code in a shard sees the sliced, asynchronous form. */

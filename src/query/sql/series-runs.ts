@@ -7,7 +7,7 @@
  * and results are the same (the functions' `updateFloat64Run` folds the same values in the same
  * order as their `update`).
  */
-import type { ScanChunk } from '../../shared/scan.js';
+import type { ScanChunk, SeriesSummary } from '../../shared/scan.js';
 import type { DataType, Vector } from '../../shared/types.js';
 import { aggregateFunction } from './functions/registry.js';
 import type { AggregateFunction } from './functions/types.js';
@@ -88,4 +88,40 @@ export function foldSeriesRuns(
     }
   }
   return true;
+}
+
+/** Whether every call of the plan can fold series summaries (`ScanRequest.summaries`). */
+export function takesSummaries(plan: SeriesRunPlan): boolean {
+  return plan.calls.every(({ fn }) => fn.updateSummary !== undefined);
+}
+
+/** Folds series given by their statistics into the states of their groups, as `foldSeriesRuns` does rows. */
+export function foldSummaries(
+  plan: SeriesRunPlan,
+  summaries: readonly SeriesSummary[],
+  groupOf: (key: Value[]) => number,
+  states: unknown[][],
+): void {
+  for (const s of summaries) {
+    const key = plan.keySlots.map((slot, k) => tagValue(s.tags[slot] ?? null, plan.keyTypes[k] as DataType));
+    const g = groupOf(key);
+    for (let a = 0; a < plan.calls.length; a++) {
+      const { fn, slot } = plan.calls[a] as SeriesRunPlan['calls'][number];
+      const update = fn.updateSummary as NonNullable<AggregateFunction['updateSummary']>;
+      if (slot === null) {
+        update((states[a] as unknown[])[g], s.rows, null, 0, Number.NaN, Number.NaN);
+        continue;
+      }
+      const at = slot * 4;
+      const st = s.stats;
+      update(
+        (states[a] as unknown[])[g],
+        s.rows,
+        st[at] as number,
+        st[at + 1] as number,
+        st[at + 2] as number,
+        st[at + 3] as number,
+      );
+    }
+  }
 }

@@ -9,7 +9,7 @@
  * `numbers` table, in the router.
  */
 import { Internal } from '../../shared/errors.js';
-import type { ScanChunk, ScanRequest, ScanSource } from '../../shared/scan.js';
+import type { ScanChunk, ScanRequest, ScanSource, SeriesSummary } from '../../shared/scan.js';
 import type { DataType, Vector } from '../../shared/types.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
@@ -18,7 +18,7 @@ import type { EvalContext } from './functions/types.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
 import { RangeSink } from './range-exec.js';
-import { foldSeriesRuns, type SeriesRunPlan, seriesRunPlanOf } from './series-runs.js';
+import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
 import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
 import { castValue, type Value, valueKey } from './values.js';
@@ -64,6 +64,8 @@ class PlanRun {
   /** Takes one batch of scan columns; false once the output wants no more rows. */
   add(batch: Batch): boolean {
     const p = this.p;
+    const summaries = batch.chunk?.summaries;
+    if (summaries !== undefined && this.sink instanceof AggregateSink) this.sink.addSummaries(summaries);
     const withCasts = p.scan?.casts ? castColumns(batch, p.scan.casts) : batch;
     const withFills = p.scan?.fills ? fillColumns(withCasts, p.scan.fills) : withCasts;
     const rows = p.filter ? filterBatch(p.filter, withFills, this.ctx) : withFills;
@@ -122,6 +124,9 @@ async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Ba
     timeMax: scan.timeMax,
     seriesFilter: seriesFilterOf(scan.seriesFilter),
   };
+  const runs = seriesRunPlanOf(plan);
+  // Only the series-run fold takes series by their statistics (storage checks the rest).
+  if (runs !== null && takesSummaries(runs)) request.summaries = true;
   const blockFilters = blockFiltersOf(scan, plan.filter);
   if (blockFilters.length > 0) request.blockFilters = blockFilters;
   for await (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
@@ -319,6 +324,11 @@ class AggregateSink implements Sink {
       (this.states[a] as unknown[]).push(createState(call));
     });
     return g;
+  }
+
+  /** Series given by their statistics (asked for only when `runs` takes them). */
+  addSummaries(summaries: readonly SeriesSummary[]): void {
+    foldSummaries(this.runs as SeriesRunPlan, summaries, this.groupOfKey, this.states);
   }
 
   add(batch: Batch): boolean {

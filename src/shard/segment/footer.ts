@@ -8,6 +8,7 @@ import { forEachTag, seriesKeyOf } from '../../shared/series-key.js';
 import { type FieldSpec, kindCodeOf, kindOfCode } from '../merge/part.js';
 import type { BlockMeta, ColumnStats } from './block-codec.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
+import { decodeStatsMeta, encodeStatsMeta, type StatsMeta } from './series-stats.js';
 import { decodeIndexTable, encodeIndexTable, type IndexMeta } from './term-index.js';
 
 /** One series of a segment: rows `[rowStart, rowStart + rowCount)`, sorted by time. */
@@ -26,6 +27,8 @@ export interface SegmentFooter {
   rows: number;
   /** Column index sections (version 2; empty for version 1 files). */
   indexes: IndexMeta[];
+  /** The series statistics section (version 3; null when absent). */
+  stats: StatsMeta | null;
 }
 
 function hasMinMax(spec: FieldSpec, stats: ColumnStats, rowCount: number): boolean {
@@ -123,6 +126,7 @@ export function encodeFooter(footer: FooterToWrite): Uint8Array {
   }
   w.varuint(footer.rows);
   encodeIndexTable(w, footer.indexes);
+  encodeStatsMeta(w, footer.stats);
   return w.bytesView();
 }
 
@@ -202,6 +206,7 @@ export function decodeFooter(bytes: Uint8Array, version: number): SegmentFooter 
     throw new FormatError(`row counts disagree: footer ${rows}, series ${rowStart}, blocks ${firstRow}`);
   }
   const indexes = version >= 2 ? decodeIndexTable(r) : [];
+  const stats = version >= 3 ? decodeStatsMeta(r, columns.length) : null;
   if (r.pos !== r.end) throw new FormatError(`${r.end - r.pos} trailing footer bytes`);
-  return { columns, series, blocks, rows, indexes };
+  return { columns, series, blocks, rows, indexes, stats };
 }

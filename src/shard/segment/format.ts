@@ -1,14 +1,15 @@
 /**
- * Constants of the segment file format, version 2 (docs/formats/segment.md has the byte layout).
+ * Constants of the segment file format, version 3 (docs/formats/segment.md has the byte layout).
  *
- *   header (16 B) | block 0 | block 1 | ... | index sections | footer | trailer (20 B)
+ *   header (16 B) | block 0 | block 1 | ... | index sections | series statistics | footer | trailer (20 B)
  *
- * Version 1 files (no index sections, no index table in the footer) are still read.
+ * Version 2 files (no series statistics) and version 1 files (no index sections either) are
+ * still read.
  */
 
 /** "SHSG" read as a little-endian u32; first 4 bytes of the header and last 4 of the trailer. */
 export const SEGMENT_MAGIC = 0x47534853;
-export const SEGMENT_FORMAT_VERSION = 2;
+export const SEGMENT_FORMAT_VERSION = 3;
 /** The oldest version readers still accept. */
 export const SEGMENT_FORMAT_VERSION_MIN = 1;
 export const HEADER_BYTES = 16;

@@ -23,6 +23,7 @@ import {
   SegmentFlags,
   TRAILER_BYTES,
 } from './format.js';
+import { decodeSeriesStats, type StatsMeta } from './series-stats.js';
 import { decodeTermIndex, type IndexMeta, type TermPostings } from './term-index.js';
 
 function readExactly(fd: number, length: number, position: number): Buffer {
@@ -50,6 +51,12 @@ export class SegmentFile {
   readonly indexes = new Map<number, IndexMeta>();
   /** Decoded sections by column id; null once a section proved corrupt. */
   private readonly postingsCache = new Map<number, TermPostings | null>();
+  /** Where the series statistics lie (version 3), null when the file has none. */
+  private readonly statsMeta: StatsMeta | null;
+  /** Per footer column, its position in the statistics (-1: not covered). */
+  private readonly statsColumnOf: Int32Array;
+  /** The statistics once read; null once they proved corrupt. */
+  private statsCache: Float64Array | null | undefined;
   private readonly columnIndex = new Map<number, number>();
   private pins = 0;
   private retired = false;
@@ -112,6 +119,49 @@ export class SegmentFile {
       }
       this.indexes.set(m.columnId, m);
     }
+    this.statsMeta = footer.stats;
+    this.statsColumnOf = new Int32Array(this.columns.length).fill(-1);
+    if (footer.stats !== null) {
+      const { offset, length, columns } = footer.stats;
+      if (offset < HEADER_BYTES || offset + length > footerOffset) {
+        throw new FormatError(`series statistics at ${offset}+${length} are misplaced`);
+      }
+      columns.forEach((c, i) => {
+        if ((this.columns[c] as FieldSpec).kind !== 'f64')
+          throw new FormatError('series statistics of a non-f64 column');
+        this.statsColumnOf[c] = i;
+      });
+    }
+  }
+
+  /** Where column `column` (a footer position) sits in the series statistics; -1 if it does not. */
+  statsColumn(column: number): number {
+    return this.statsColumnOf[column] ?? -1;
+  }
+
+  /** Float64 columns the series statistics cover (0 when the file has none). */
+  get statsColumns(): number {
+    return this.statsMeta?.columns.length ?? 0;
+  }
+
+  /**
+   * The series statistics (series-stats.ts), read and checked on first use; null when the file
+   * has none. Statistics that fail their CRC or size are reported once through `onCorrupt` and
+   * then treated as absent: scans read the rows.
+   */
+  seriesStats(onCorrupt: (message: string) => void): Float64Array | null {
+    const meta = this.statsMeta;
+    if (meta === null) return null;
+    if (this.statsCache !== undefined) return this.statsCache;
+    try {
+      const bytes = readExactly(this.fd, meta.length, meta.offset);
+      if (crc32(bytes) !== meta.crc) throw new FormatError('series statistics checksum mismatch');
+      this.statsCache = decodeSeriesStats(bytes, this.series.length, meta.columns.length);
+    } catch (err) {
+      this.statsCache = null;
+      onCorrupt(`segment ${this.relPath} series statistics: ${(err as Error).message}`);
+    }
+    return this.statsCache;
   }
 
   /**

@@ -9,6 +9,7 @@ import type { SeriesSource } from '../merge/series-walk.js';
 import type { BlockMeta, DecodedBlock } from './block-codec.js';
 import type { SeriesMeta } from './footer.js';
 import type { SegmentFile } from './segment-reader.js';
+import { STATS_WIDTH } from './series-stats.js';
 
 export class SegmentSource implements SeriesSource {
   readonly keys: readonly string[];
@@ -67,6 +68,36 @@ export class SegmentSource implements SeriesSource {
       if (start >= end) continue;
       out.push({ ts: block.ts, start, end, cols: this.columnsOf(block, b), unique: file.deduplicated });
     }
+  }
+
+  /**
+   * Series `index`'s statistics per field spec (`[present, sum, min, max]` at 4 × spec), when
+   * all its rows lie in `[lo, hi]` and the file's statistics stand for them (every spec a Float64
+   * column; a column the file lacks counts as present nowhere); else null.
+   */
+  statsOf(index: number, lo: bigint, hi: bigint, onCorrupt: (message: string) => void): Float64Array | null {
+    const file = this.file;
+    const s = file.series[index] as SeriesMeta;
+    if (s.rowCount === 0 || s.minTs < lo || s.maxTs > hi || file.statsColumns === 0) return null;
+    const all = file.seriesStats(onCorrupt);
+    if (all === null) return null;
+    const width = file.statsColumns * STATS_WIDTH;
+    const out = new Float64Array(this.specColumns.length * STATS_WIDTH);
+    for (let k = 0; k < this.specColumns.length; k++) {
+      const c = this.specColumns[k] as number;
+      const at = k * STATS_WIDTH;
+      if (c < 0) {
+        out[at + 2] = Number.NaN;
+        out[at + 3] = Number.NaN;
+        continue;
+      }
+      const column = file.statsColumn(c);
+      if (column < 0) return null;
+      const e = index * width + column * STATS_WIDTH;
+      if (Number.isNaN(all[e + 1] as number)) return null;
+      out.set(all.subarray(e, e + STATS_WIDTH), at);
+    }
+    return out;
   }
 
   private guarded(meta: BlockMeta): boolean {

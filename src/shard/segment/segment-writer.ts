@@ -1,6 +1,6 @@
 /**
  * Writes one segment file: blocks as the merge fills them, then one term index section per
- * indexed column, footer and trailer. A block is encoded on the caller's thread and deflated on
+ * indexed column, the series statistics (series-stats.ts), footer and trailer. A block is encoded on the caller's thread and deflated on
  * libuv's pool (zlib's synchronous deflate was a tenth of a log shard's thread during ingest); it
  * gets its place in the file, in order, when the writer next drains. The file is
  * written under `<name>.tmp`, fsynced, renamed into place and its directory fsynced, so a segment
@@ -17,6 +17,7 @@ import { type BlockMeta, deflateBlock, encodeBlockBody, type RawBlock, storedBlo
 import { ByteWriter } from './byte-io.js';
 import { encodeFooter, type SeriesMeta, SeriesTableBuilder } from './footer.js';
 import { HEADER_BYTES, INDEX_SECTION_BYTES_MAX, SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC } from './format.js';
+import { SeriesStatsBuilder, type StatsMeta } from './series-stats.js';
 import { type IndexMeta, TermIndexBuilder } from './term-index.js';
 
 /** Pending block bytes are written out once they pass this. */
@@ -51,6 +52,8 @@ export class SegmentWriter {
   private readonly seriesTable = new SeriesTableBuilder();
   /** The series the last block ended in: it may go on in the next block. */
   private open: SeriesMeta | null = null;
+  /** Per series and Float64 column: present rows, sum, min, max (series-stats.ts). */
+  private readonly stats: SeriesStatsBuilder;
   /** One builder per indexed column the segment has, with the field spec index it reads. */
   private readonly indexBuilders: Array<{ spec: number; builder: TermIndexBuilder }> = [];
   rows = 0;
@@ -63,6 +66,7 @@ export class SegmentWriter {
     indexes: readonly SegmentIndexSpec[],
     indexBytesMax: number,
   ) {
+    this.stats = new SeriesStatsBuilder(specs);
     for (const index of indexes) {
       const spec = specs.findIndex((s) => s.id === index.columnId && s.kind === 'str');
       if (spec >= 0) this.indexBuilders.push({ spec, builder: new TermIndexBuilder(index, indexBytesMax) });
@@ -132,6 +136,7 @@ export class SegmentWriter {
         last.maxTs = buf.ts[to - 1] as bigint;
       } else {
         if (last) this.seriesTable.add(last);
+        this.stats.openSeries();
         this.open = {
           key,
           rowStart: this.rows + from,
@@ -140,6 +145,7 @@ export class SegmentWriter {
           maxTs: buf.ts[to - 1] as bigint,
         };
       }
+      this.stats.addRows(buf, from, to);
     }
     this.rows += n;
   }
@@ -194,6 +200,12 @@ export class SegmentWriter {
       });
       this.queue(section.bytes);
     }
+    const statsBytes = this.stats.finish();
+    let stats: StatsMeta | null = null;
+    if (statsBytes !== null) {
+      stats = { offset: this.offset, length: statsBytes.length, crc: crc32(statsBytes), columns: this.stats.columns };
+      this.queue(statsBytes);
+    }
     if (this.open) this.seriesTable.add(this.open);
     this.open = null;
     const footer = encodeFooter({
@@ -202,6 +214,7 @@ export class SegmentWriter {
       blocks: this.blocks,
       rows: this.rows,
       indexes,
+      stats,
     });
     const footerOffset = this.offset;
     this.queue(footer);

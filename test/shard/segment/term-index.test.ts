@@ -10,6 +10,7 @@ import { crc32 } from 'node:zlib';
 import t from 'tap';
 import { REGEX_FUNCTIONS } from '../../../src/query/sql/functions/regex.js';
 import { FormatError } from '../../../src/shard/segment/byte-io.js';
+import { SEGMENT_FORMAT_VERSION } from '../../../src/shard/segment/format.js';
 import { SegmentFile } from '../../../src/shard/segment/segment-reader.js';
 import { decodeTermIndex, restrictToTerms, TermIndexBuilder } from '../../../src/shard/segment/term-index.js';
 import { tokenize } from '../../../src/shard/segment/tokenizer.js';
@@ -145,7 +146,7 @@ t.test('a flushed segment carries the index and scans read only blocks that may 
   t.equal(scanRows(store, 3, COLUMNS).length, 2000, 'without filters every row');
   t.equal(scanRows(store, 3, COLUMNS, { blockFilters: [{ columnId: 10, op: 'term', text: '!!' }] }).length, 2000);
   const file = SegmentFile.open(segmentPath(dir), 'x', 0, 3);
-  t.equal(file.version, 2);
+  t.equal(file.version, SEGMENT_FORMAT_VERSION);
   t.same([...file.indexes.keys()], [10]);
   file.close();
 });
@@ -186,35 +187,39 @@ t.test('a corrupt index section is counted and the scan reads every block', asyn
   t.equal(store.stats().indexSectionsCorrupt, 1);
 });
 
-t.test('a version-1 segment (no index table) still reads', async (t) => {
-  const dir = tempDir(t);
-  let store = await flushedStore(dir, []);
-  await store.close();
-  // A version-2 footer without indexes is a version-1 footer plus one 0 byte (no index entries).
-  const file = segmentPath(dir);
-  const bytes = fs.readFileSync(file);
-  const trailer = bytes.length - 20;
-  const footerOffset = Number(bytes.readBigInt64LE(trailer));
-  const footerLength = bytes.readUInt32LE(trailer + 8);
-  t.equal(bytes[footerOffset + footerLength - 1], 0);
-  const footer = bytes.subarray(footerOffset, footerOffset + footerLength - 1);
-  const out = Buffer.alloc(footerOffset + footer.length + 20);
-  bytes.copy(out, 0, 0, footerOffset);
-  out.writeUInt16LE(1, 4);
-  footer.copy(out, footerOffset);
-  out.writeBigInt64LE(BigInt(footerOffset), footerOffset + footer.length);
-  out.writeUInt32LE(footer.length, footerOffset + footer.length + 8);
-  out.writeUInt32LE(crc32(footer), footerOffset + footer.length + 12);
-  bytes.copy(out, footerOffset + footer.length + 16, trailer + 16);
-  fs.writeFileSync(file, out);
-  store = await openStore(dir, { segment: { blockRows: 100, compactionTrigger: 100 } });
-  t.teardown(() => store.close());
-  const opened = SegmentFile.open(file, 'x', 0, 3);
-  t.equal(opened.version, 1);
-  opened.close();
-  t.equal(scanRows(store, 3, COLUMNS, { blockFilters: PANIC }).length, 2000);
-  t.equal(scanRows(store, 3, COLUMNS).length, 2000);
-});
+for (const version of [1, 2]) {
+  t.test(`a version-${version} segment still reads`, async (t) => {
+    const dir = tempDir(t);
+    let store = await flushedStore(dir, []);
+    await store.close();
+    // A version-3 footer without indexes or series statistics is a version-1 footer plus two 0
+    // bytes (no index entries, no statistics); version 2 has the first of them.
+    const file = segmentPath(dir);
+    const bytes = fs.readFileSync(file);
+    const trailer = bytes.length - 20;
+    const footerOffset = Number(bytes.readBigInt64LE(trailer));
+    const footerLength = bytes.readUInt32LE(trailer + 8);
+    t.same([bytes[footerOffset + footerLength - 2], bytes[footerOffset + footerLength - 1]], [0, 0]);
+    const footer = bytes.subarray(footerOffset, footerOffset + footerLength - (3 - version));
+    const out = Buffer.alloc(footerOffset + footer.length + 20);
+    bytes.copy(out, 0, 0, footerOffset);
+    out.writeUInt16LE(version, 4);
+    footer.copy(out, footerOffset);
+    out.writeBigInt64LE(BigInt(footerOffset), footerOffset + footer.length);
+    out.writeUInt32LE(footer.length, footerOffset + footer.length + 8);
+    out.writeUInt32LE(crc32(footer), footerOffset + footer.length + 12);
+    bytes.copy(out, footerOffset + footer.length + 16, trailer + 16);
+    fs.writeFileSync(file, out);
+    store = await openStore(dir, { segment: { blockRows: 100, compactionTrigger: 100 } });
+    t.teardown(() => store.close());
+    const opened = SegmentFile.open(file, 'x', 0, 3);
+    t.equal(opened.version, version);
+    t.equal(opened.statsColumns, 0);
+    opened.close();
+    t.equal(scanRows(store, 3, COLUMNS, { blockFilters: PANIC }).length, 2000);
+    t.equal(scanRows(store, 3, COLUMNS).length, 2000);
+  });
+}
 
 t.test('compaction writes the index into its output', async (t) => {
   const dir = tempDir(t);

@@ -54,6 +54,9 @@ const count: AggregateFunction<CountState> = {
     }
     for (let r = from; r < to; r++) if (valid[r] !== 0) state.count++;
   },
+  updateSummary(state, rows, present) {
+    state.count += present ?? rows;
+  },
   finish: (state) => BigInt(state.count),
 };
 
@@ -97,6 +100,10 @@ const sum: AggregateFunction<SumState> = {
     let sum = state.sum as number | null;
     for (let r = from; r < to; r++) if (valid === undefined || valid[r] !== 0) sum = (sum ?? 0) + (f64[r] as number);
     state.sum = sum;
+  },
+  updateSummary(state, _rows, present, sum) {
+    if (present === null || present === 0) return;
+    state.sum = ((state.sum as number | null) ?? 0) + sum;
   },
   merge(into, from) {
     if (from.sum === null) return;
@@ -165,6 +172,11 @@ const avg: AggregateFunction<AvgState> = {
     state.sum = sum;
     state.count = count;
   },
+  updateSummary(state, _rows, present, sum) {
+    if (present === null || present === 0) return;
+    state.sum = (state.sum as number) + sum;
+    state.count += present;
+  },
   merge(into, from) {
     if (typeof from.sum === 'bigint' || typeof into.sum === 'bigint') {
       into.sum = BigInt(into.sum) + BigInt(from.sum);
@@ -211,6 +223,11 @@ function extreme(name: 'min' | 'max', sign: number): AggregateFunction<ExtremeSt
         const v = f64[r] as number;
         if (state.value === null || sign * compareValues(v, state.value) > 0) state.value = v;
       }
+    },
+    updateSummary(state, _rows, present, _sum, min, max) {
+      if (present === null || present === 0) return;
+      const v = sign > 0 ? max : min;
+      if (state.value === null || sign * compareValues(v, state.value) > 0) state.value = v;
     },
     merge(into, from) {
       if (from.value === null) return;

@@ -75,6 +75,12 @@ export interface AggregateFunction<S = unknown> {
     from: number,
     to: number,
   ): void;
+  /**
+   * Optional, with `updateFloat64Run`: folds `rows` rows of one series by their statistics, as
+   * storage keeps them (src/shared/scan.ts, `SeriesSummary`): of one Float64 column, `present`
+   * values (none NaN) with their `sum`, `min` and `max`. `present` is null for `count(*)`.
+   */
+  updateSummary?(state: S, rows: number, present: number | null, sum: number, min: number, max: number): void;
   /** The result of a merged state; `order` as in `update`. */
   finish(state: S, returnType: DataType, order?: AggregateOrder[]): Value;
 }

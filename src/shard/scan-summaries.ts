@@ -1,0 +1,109 @@
+/**
+ * Series summaries for scans that ask for them (`ScanRequest.summaries`): a series' rows in a
+ * segment are answered by the segment's statistics (segment/series-stats.ts) instead of its
+ * blocks, when that cannot change the answer:
+ * - the rows lie wholly inside the scan's time range (no row is cut off);
+ * - the statistics stand for them (no NaN value, no row reading a column's default);
+ * - no other part of the series (memtables, other segments) has a row in their time span, so
+ *   nothing would merge with them; under `append` rows never merge, so any span will do;
+ * - the table has no tombstones (the scan checks that before asking).
+ * A series whose parts overlap is collected again as rows, oldest first, as if never summarised.
+ */
+import type { ScanColumn, SeriesSummary } from '../shared/scan.js';
+import type { SeriesTags } from '../shared/series-key.js';
+import type { Part } from './merge/part.js';
+import type { SeriesGroup, SeriesSource } from './merge/series-walk.js';
+import { SegmentSource } from './segment/segment-source.js';
+import { STATS_WIDTH } from './segment/series-stats.js';
+
+/** How the requested columns are answered from a summary: a tag id, a field spec, or not (time). */
+export type SummaryColumn = { role: 'tag'; id: number } | { role: 'field'; spec: number } | { role: 'time' };
+
+/** The summary form of a scan's columns, or null when some column cannot be summarised. */
+export function summaryColumnsOf(
+  columns: readonly ScanColumn[],
+  specOf: (column: ScanColumn) => number,
+): SummaryColumn[] | null {
+  const out: SummaryColumn[] = [];
+  for (const c of columns) {
+    if (c.role === 'tag') out.push({ role: 'tag', id: c.id });
+    else if (c.role === 'time') out.push({ role: 'time' });
+    else if (c.role === 'field' && c.kind === 'f64' && c.absentValue === undefined) {
+      out.push({ role: 'field', spec: specOf(c) });
+    } else return null;
+  }
+  return out;
+}
+
+/** Start and end (inclusive) of a part's rows, without decoding a lazily read block. */
+function spanOf(part: Part): [bigint, bigint] {
+  return [part.firstTs ?? (part.ts[part.start] as bigint), part.lastTs ?? (part.ts[part.end - 1] as bigint)];
+}
+
+/** Whether no two spans share a timestamp. */
+function disjoint(spans: Array<[bigint, bigint]>): boolean {
+  spans.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  for (let i = 1; i < spans.length; i++) {
+    if ((spans[i] as [bigint, bigint])[0] <= (spans[i - 1] as [bigint, bigint])[1]) return false;
+  }
+  return true;
+}
+
+export interface SummaryScan {
+  columns: SummaryColumn[];
+  appendMode: boolean;
+  onCorrupt: (message: string) => void;
+}
+
+/**
+ * Collects the group's parts into `parts`, oldest first, except the segment series it can answer
+ * by summaries, which go to `out`. `tags` are the series' tags.
+ */
+export function collectSummarised(
+  group: SeriesGroup,
+  sources: readonly SeriesSource[],
+  lo: bigint,
+  hi: bigint,
+  parts: Part[],
+  scan: SummaryScan,
+  tags: SeriesTags,
+  out: SeriesSummary[],
+): void {
+  const summarised: Array<{ stats: Float64Array; rows: number; span: [bigint, bigint] }> = [];
+  for (let j = 0; j < group.count; j++) {
+    const source = sources[group.sources[j] as number] as SeriesSource;
+    const index = group.indexes[j] as number;
+    if (source instanceof SegmentSource && (source.file.deduplicated || scan.appendMode)) {
+      const stats = source.statsOf(index, lo, hi, scan.onCorrupt);
+      if (stats !== null) {
+        const s = source.file.series[index];
+        if (s !== undefined) {
+          summarised.push({ stats, rows: s.rowCount, span: [s.minTs, s.maxTs] });
+          continue;
+        }
+      }
+    }
+    source.collectParts(index, lo, hi, parts);
+  }
+  if (summarised.length === 0) return;
+  if (!scan.appendMode && !disjoint([...summarised.map((s) => s.span), ...parts.map(spanOf)])) {
+    parts.length = 0;
+    for (let j = 0; j < group.count; j++) {
+      (sources[group.sources[j] as number] as SeriesSource).collectParts(group.indexes[j] as number, lo, hi, parts);
+    }
+    return;
+  }
+  const tagValues = scan.columns.map((c) => {
+    if (c.role !== 'tag') return null;
+    const at = tags.ids.indexOf(c.id);
+    return at < 0 ? null : (tags.values[at] as string);
+  });
+  for (const s of summarised) {
+    const stats = new Float64Array(scan.columns.length * STATS_WIDTH);
+    scan.columns.forEach((c, k) => {
+      if (c.role === 'field')
+        stats.set(s.stats.subarray(c.spec * STATS_WIDTH, (c.spec + 1) * STATS_WIDTH), k * STATS_WIDTH);
+    });
+    out.push({ rows: s.rows, tags: tagValues, stats });
+  }
+}

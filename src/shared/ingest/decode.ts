@@ -4,9 +4,11 @@
  * shard worker). The answer is either the payloads, ready for the router to queue, or what the
  * router must do first: send a newer schema, or create the tables and columns the request needs.
  */
+import type { TableRows } from '../codec/write-batch.js';
 import { DbError } from '../errors.js';
 import type { InsertOptions, TableInsert } from '../insert.js';
 import { type Precision, parseLineProtocolSliced } from './lineproto/parser.js';
+import { pointParts } from './lineproto/point-parts.js';
 import { toTableInserts } from './lineproto/to-inserts.js';
 import { decodePut } from './opentsdb/decode-put.js';
 import { decodePipelineBody, type PipelineBody } from './pipeline-decode.js';
@@ -74,24 +76,17 @@ export type DecodeReply =
 /** Decodes `request.body` against `schema` (null: none received yet). */
 export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapshot | null): Promise<DecodeReply> {
   if (schema === null || schema.generation !== request.schemaGeneration) return { kind: 'stale' };
-  const body = await decodeBody(request, schema);
-  if ('refused' in body) return { kind: 'refused', ...body.refused };
-  let decoded: Inserts;
-  if ('runs' in body) {
-    const byRef = request.keysInFull !== true;
-    const direct = body.extra.length === 0 ? sampleParts(body.runs, schema, request.shardCount, byRef) : null;
-    if (direct !== null) {
-      return {
-        kind: 'payloads',
-        payloads: encodeShardPayloads(direct.perShard),
-        rows: body.rows,
-        generation: schema.generation,
-        tableRows: direct.tableRows,
-      };
-    }
-    const inserts = seriesInserts(body.runs, (db, table) => schema.getTable(db, table)).map((t) => t.insert);
-    decoded = { inserts: [...inserts, ...body.extra], rows: body.rows };
-  } else decoded = body;
+  const decoded = await decodeBody(request, schema);
+  if ('refused' in decoded) return { kind: 'refused', ...decoded.refused };
+  if ('parts' in decoded) {
+    return {
+      kind: 'payloads',
+      payloads: encodeShardPayloads(decoded.parts.perShard),
+      rows: decoded.rows,
+      generation: schema.generation,
+      tableRows: decoded.parts.tableRows,
+    };
+  }
   const kept = decoded.inserts.map((insert, i) => ({ insert, options: decoded.options?.[i] ?? request.options }));
   const nonEmpty = kept.filter((k) => k.insert.rowCount > 0);
   const inserts = nonEmpty.map((k) => k.insert);
@@ -123,27 +118,50 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
 /** Rows as inserts; `options`: each insert's own, instead of the request's. */
 type Inserts = { inserts: TableInsert[]; rows: number; options?: InsertOptions[] | undefined };
 
-type Decoded =
-  | Inserts
-  /** Samples of resolved series (`extra`: inserts beside them); `rows` counts the samples. */
-  | { runs: SeriesRuns; extra: TableInsert[]; rows: number }
-  | { refused: { status: number; message: string } };
+/** Rows already split into per-shard parts by a direct path (sample-parts.ts, lineproto/point-parts.ts). */
+type Parts = { parts: { perShard: TableRows[][]; tableRows: number[] }; rows: number };
+
+type Decoded = Inserts | Parts | { refused: { status: number; message: string } };
 
 async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promise<Decoded> {
+  const byRef = request.keysInFull !== true;
   switch (request.protocol) {
     case 'lineproto': {
       const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
       const batch = await parseLineProtocolSliced(buf, request.precision, request.lineMaxBytes);
-      const inserts = toTableInserts(batch, request.db, request.precision, request.nowNs, request.shardCount);
+      const { db, precision, nowNs, shardCount } = request;
+      const parts = pointParts(batch, db, precision, nowNs, schema, shardCount, byRef);
+      if (parts !== null) return { parts, rows: batch.points.length };
+      const inserts = toTableInserts(batch, db, precision, nowNs, shardCount);
       return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
     }
-    case 'prom-remote':
-      return decodeRemoteWrite(request.body, request.db, request.bodyLimitBytes, schema, request.shardCount);
+    case 'prom-remote': {
+      const decoded = decodeRemoteWrite(request.body, request.db, request.bodyLimitBytes, schema, request.shardCount);
+      return 'refused' in decoded ? decoded : samplesOrInserts(decoded, schema, request.shardCount, byRef);
+    }
     case 'opentsdb':
-      return decodePut(request.body, request.db, schema, request.shardCount);
+      return samplesOrInserts(
+        decodePut(request.body, request.db, schema, request.shardCount),
+        schema,
+        request.shardCount,
+        byRef,
+      );
     case 'pipeline':
       return decodePipelineBody(request);
   }
+}
+
+/** Samples of resolved series (`extra`: inserts beside them) as parts when all are bound, else as inserts. */
+function samplesOrInserts(
+  decoded: { runs: SeriesRuns; extra: TableInsert[]; rows: number },
+  schema: SchemaSnapshot,
+  shardCount: number,
+  byRef: boolean,
+): Parts | Inserts {
+  const parts = decoded.extra.length === 0 ? sampleParts(decoded.runs, schema, shardCount, byRef) : null;
+  if (parts !== null) return { parts, rows: decoded.rows };
+  const inserts = seriesInserts(decoded.runs, (db, table) => schema.getTable(db, table)).map((t) => t.insert);
+  return { inserts: [...inserts, ...decoded.extra], rows: decoded.rows };
 }
 
 /** The insert without its rows: what planning and schema changes read. */

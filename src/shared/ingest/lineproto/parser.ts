@@ -20,6 +20,7 @@ import { InvalidArgument } from '../../errors.js';
 import type { StorageKeyHolder } from '../../insert.js';
 import { countRejection } from '../../rejections.js';
 import { yieldToEventLoop } from '../../yield.js';
+import type { LineBinding } from './point-parts.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
@@ -66,6 +67,8 @@ export interface LineSeries extends StorageKeyHolder {
   /** Its index in the insert being built, valid while `stamp` is that insert's. */
   stamp?: number | undefined;
   stampIndex?: number | undefined;
+  /** How the direct path writes the series, for one catalog generation (point-parts.ts). */
+  binding?: LineBinding | undefined;
 }
 
 /** The points of one request body, in body order. */
@@ -617,6 +620,14 @@ class LineScanner {
       lastFieldKinds: previous === null ? EMPTY_KINDS : previous.lastFieldKinds,
       lastFieldKeyBytes: previous === null ? EMPTY_BYTES : previous.lastFieldKeyBytes,
       lastFieldKeyEnds: previous === null ? EMPTY_ENDS : previous.lastFieldKeyEnds,
+      // Present from the start, so every record keeps one shape (fast property access).
+      storageKey: undefined,
+      tuple: undefined,
+      shard: undefined,
+      tupleLayout: undefined,
+      stamp: undefined,
+      stampIndex: undefined,
+      binding: undefined,
     };
   }
 

@@ -11,6 +11,7 @@ import type { InsertColumn, TableInsert } from '../../insert.js';
 import { intern } from '../../intern.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
 import type { DataType, Vector } from '../../types.js';
+import { newStamp } from '../series-inserts.js';
 import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
 
 /** Name of the time index column of line-protocol tables. */
@@ -285,8 +286,6 @@ function buildInsert(
   return { db, table: b.table, rowCount, columns, rowSeries, series: form?.result() };
 }
 
-let lastStamp = 0;
-
 /** The series of one table's points as tag tuples (tag columns in name order), shards and keys. */
 class SeriesForm {
   private readonly position: Int32Array;
@@ -298,7 +297,8 @@ class SeriesForm {
   private readonly holders: LineSeries[] = [];
   /** The insert's placement and tag columns: a record's tuple and shard are reused while equal. */
   private readonly layout: string;
-  private readonly stamp = ++lastStamp;
+  // Shared with the other passes that number series by a stamp on them (point-parts.ts).
+  private readonly stamp = newStamp();
 
   constructor(
     b: TableBuilder,

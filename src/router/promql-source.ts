@@ -30,6 +30,7 @@ import {
   type TagMatcher,
 } from '../query/promql/store/plan.js';
 import type { Labels, Matcher, SampleSource, SelectRequest, SeriesSamples } from '../query/promql/types.js';
+import { spreadsRows } from '../shared/partition.js';
 import type { DatabaseSchema, TableSchema } from '../shared/types.js';
 import { physicalKindOf, timeUnitOf } from '../shared/types.js';
 import { checkPermission } from './auth/credentials.js';
@@ -174,7 +175,15 @@ export function planLocalSelect(
       else if (!test('')) possible = false;
     }
     if (!possible) continue;
-    tables.push({ tableId: table.id, metric: table.name, timeUnit, tags, value, matchers: tagMatchers });
+    tables.push({
+      tableId: table.id,
+      metric: table.name,
+      timeUnit,
+      tags,
+      value,
+      matchers: tagMatchers,
+      ...(spreadsRows(table) ? { spread: true as const } : {}),
+    });
   }
   if (tables.length === 0) return null;
   return { tables, minMs, maxMs, ...bounds };
@@ -235,7 +244,16 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
       promqlShardTraffic.raw.samples += s.t.length;
       promqlShardTraffic.raw.bytes += s.t.byteLength + s.v.byteLength;
     }
-    return series.sort((a, b) => compareLabels(a.labels, b.labels));
+    return joinSplitSeries(series.sort((a, b) => compareLabels(a.labels, b.labels)));
+  }
+
+  /** Whether no table the selectors can match spreads its series over the shards. */
+  seriesWhole(selectorMatchers: ReadonlyArray<readonly Matcher[]>): boolean {
+    for (const matchers of selectorMatchers) {
+      const select = planLocalSelect(this.catalog, this.options.db, matchers, null, null, this.bounds);
+      if (select?.tables.some((t) => t.spread === true)) return false;
+    }
+    return true;
   }
 
   /**
@@ -332,4 +350,38 @@ export function createSampleSource(
   options: SampleSourceOptions,
 ): ShardSampleSource {
   return new ShardSampleSource(catalog, shards, options);
+}
+
+/**
+ * Series of append-mode tables have rows in several shards (partition.ts, `spreadsRows`): their
+ * parts come back as series with equal label sets, adjacent once sorted, and are joined here in
+ * time order.
+ */
+function joinSplitSeries(sorted: SeriesSamples[]): SeriesSamples[] {
+  let out: SeriesSamples[] | null = null;
+  for (let i = 0; i < sorted.length; i++) {
+    const s = sorted[i] as SeriesSamples;
+    const last = out === null ? (i > 0 ? sorted[i - 1] : undefined) : out[out.length - 1];
+    if (last === undefined || compareLabels(last.labels, s.labels) !== 0) {
+      out?.push(s);
+      continue;
+    }
+    out ??= sorted.slice(0, i);
+    out[out.length - 1] = joinSamples(last, s);
+  }
+  return out ?? sorted;
+}
+
+function joinSamples(a: SeriesSamples, b: SeriesSamples): SeriesSamples {
+  const n = a.t.length + b.t.length;
+  const order = Array.from({ length: n }, (_, k) => k);
+  const tOf = (k: number): number => (k < a.t.length ? (a.t[k] as number) : (b.t[k - a.t.length] as number));
+  order.sort((x, y) => tOf(x) - tOf(y) || x - y);
+  const t = new Float64Array(n);
+  const v = new Float64Array(n);
+  order.forEach((k, i) => {
+    t[i] = tOf(k);
+    v[i] = k < a.v.length ? (a.v[k] as number) : (b.v[k - a.v.length] as number);
+  });
+  return { labels: a.labels, t, v };
 }

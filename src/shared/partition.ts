@@ -3,7 +3,14 @@
  * series' WAL records and segments live in the shard it hashed to; changing this function (or the
  * shard count) on an existing data directory would split a series across shards. The catalog
  * records the shard count for that reason.
+ *
+ * Append-mode tables are the exception (`spreadsRows`): their rows never merge, so nothing needs
+ * a series whole in one shard, and their writes go to the shards in turn (a log table without
+ * tags is one series, which put all of a log stream's storage work on one shard). Queries that
+ * need whole series read them from every shard (docs/partitioning.md).
  */
+import { threadId } from 'node:worker_threads';
+import type { TableSchema } from './types.js';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -43,4 +50,19 @@ export function shardOfSeries(
     h = fnvString(h ^ 0x1e, value);
   }
   return (h >>> 0) % shards;
+}
+
+/** Whether a table's series may have rows in several shards: append-mode tables, whose rows never merge. */
+export function spreadsRows(table: Pick<TableSchema, 'options'>): boolean {
+  return table.options.append_mode === 'true';
+}
+
+// Threads start at different points, so decoders that each take the shards in turn do not move
+// in step.
+let nextSpreadShard = threadId;
+
+/** The shard for the next batch of rows of an append-mode table: each shard in turn. */
+export function nextSpread(shards: number): number {
+  nextSpreadShard = (nextSpreadShard + 1) % 1_000_000_007;
+  return nextSpreadShard % shards;
 }

@@ -67,8 +67,10 @@ function* copyPart(part: Part, buf: RowBuffer, marks: DeleteMarks | undefined): 
  * The parts in time order when they can simply be concatenated: each free of duplicates (or the
  * mode keeps duplicates) and none overlapping another in time. Null when a real merge is needed.
  */
-function concatenationOrder(parts: Part[], mode: MergeMode): Part[] | null {
-  for (const p of parts) if (!p.unique && mode !== 'append') return null;
+function concatenationOrder(parts: Part[], mode: MergeMode, marks: DeleteMarks | undefined): Part[] | null {
+  // Under append, duplicates stay, but a tombstone still hides the older rows of its timestamp
+  // in the same part.
+  for (const p of parts) if (!p.unique && (mode !== 'append' || marks !== undefined)) return null;
   if (parts.length === 1) return parts;
   const order = parts.slice().sort((a, b) => {
     const x = firstTs(a);
@@ -90,7 +92,7 @@ export function* mergeSeries(
 ): Generator<void, void, void> {
   const live = parts.filter((p) => p.end > p.start);
   if (live.length === 0) return;
-  const order = concatenationOrder(live, mode);
+  const order = concatenationOrder(live, mode, marks);
   if (order) {
     for (const p of order) yield* copyPart(p, buf, marks);
     return;
@@ -99,7 +101,7 @@ export function* mergeSeries(
   // disjoint, and one late row in the memtable must not make every older segment merge row by row.
   for (const cluster of overlapClusters(live)) {
     const alone = cluster.length === 1 ? (cluster[0] as Part) : null;
-    if (alone && (alone.unique || mode === 'append')) yield* copyPart(alone, buf, marks);
+    if (alone && (alone.unique || (mode === 'append' && marks === undefined))) yield* copyPart(alone, buf, marks);
     else yield* mergeGeneral(cluster, mode, buf, marks);
   }
 }

@@ -13,6 +13,7 @@
  * stay stable whichever path a request takes.
  */
 import type { TableRows } from '../codec/write-batch.js';
+import { nextSpread, spreadsRows } from '../partition.js';
 import { seriesKeyOf } from '../series-key.js';
 import { blobOf, type EncodedKey, encodeKey } from '../series-key-blob.js';
 import type { TableSchema } from '../types.js';
@@ -31,9 +32,13 @@ interface TableBinding {
   /** Tag column ids by name. */
   readonly tagIdByName: Map<string, number>;
   readonly valueName: string;
+  /** Whether its rows go to the shards in turn rather than by series (partition.ts). */
+  readonly spread: boolean;
   /** Its position among the tables of the request being split, valid while `stamp` is its. */
   stamp: number;
   index: number;
+  /** The shard of all its rows in that request when `spread`, else -1. */
+  requestShard: number;
 }
 
 /** A series bound to a `TableBinding`; kept on the series (`ResolvedSeries.binding`). */
@@ -77,8 +82,10 @@ function bindTable(generation: number, table: TableSchema | undefined): TableBin
     tagIds: [...tagIdByName.values()].sort((a, b) => a - b),
     tagIdByName,
     valueName,
+    spread: spreadsRows(table),
     stamp: 0,
     index: 0,
+    requestShard: -1,
   };
 }
 
@@ -162,16 +169,18 @@ export function sampleParts(
     if (table.stamp !== stamp) {
       table.stamp = stamp;
       table.index = tables.length;
+      table.requestShard = table.spread && shardCount > 1 ? nextSpread(shardCount) : -1;
       tables.push(table);
       tableRows.push(0);
       for (let s = 0; s < shardCount; s++) parts.push(undefined);
     }
-    const p = table.index * shardCount + series.shard;
+    const shard = table.requestShard >= 0 ? table.requestShard : series.shard;
+    const p = table.index * shardCount + shard;
     let part = parts[p];
     if (part === undefined) {
       part = {
         table,
-        shard: series.shard,
+        shard,
         rows: 0,
         keys: [],
         filled: 0,
@@ -202,7 +211,10 @@ export function sampleParts(
     const count = points.count[i] as number;
     if (count === 0) continue;
     const series = points.series[i] as ResolvedSeries;
-    const part = parts[(series.binding as SeriesBinding).table.index * shardCount + series.shard] as Part;
+    const table = (series.binding as SeriesBinding).table;
+    const part = parts[
+      table.index * shardCount + (table.requestShard >= 0 ? table.requestShard : series.shard)
+    ] as Part;
     const from = points.start[i] as number;
     const row = part.filled;
     // Timestamps go in through the 32-bit words: no BigInt per sample.

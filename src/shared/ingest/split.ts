@@ -6,7 +6,7 @@
 import { DELETE_MARK_COLUMN_ID, encodeWriteBatch, seriesFormOf, type TableRows } from '../codec/write-batch.js';
 import { InvalidArgument } from '../errors.js';
 import type { InsertColumn, StorageKeyHolder, TableInsert } from '../insert.js';
-import { shardOfSeries, tableHash } from '../partition.js';
+import { nextSpread, shardOfSeries, spreadsRows, tableHash } from '../partition.js';
 import { keyOrderOf, seriesKeyOfTuple } from '../series-key.js';
 import { blobOf, type EncodedKey, encodeKey } from '../series-key-blob.js';
 import {
@@ -203,11 +203,18 @@ function splitByShard(
   else if (shards > 1) {
     for (let k = 0; k < seriesCount; k++) seriesShard[k] = shardOfSeries(base, tagNames, tupleOf(k), shards);
   }
+  const spread = spreadsRows(table) && shards > 1;
+  if (spread) {
+    // Rows of an append-mode table go to one shard in turn; its tombstones to every shard, since
+    // the rows they hide may be in any of them.
+    seriesShard = new Uint16Array(seriesCount).fill(nextSpread(shards));
+  }
   const counts = new Uint32Array(shards);
   for (let r = 0; r < n; r++) {
     const s = seriesShard[rowSeries[r] as number] as number;
     counts[s] = (counts[s] as number) + 1;
   }
+  if (spread && insert.deletes) counts.fill(n);
 
   const stored = resolved?.keyHolders ? storageKeysOf(resolved.keyHolders, tuples, tagIds, table.id) : undefined;
   const keys = stored?.keys;

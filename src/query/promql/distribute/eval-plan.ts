@@ -124,6 +124,11 @@ export interface ShardEvaluation {
   /** False when the source was configured to leave every evaluation to the router. */
   readonly pushdownEnabled: boolean;
   evaluateInShards(request: EvalRequest, signal?: AbortSignal): Promise<EvalAnswer[]>;
+  /**
+   * Whether every series the selectors can match lives whole in one shard (tables whose rows are
+   * spread over the shards hold series split between them: only the router sees those whole).
+   */
+  seriesWhole(selectorMatchers: ReadonlyArray<readonly Matcher[]>): boolean;
 }
 
 /** A source that evaluates in the shards, and is allowed to. */

@@ -34,6 +34,8 @@ export class ShardPushdown implements Pushdown {
   async evaluate(ev: Evaluator, expr: Expr): Promise<Value | null> {
     const kind = pushdownKindOf(expr);
     if (kind === null || ev.steps === 0) return null;
+    const selectorMatchers = selectorsOf(expr).map((s) => s.matchers);
+    if (!this.target.seriesWhole(selectorMatchers)) return null;
     const ctx = ev.ctx;
     const answers = await this.target.evaluateInShards(
       {
@@ -48,7 +50,7 @@ export class ShardPushdown implements Pushdown {
           lookbackMs: ctx.lookbackMs,
           defaultSubqueryStepMs: ctx.defaultSubqueryStepMs,
         },
-        selectorMatchers: selectorsOf(expr).map((s) => s.matchers),
+        selectorMatchers,
       },
       ctx.signal,
     );

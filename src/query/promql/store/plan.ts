@@ -36,6 +36,11 @@ export interface TableSelect {
   value: { id: number; kind: Extract<PhysicalKind, 'f64' | 'i64' | 'u64'> };
   /** Every matcher must hold; an absent tag counts as the empty string, as in Prometheus. */
   matchers: TagMatcher[];
+  /**
+   * Set when the table's series may have rows in several shards (append mode, partition.ts): no
+   * shard sees them whole, so the router reads them raw and joins their parts.
+   */
+  spread?: true | undefined;
 }
 
 /** A series read: matching series of some tables with their samples in [minMs, maxMs]. */

@@ -14,7 +14,7 @@
  * computes, and the encoded key is reused, so key ids stay stable whichever path a request takes.
  */
 import type { TableRows } from '../../codec/write-batch.js';
-import { shardOfSeries, tableHash } from '../../partition.js';
+import { nextSpread, shardOfSeries, spreadsRows, tableHash } from '../../partition.js';
 import { seriesKeyOf } from '../../series-key.js';
 import { blobOf, type EncodedKey, encodeKey } from '../../series-key-blob.js';
 import type { DataType, PhysicalKind, TableSchema, Vector } from '../../types.js';
@@ -60,9 +60,12 @@ interface TableBinding {
   lastKeys: readonly string[] | null;
   lastKinds: readonly FieldKind[] | null;
   lastIds: Int32Array | null;
-  /** Per request (valid while `stamp` is its): position, fields carried and their positions by id. */
+  /** Whether its rows go to the shards in turn rather than by series (partition.ts). */
+  readonly spread: boolean;
+  /** Per request (valid while `stamp` is its): position, shard when `spread` (else -1), fields carried and their positions by id. */
   stamp: number;
   index: number;
+  requestShard: number;
   fields: Array<{ id: number; kind: PhysicalKind }>;
   fieldAt: Map<number, number>;
   /** Positions in `fields` of each bound field-id list, per request. */
@@ -126,8 +129,10 @@ function bindTable(
     lastKeys: null,
     lastKinds: null,
     lastIds: null,
+    spread: spreadsRows(table),
     stamp: 0,
     index: 0,
+    requestShard: -1,
     fields: [],
     fieldAt: new Map(),
     positions: new Map(),
@@ -261,6 +266,7 @@ export function pointParts(
     if (table.stamp !== stamp) {
       table.stamp = stamp;
       table.index = tables.length;
+      table.requestShard = table.spread && shardCount > 1 ? nextSpread(shardCount) : -1;
       table.fields = [];
       table.fieldAt = new Map();
       table.positions = new Map();
@@ -280,12 +286,13 @@ export function pointParts(
       table.positions.set(ids, ids);
     }
     pointFields[p] = ids;
-    const at = table.index * shardCount + binding.shard;
+    const shard = table.requestShard >= 0 ? table.requestShard : binding.shard;
+    const at = table.index * shardCount + shard;
     let part = parts[at];
     if (part === undefined) {
       part = {
         table,
-        shard: binding.shard,
+        shard,
         rows: 0,
         keys: [],
         filled: 0,
@@ -329,7 +336,10 @@ export function pointParts(
     const point = points[p] as LinePoint;
     const series = point.series as LineSeries;
     const binding = series.binding as LineBinding;
-    const part = parts[binding.table.index * shardCount + binding.shard] as Part;
+    const table = binding.table;
+    const part = parts[
+      table.index * shardCount + (table.requestShard >= 0 ? table.requestShard : binding.shard)
+    ] as Part;
     const row = part.filled++;
     const ts = point.timestamp;
     let nanos: bigint;

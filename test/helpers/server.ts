@@ -194,3 +194,13 @@ export async function writeLines(
   const res = await fetch(`${url}/v1/lineproto/write?${query}`, { method: 'POST', body: lines, headers });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
+
+/** The sum of a metric's samples over all its label sets in the server's `/metrics`. */
+export async function metricSum(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
+  }
+  return sum;
+}

@@ -3,7 +3,7 @@
  * compacted ones, and after a restart from segments.
  */
 import t from 'tap';
-import { sql, startServer, tempDir, writeLines } from '../helpers/server.js';
+import { metricSum, sql, startServer, tempDir, writeLines } from '../helpers/server.js';
 
 const QUERIES = [
   'SELECT count(*) FROM f',
@@ -19,13 +19,6 @@ async function snapshot(url: string): Promise<unknown[]> {
     out.push(res.body.output?.[0]?.records?.rows);
   }
   return out;
-}
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}\\{[^}]*\\} ([0-9.e+]+)$`, 'gm'))) sum += Number(m[1]);
-  return sum;
 }
 
 t.test('flush and compaction keep every row identical, also after restart', async (t) => {
@@ -53,12 +46,12 @@ t.test('flush and compaction keep every row identical, also after restart', asyn
 
   // Give background flush and compaction a moment; they are triggered by size.
   const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline && (await metric(server.url, 'shoaldb_compactions_total')) === 0) {
+  while (Date.now() < deadline && (await metricSum(server.url, 'shoaldb_compactions_total')) === 0) {
     await new Promise((r) => setTimeout(r, 200));
   }
-  t.ok((await metric(server.url, 'shoaldb_flushes_total')) > 0, 'memtables were flushed');
-  t.ok((await metric(server.url, 'shoaldb_compactions_total')) > 0, 'segments were compacted');
-  t.ok((await metric(server.url, 'shoaldb_segments')) > 0, 'segments exist');
+  t.ok((await metricSum(server.url, 'shoaldb_flushes_total')) > 0, 'memtables were flushed');
+  t.ok((await metricSum(server.url, 'shoaldb_compactions_total')) > 0, 'segments were compacted');
+  t.ok((await metricSum(server.url, 'shoaldb_segments')) > 0, 'segments exist');
   t.same(await snapshot(server.url), before, 'identical after flush and compaction');
 
   await server.kill();

@@ -8,18 +8,10 @@
 import t from 'tap';
 import { prng } from '../helpers/prng.js';
 import { remoteWrite, type TestSeries } from '../helpers/prom-remote.js';
-import { rowsOf, sql, startServer, type TestServer } from '../helpers/server.js';
+import { metricSum, rowsOf, sql, startServer, type TestServer } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
 const LONG = 'x'.repeat(200); // long keys, so that sending them or not shows in the WAL bytes
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n'))
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
-  return sum;
-}
 
 function seriesOf(hosts: number[], step: number): TestSeries[] {
   return hosts.map((h) => ({
@@ -49,7 +41,7 @@ t.test('known series travel by id: the WAL holds the samples, not the keys again
   const server = await startServer({ shards: 2 });
   t.teardown(() => server.stop());
   const hosts = Array.from({ length: 200 }, (_, i) => i);
-  const walBytes = () => metric(server.url, 'shoaldb_wal_bytes_total');
+  const walBytes = () => metricSum(server.url, 'shoaldb_wal_bytes_total');
   const wal0 = await walBytes();
   t.equal((await remoteWrite(server.url, seriesOf(hosts, 0))).status, 204);
   const first = (await walBytes()) - wal0;
@@ -60,7 +52,7 @@ t.test('known series travel by id: the WAL holds the samples, not the keys again
   const laterEach = ((await walBytes()) - wal2) / 4;
   t.ok(first > 200 * 200, `the first request carries the keys (${first} bytes)`);
   t.ok(laterEach < first / 4, `later requests carry ids (${laterEach} bytes each vs ${first})`);
-  t.ok((await metric(server.url, 'shoaldb_shard_key_refs')) >= 200, 'the shards know the keys by id');
+  t.ok((await metricSum(server.url, 'shoaldb_shard_key_refs')) >= 200, 'the shards know the keys by id');
   t.same(await readBack(server.url), model([0, 1, 2, 3, 4, 5].map((s) => [hosts, s])));
 });
 
@@ -75,7 +67,7 @@ t.test('a shard that forgot a key refuses the part; the request goes again in fu
     t.equal((await remoteWrite(server.url, seriesOf(hosts, step))).status, 204, `write ${step}`);
     writes.push([hosts, step]);
   }
-  t.ok((await metric(server.url, 'shoaldb_shard_key_refs_refused_total')) > 0, 'refusals happened and were resent');
+  t.ok((await metricSum(server.url, 'shoaldb_shard_key_refs_refused_total')) > 0, 'refusals happened and were resent');
   t.same(await readBack(server.url), model(writes), 'every sample once, in its own series');
 });
 
@@ -97,7 +89,7 @@ t.test('after a crash the WAL defines every id its records use, across file rota
   }
   await server.kill();
   server = await startServer({ shards: 2, extraToml, dataDir: server.dataDir });
-  t.equal(await metric(server.url, 'shoaldb_wal_recovery_cut_bytes'), 0, 'no WAL record was refused at replay');
+  t.equal(await metricSum(server.url, 'shoaldb_wal_recovery_cut_bytes'), 0, 'no WAL record was refused at replay');
   t.same(await readBack(server.url), model(writes), 'every acknowledged sample is back, in its own series');
   // And writing goes on after the restart (new decoders, new ids).
   t.equal((await remoteWrite(server.url, seriesOf(hosts, 99))).status, 204);

@@ -8,17 +8,9 @@
  * keep travelling by reference across a schema change.
  */
 import t from 'tap';
-import { rowsOf, sql, startServer, writeLines } from '../helpers/server.js';
+import { metricSum, rowsOf, sql, startServer, writeLines } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n'))
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
-  return sum;
-}
 
 async function rows(url: string, statement: string, db?: string): Promise<string[]> {
   const res = await sql(url, statement, db);
@@ -97,7 +89,7 @@ t.test('a schema change elsewhere keeps known series travelling by reference', a
   const pad = 'x'.repeat(200);
   const body = (step: number) =>
     Array.from({ length: 200 }, (_, h) => `kept,host=h${h},pad=${pad} v=${step} ${T0 + step * 1000}`).join('\n');
-  const walBytes = () => metric(server.url, 'shoaldb_wal_bytes_total');
+  const walBytes = () => metricSum(server.url, 'shoaldb_wal_bytes_total');
   const wal0 = await walBytes();
   t.equal((await writeLines(server.url, body(0))).status, 204);
   const first = (await walBytes()) - wal0;

@@ -8,17 +8,9 @@
  */
 import t from 'tap';
 import { remoteWrite, type TestSeries } from '../helpers/prom-remote.js';
-import { rowsOf, sql, startServer } from '../helpers/server.js';
+import { metricSum, rowsOf, sql, startServer } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n'))
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
-  return sum;
-}
 
 function series(name: string, hosts: number[], step: number, extra: Record<string, string> = {}): TestSeries[] {
   return hosts.map((h) => ({
@@ -99,7 +91,7 @@ t.test('a schema change elsewhere keeps known series travelling by reference', a
   t.teardown(() => server.stop());
   const hosts = Array.from({ length: 200 }, (_, i) => i);
   const pad = { pad: 'x'.repeat(200) };
-  const walBytes = () => metric(server.url, 'shoaldb_wal_bytes_total');
+  const walBytes = () => metricSum(server.url, 'shoaldb_wal_bytes_total');
   const wal0 = await walBytes();
   t.equal((await remoteWrite(server.url, series('kept', hosts, 0, pad))).status, 204);
   const first = (await walBytes()) - wal0;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { SegmentFile } from '../../src/shard/segment/segment-reader.js';
-import { rowsOf, sql, startServer, type TestServer } from '../helpers/server.js';
+import { metricSum, rowsOf, sql, startServer, type TestServer } from '../helpers/server.js';
 
 const EXTRA_TOML = '[segment]\nblock_rows = 64\ncompaction_trigger = 100\n';
 const HOSTS = ['h0', 'h1', 'h2'];
@@ -48,13 +48,6 @@ async function run(t: Test, url: string, statement: string): Promise<unknown[][]
   return res.body.output?.[0]?.records ? rowsOf(res.body) : [];
 }
 
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}\\{[^}]*\\} ([0-9.e+]+)$`, 'gm'))) sum += Number(m[1]);
-  return sum;
-}
-
 async function insertBoth(t: Test, url: string, rows: string[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
     const values = rows.slice(i, i + 500).join(', ');
@@ -78,12 +71,12 @@ const FILTERS = [
 
 /** Every filter gives the same rows on `logs` as on `plain`; returns the blocks skipped meanwhile. */
 async function compareAll(t: Test, url: string, label: string): Promise<number> {
-  const before = await metric(url, 'shoaldb_index_blocks_skipped_total');
+  const before = await metricSum(url, 'shoaldb_index_blocks_skipped_total');
   for (const f of FILTERS) {
     const q = (table: string) => `SELECT host, ts, msg, trace_id FROM ${table} WHERE ${f} ORDER BY host, ts`;
     t.same(await run(t, url, q('logs')), await run(t, url, q('plain')), `${label}: ${f}`);
   }
-  return (await metric(url, 'shoaldb_index_blocks_skipped_total')) - before;
+  return (await metricSum(url, 'shoaldb_index_blocks_skipped_total')) - before;
 }
 
 t.test('column indexes in DDL, segments and queries', async (t) => {
@@ -137,9 +130,9 @@ t.test('column indexes in DDL, segments and queries', async (t) => {
     const skipped = await compareAll(t, url(), 'flushed');
     t.ok(skipped > 0, `blocks were skipped (${skipped})`);
 
-    const before = await metric(url(), 'shoaldb_index_blocks_skipped_total');
+    const before = await metricSum(url(), 'shoaldb_index_blocks_skipped_total');
     t.same(await run(t, url(), "SELECT count(*) FROM logs WHERE matches_term(msg, 'PANIC')"), [[1]]);
-    const rare = (await metric(url(), 'shoaldb_index_blocks_skipped_total')) - before;
+    const rare = (await metricSum(url(), 'shoaldb_index_blocks_skipped_total')) - before;
     t.ok(rare >= HOSTS.length * (ROWS_PER_HOST / 64) - 2, `a rare term skips nearly every block (${rare})`);
   });
 
@@ -199,7 +192,7 @@ t.test('column indexes in DDL, segments and queries', async (t) => {
     t.ok(corrupted > 0, `corrupted ${corrupted} index sections`);
     server = await startServer({ dataDir, extraToml: EXTRA_TOML });
     await compareAll(t, url(), 'corrupted');
-    t.ok((await metric(url(), 'shoaldb_index_sections_corrupt_total')) > 0, 'the corruption was counted');
+    t.ok((await metricSum(url(), 'shoaldb_index_sections_corrupt_total')) > 0, 'the corruption was counted');
   });
 });
 
@@ -248,9 +241,9 @@ transform:
     `"code" STRING NULL SKIPPING INDEX WITH(false_positive_rate = '0.01', granularity = '10240', type = 'BLOOM')`,
   );
   await sql(server.url, "ADMIN flush_table('pl')");
-  const before = await metric(server.url, 'shoaldb_index_blocks_skipped_total');
+  const before = await metricSum(server.url, 'shoaldb_index_blocks_skipped_total');
   t.same(rowsOf((await sql(server.url, "SELECT t, msg FROM pl WHERE matches_term(msg, 'full')")).body), [
     [5, 'disk full'],
   ]);
-  t.ok((await metric(server.url, 'shoaldb_index_blocks_skipped_total')) > before, 'the pipeline table was pruned');
+  t.ok((await metricSum(server.url, 'shoaldb_index_blocks_skipped_total')) > before, 'the pipeline table was pruned');
 });

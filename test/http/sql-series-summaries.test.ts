@@ -8,7 +8,7 @@
  * a DEFAULT, a time range that cuts a series.
  */
 import t, { type Test } from 'tap';
-import { rowsOf, sql, startServer, type TestServer, writeLines } from '../helpers/server.js';
+import { metricSum, rowsOf, sql, startServer, type TestServer, writeLines } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
 const HOSTS = 12;
@@ -16,14 +16,6 @@ const ROWS = 200;
 /** A row's time as the table stores it (line protocol creates nanosecond time indexes). */
 const ns = (ms: number): bigint => BigInt(ms) * 1_000_000n;
 const AGG = 'SELECT host, count(*), count(v), sum(v), avg(v), min(v), max(v) FROM m GROUP BY host ORDER BY host';
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n'))
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
-  return sum;
-}
 
 /** Host h, row i: v = h * 1000 + i, except every 10th row of odd hosts, which has only w. */
 function lines(from: number, to: number, bump = 0, hosts = HOSTS): string {
@@ -81,24 +73,24 @@ t.test('flushed series are aggregated from their statistics, with the answers of
   const expected = model(written(0, ROWS));
   t.same(await answer(server), expected, 'from the memtable');
   await flush(t, server);
-  const blocks0 = await metric(server.url, 'shoaldb_segment_blocks_read_total');
+  const blocks0 = await metricSum(server.url, 'shoaldb_segment_blocks_read_total');
   t.same(await answer(server), expected, 'from the segments');
-  t.equal(await metric(server.url, 'shoaldb_segment_blocks_read_total'), blocks0, 'no block decoded');
+  t.equal(await metricSum(server.url, 'shoaldb_segment_blocks_read_total'), blocks0, 'no block decoded');
   // Grouped by another tag, several series fold into one group.
   const byDc = await answer(server, 'SELECT dc, count(*), sum(v) FROM m GROUP BY dc ORDER BY dc');
   t.equal(byDc.length, 3);
-  t.equal(await metric(server.url, 'shoaldb_segment_blocks_read_total'), blocks0, 'no block decoded');
+  t.equal(await metricSum(server.url, 'shoaldb_segment_blocks_read_total'), blocks0, 'no block decoded');
   // A query that needs the rows still reads them.
   let above = 0;
   for (const rows of written(0, ROWS).values()) for (const v of rows.values()) if (v !== null && v > 5000) above++;
   t.same(await answer(server, 'SELECT count(*) FROM m WHERE v > 5000'), [JSON.stringify([above])]);
-  t.ok((await metric(server.url, 'shoaldb_segment_blocks_read_total')) > blocks0, 'a row filter reads blocks');
+  t.ok((await metricSum(server.url, 'shoaldb_segment_blocks_read_total')) > blocks0, 'a row filter reads blocks');
   // The statistics are on disk: a restart answers the same without decoding blocks.
   await server.kill();
   server = await startServer({ shards: 2, dataDir: server.dataDir });
-  const blocks1 = await metric(server.url, 'shoaldb_segment_blocks_read_total');
+  const blocks1 = await metricSum(server.url, 'shoaldb_segment_blocks_read_total');
   t.same(await answer(server), expected, 'after a restart');
-  t.equal(await metric(server.url, 'shoaldb_segment_blocks_read_total'), blocks1, 'no block decoded');
+  t.equal(await metricSum(server.url, 'shoaldb_segment_blocks_read_total'), blocks1, 'no block decoded');
 });
 
 t.test('rows rewritten at the same timestamps are merged, not counted twice', async (t) => {
@@ -178,9 +170,9 @@ t.test('append-mode tables keep every duplicate, across segments too', async (t)
   await flush(t, server);
   t.equal((await writeLines(server.url, lines(0, 100))).status, 204);
   await flush(t, server);
-  const blocks0 = await metric(server.url, 'shoaldb_segment_blocks_read_total');
+  const blocks0 = await metricSum(server.url, 'shoaldb_segment_blocks_read_total');
   const res = await answer(server, 'SELECT host, count(*), sum(v) FROM m GROUP BY host ORDER BY host');
-  t.equal(await metric(server.url, 'shoaldb_segment_blocks_read_total'), blocks0, 'no block decoded');
+  t.equal(await metricSum(server.url, 'shoaldb_segment_blocks_read_total'), blocks0, 'no block decoded');
   const once = written(0, 100);
   t.same(
     res,

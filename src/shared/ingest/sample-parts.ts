@@ -13,32 +13,23 @@
  * stay stable whichever path a request takes.
  */
 import type { TableRows } from '../codec/write-batch.js';
-import { nextSpread, spreadsRows } from '../partition.js';
-import { seriesKeyOf } from '../series-key.js';
-import { blobOf, type EncodedKey, encodeKey } from '../series-key-blob.js';
+import type { EncodedKey } from '../series-key-blob.js';
 import type { TableSchema } from '../types.js';
-import { mergeModeOf } from './plan.js';
+import {
+  encodedKeyOf,
+  enterTable,
+  GenerationBindings,
+  partRows,
+  type TableBindingBase,
+  tableBindingBase,
+} from './direct-parts.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
 import { newStamp, type ResolvedSeries, type SeriesRuns, TIME_COLUMN, valueColumnOf } from './series-inserts.js';
 
-/** A table as the direct path writes it, for one catalog generation. */
-interface TableBinding {
-  readonly generation: number;
-  readonly table: TableSchema;
-  readonly mergeMode: TableRows['mergeMode'];
+/** A table as this path writes it, for one catalog generation. */
+interface TableBinding extends TableBindingBase {
   readonly valueId: number;
-  /** Ids of the table's tags, ascending: the `tagIds` of its parts (keys travel whole, so any superset will do). */
-  readonly tagIds: number[];
-  /** Tag column ids by name. */
-  readonly tagIdByName: Map<string, number>;
   readonly valueName: string;
-  /** Whether its rows go to the shards in turn rather than by series (partition.ts). */
-  readonly spread: boolean;
-  /** Its position among the tables of the request being split, valid while `stamp` is its. */
-  stamp: number;
-  index: number;
-  /** The shard of all its rows in that request when `spread`, else -1. */
-  requestShard: number;
 }
 
 /** A series bound to a `TableBinding`; kept on the series (`ResolvedSeries.binding`). */
@@ -47,22 +38,8 @@ export interface SeriesBinding {
   readonly key: EncodedKey;
 }
 
-/** Table bindings of the current generation, by `ResolvedSeries.tableKey`. */
-let bindings = new Map<string, TableBinding | null>();
-let bindingsGeneration = -1;
-
-function tableBinding(schema: SchemaSnapshot, series: ResolvedSeries): TableBinding | null {
-  if (bindingsGeneration !== schema.generation) {
-    bindings = new Map();
-    bindingsGeneration = schema.generation;
-  }
-  let bound = bindings.get(series.tableKey);
-  if (bound === undefined) {
-    bound = bindTable(schema.generation, schema.getTable(series.db, series.table));
-    bindings.set(series.tableKey, bound);
-  }
-  return bound;
-}
+/** Table bindings by database and table. */
+const bindings = new GenerationBindings<TableBinding>();
 
 /** The binding of a table the direct path can write, else null. */
 function bindTable(generation: number, table: TableSchema | undefined): TableBinding | null {
@@ -72,53 +49,22 @@ function bindTable(generation: number, table: TableSchema | undefined): TableBin
   const valueName = valueColumnOf(table);
   const value = table.columns.find((c) => c.name === valueName);
   if (value?.semantic !== 'FIELD' || value.type !== 'Float64') return null;
-  const tagIdByName = new Map<string, number>();
-  for (const c of table.columns) if (c.semantic === 'TAG' && c.type === 'String') tagIdByName.set(c.name, c.id);
-  return {
-    generation,
-    table,
-    mergeMode: mergeModeOf(table),
-    valueId: value.id,
-    tagIds: [...tagIdByName.values()].sort((a, b) => a - b),
-    tagIdByName,
-    valueName,
-    spread: spreadsRows(table),
-    stamp: 0,
-    index: 0,
-    requestShard: -1,
-  };
+  return { ...tableBindingBase(generation, table), valueId: value.id, valueName };
 }
 
 /** Binds `series` for the schema's generation, or null when the general path must take it. */
 function bindSeries(schema: SchemaSnapshot, series: ResolvedSeries): SeriesBinding | null {
-  const table = tableBinding(schema, series);
+  const table = bindings.get(schema.generation, series.db, series.table, () =>
+    bindTable(schema.generation, schema.getTable(series.db, series.table)),
+  );
   if (table === null) return null;
-  const n = series.tagNames.length;
-  const ids = new Array<number>(n);
-  for (let j = 0; j < n; j++) {
-    const name = series.tagNames[j] as string;
+  for (const name of series.tagNames) {
     // The general path refuses a label named like the time index or value column.
     if (name === TIME_COLUMN || name === table.table.timeIndex || name === table.valueName) return null;
-    const id = table.tagIdByName.get(name);
-    if (id === undefined) return null;
-    ids[j] = id;
   }
-  const order = ids.map((_, j) => j).sort((a, b) => (ids[a] as number) - (ids[b] as number));
-  const key = seriesKeyOf(
-    order.map((j) => ids[j] as number),
-    order.map((j) => series.tagValues[j] as string),
-  );
-  // Reuse the encoded key the series already has for this table (from either path): a new one
-  // would mint a new key id, and shards would be sent its bytes again.
-  const held = series.storageKey;
-  let encoded: EncodedKey | null;
-  if (held !== undefined && held.tableId === table.table.id && held.key === key) encoded = held.encoded;
-  else {
-    encoded = encodeKey(key);
-    series.storageKey = { tableId: table.table.id, idsKey: '', key, encoded };
-  }
-  if (encoded === null) return null;
-  const binding = { table, key: encoded };
+  const key = encodedKeyOf(series, table, series.tagNames, series.tagValues);
+  if (key === null) return null;
+  const binding = { table, key };
   series.binding = binding;
   return binding;
 }
@@ -151,7 +97,7 @@ export function sampleParts(
 ): { perShard: TableRows[][]; tableRows: number[] } | null {
   const stamp = newStamp();
   const generation = schema.generation;
-  const tables: TableBinding[] = [];
+  const tables: TableBindingBase[] = [];
   const tableRows: number[] = [];
   // parts[table index * shardCount + shard]
   const parts: Array<Part | undefined> = [];
@@ -166,11 +112,7 @@ export function sampleParts(
       if (binding === undefined) return null;
     }
     const table = binding.table;
-    if (table.stamp !== stamp) {
-      table.stamp = stamp;
-      table.index = tables.length;
-      table.requestShard = table.spread && shardCount > 1 ? nextSpread(shardCount) : -1;
-      tables.push(table);
+    if (enterTable(table, stamp, tables, shardCount)) {
       tableRows.push(0);
       for (let s = 0; s < shardCount; s++) parts.push(undefined);
     }
@@ -242,17 +184,14 @@ export function sampleParts(
   for (const part of parts) {
     if (part === undefined) continue;
     const { table } = part;
-    (perShard[part.shard] as TableRows[]).push({
-      tableId: table.table.id,
-      mergeMode: table.mergeMode,
-      rowCount: part.rows,
+    const finished = {
+      rows: part.rows,
+      keys: part.keys,
       timestamps: part.timestamps as BigInt64Array,
-      tagIds: table.tagIds,
-      seriesTags: [],
       rowSeries: part.rowSeries as Uint32Array,
-      seriesKeyBlob: blobOf(part.keys, undefined, { shard: part.shard, byRef }),
-      fields: [{ id: table.valueId, vector: { kind: 'f64', values: part.values as Float64Array } }],
-    });
+    };
+    const fields = [{ id: table.valueId, vector: { kind: 'f64' as const, values: part.values as Float64Array } }];
+    (perShard[part.shard] as TableRows[]).push(partRows(table, part.shard, byRef, finished, fields));
   }
   return { perShard, tableRows };
 }

@@ -14,58 +14,41 @@
  * computes, and the encoded key is reused, so key ids stay stable whichever path a request takes.
  */
 import type { TableRows } from '../../codec/write-batch.js';
-import { nextSpread, shardOfSeries, spreadsRows, tableHash } from '../../partition.js';
-import { seriesKeyOf } from '../../series-key.js';
-import { blobOf, type EncodedKey, encodeKey } from '../../series-key-blob.js';
-import type { DataType, PhysicalKind, TableSchema, Vector } from '../../types.js';
-import { mergeModeOf } from '../plan.js';
+import { shardOfSeries, tableHash } from '../../partition.js';
+import type { EncodedKey } from '../../series-key-blob.js';
+import { type DataType, type PhysicalKind, physicalKindOf, type TableSchema, type Vector } from '../../types.js';
+import {
+  encodedKeyOf,
+  enterTable,
+  GenerationBindings,
+  partRows,
+  type TableBindingBase,
+  tableBindingBase,
+} from '../direct-parts.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { newStamp } from '../series-inserts.js';
 import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
-import { NANOS_PER_PRECISION, TIME_INDEX_COLUMN } from './to-inserts.js';
-
-const TYPE_OF_KIND: Record<FieldKind, DataType> = {
-  float: 'Float64',
-  integer: 'Int64',
-  uinteger: 'UInt64',
-  string: 'String',
-  boolean: 'Boolean',
-};
-const PHYSICAL_OF_KIND: Record<FieldKind, PhysicalKind> = {
-  float: 'f64',
-  integer: 'i64',
-  uinteger: 'u64',
-  string: 'str',
-  boolean: 'bool',
-};
+import { DATA_TYPE_OF_KIND, NANOS_PER_PRECISION, TIME_INDEX_COLUMN } from './to-inserts.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 
-/** A table as the direct path writes it, for one catalog generation. */
-interface TableBinding {
-  readonly generation: number;
+/** Column types a line-protocol field can be written to (each kind has exactly one). */
+const FIELD_TYPES = new Set<DataType>(Object.values(DATA_TYPE_OF_KIND));
+
+/** A table as this path writes it, for one catalog generation. */
+interface TableBinding extends TableBindingBase {
   readonly db: string;
   /** The shard count its series' shards are for (a server's never changes). */
   readonly shards: number;
-  readonly table: TableSchema;
-  readonly mergeMode: TableRows['mergeMode'];
-  /** Ids of the table's tags, ascending (keys travel whole, so any superset will do). */
-  readonly tagIds: number[];
-  readonly tagIdByName: Map<string, number>;
-  /** Field columns by name: id and the line-protocol kind whose type they have. */
-  readonly fieldByName: Map<string, { id: number; kind: PhysicalKind }>;
+  /** Field columns by name, of the types line protocol writes. */
+  readonly fieldByName: Map<string, { id: number; type: DataType }>;
   readonly hash: number;
   /** The field ids of the last field-key list bound (parsed points share those lists). */
   lastKeys: readonly string[] | null;
   lastKinds: readonly FieldKind[] | null;
   lastIds: Int32Array | null;
-  /** Whether its rows go to the shards in turn rather than by series (partition.ts). */
-  readonly spread: boolean;
-  /** Per request (valid while `stamp` is its): position, shard when `spread` (else -1), fields carried and their positions by id. */
-  stamp: number;
-  index: number;
-  requestShard: number;
+  /** Per request (valid while `stamp` is its): fields carried, and their positions by id. */
   fields: Array<{ id: number; kind: PhysicalKind }>;
   fieldAt: Map<number, number>;
   /** Positions in `fields` of each bound field-id list, per request. */
@@ -79,24 +62,8 @@ export interface LineBinding {
   readonly shard: number;
 }
 
-/** Table bindings of the current generation, by database and measurement. */
-let bindings = new Map<string, Map<string, TableBinding | null>>();
-let bindingsGeneration = -1;
-
-function tableBinding(schema: SchemaSnapshot, db: string, measurement: string, shards: number): TableBinding | null {
-  if (bindingsGeneration !== schema.generation) {
-    bindings = new Map();
-    bindingsGeneration = schema.generation;
-  }
-  let ofDb = bindings.get(db);
-  if (ofDb === undefined) bindings.set(db, (ofDb = new Map()));
-  let bound = ofDb.get(measurement);
-  if (bound === undefined || (bound !== null && bound.shards !== shards)) {
-    bound = bindTable(schema.generation, db, shards, schema.getTable(db, measurement));
-    ofDb.set(measurement, bound);
-  }
-  return bound;
-}
+/** Table bindings by database and (shard count, measurement). */
+const bindings = new GenerationBindings<TableBinding>();
 
 function bindTable(
   generation: number,
@@ -107,32 +74,19 @@ function bindTable(
   if (table === undefined) return null;
   const time = table.columns.find((c) => c.name === table.timeIndex);
   if (time?.type !== 'TimestampNanosecond') return null;
-  const tagIdByName = new Map<string, number>();
-  const fieldByName = new Map<string, { id: number; kind: PhysicalKind }>();
+  const fieldByName = new Map<string, { id: number; type: DataType }>();
   for (const c of table.columns) {
-    if (c.semantic === 'TAG' && c.type === 'String') tagIdByName.set(c.name, c.id);
-    if (c.semantic !== 'FIELD') continue;
-    for (const [kind, type] of Object.entries(TYPE_OF_KIND)) {
-      if (type === c.type) fieldByName.set(c.name, { id: c.id, kind: PHYSICAL_OF_KIND[kind as FieldKind] });
-    }
+    if (c.semantic === 'FIELD' && FIELD_TYPES.has(c.type)) fieldByName.set(c.name, { id: c.id, type: c.type });
   }
   return {
-    generation,
+    ...tableBindingBase(generation, table),
     db,
     shards,
-    table,
-    mergeMode: mergeModeOf(table),
-    tagIds: [...tagIdByName.values()].sort((a, b) => a - b),
-    tagIdByName,
     fieldByName,
     hash: tableHash(db, table.name),
     lastKeys: null,
     lastKinds: null,
     lastIds: null,
-    spread: spreadsRows(table),
-    stamp: 0,
-    index: 0,
-    requestShard: -1,
     fields: [],
     fieldAt: new Map(),
     positions: new Map(),
@@ -147,39 +101,25 @@ function bindSeries(
   point: LinePoint,
   series: LineSeries,
 ): LineBinding | null {
-  const table = tableBinding(schema, db, point.measurement, shards);
+  const generation = schema.generation;
+  const table = bindings.get(generation, db, `${shards}/${point.measurement}`, () =>
+    bindTable(generation, db, shards, schema.getTable(db, point.measurement)),
+  );
   if (table === null) return null;
   const names = point.tagKeys;
   const values = point.tagValues;
-  const ids = new Array<number>(names.length);
-  for (let j = 0; j < names.length; j++) {
-    const name = names[j] as string;
-    if (name === TIME_INDEX_COLUMN || name === table.table.timeIndex) return null;
-    const id = table.tagIdByName.get(name);
-    if (id === undefined) return null;
-    ids[j] = id;
-  }
-  const byId = ids.map((_, j) => j).sort((a, b) => (ids[a] as number) - (ids[b] as number));
-  const key = seriesKeyOf(
-    byId.map((j) => ids[j] as number),
-    byId.map((j) => values[j] as string),
-  );
-  const byName = ids.map((_, j) => j).sort((a, b) => ((names[a] as string) < (names[b] as string) ? -1 : 1));
+  for (const name of names) if (name === TIME_INDEX_COLUMN || name === table.table.timeIndex) return null;
+  const key = encodedKeyOf(series, table, names, values);
+  if (key === null) return null;
+  // Placement by the series' own tags in name order, as the general path places it.
+  const byName = names.map((_, j) => j).sort((a, b) => ((names[a] as string) < (names[b] as string) ? -1 : 1));
   const shard = shardOfSeries(
     table.hash,
     byName.map((j) => names[j] as string),
     byName.map((j) => values[j] as string),
     shards,
   );
-  const held = series.storageKey;
-  let encoded: EncodedKey | null;
-  if (held !== undefined && held.tableId === table.table.id && held.key === key) encoded = held.encoded;
-  else {
-    encoded = encodeKey(key);
-    series.storageKey = { tableId: table.table.id, idsKey: '', key, encoded };
-  }
-  if (encoded === null) return null;
-  const binding = { table, key: encoded, shard };
+  const binding = { table, key, shard };
   series.binding = binding;
   return binding;
 }
@@ -190,7 +130,7 @@ function fieldIdsOf(table: TableBinding, keys: readonly string[], kinds: readonl
   const ids = new Int32Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const field = table.fieldByName.get(keys[i] as string);
-    if (field === undefined || field.kind !== PHYSICAL_OF_KIND[kinds[i] as FieldKind]) return null;
+    if (field === undefined || field.type !== DATA_TYPE_OF_KIND[kinds[i] as FieldKind]) return null;
     ids[i] = field.id;
   }
   table.lastKeys = keys;
@@ -263,14 +203,10 @@ export function pointParts(
       if (binding === undefined) return null;
     }
     const table = binding.table;
-    if (table.stamp !== stamp) {
-      table.stamp = stamp;
-      table.index = tables.length;
-      table.requestShard = table.spread && shardCount > 1 ? nextSpread(shardCount) : -1;
+    if (enterTable(table, stamp, tables, shardCount)) {
       table.fields = [];
       table.fieldAt = new Map();
       table.positions = new Map();
-      tables.push(table);
       tableRows.push(0);
       for (let s = 0; s < shardCount; s++) parts.push(undefined);
     }
@@ -281,7 +217,7 @@ export function pointParts(
         const id = ids[i] as number;
         if (table.fieldAt.has(id)) continue;
         table.fieldAt.set(id, table.fields.length);
-        table.fields.push({ id, kind: PHYSICAL_OF_KIND[point.fieldKinds[i] as FieldKind] });
+        table.fields.push({ id, kind: physicalKindOf(DATA_TYPE_OF_KIND[point.fieldKinds[i] as FieldKind]) });
       }
       table.positions.set(ids, ids);
     }
@@ -381,23 +317,14 @@ export function pointParts(
   const perShard: TableRows[][] = Array.from({ length: shardCount }, () => []);
   for (const part of parts) {
     if (part === undefined) continue;
-    const { table } = part;
-    (perShard[part.shard] as TableRows[]).push({
-      tableId: table.table.id,
-      mergeMode: table.mergeMode,
-      rowCount: part.rows,
-      timestamps: part.timestamps,
-      tagIds: table.tagIds,
-      seriesTags: [],
-      rowSeries: part.rowSeries,
-      seriesKeyBlob: blobOf(part.keys, undefined, { shard: part.shard, byRef }),
-      fields: table.fields.map((f, k) => {
-        const column = part.columns[k] as Part['columns'][number];
-        // A validity array where every row is present says nothing (Vector rules).
-        const valid = column.valid !== undefined && column.valid.indexOf(0) >= 0 ? column.valid : undefined;
-        return { id: f.id, vector: { kind: f.kind, values: column.values, valid } };
-      }),
+    const fields = part.table.fields.map((f, k) => {
+      const column = part.columns[k] as Part['columns'][number];
+      // A validity array where every row is present says nothing (Vector rules).
+      const valid = column.valid !== undefined && column.valid.indexOf(0) >= 0 ? column.valid : undefined;
+      const vector: Vector = { kind: f.kind, values: column.values, valid };
+      return { id: f.id, vector };
     });
+    (perShard[part.shard] as TableRows[]).push(partRows(part.table, part.shard, byRef, part, fields));
   }
   return { perShard, tableRows };
 }

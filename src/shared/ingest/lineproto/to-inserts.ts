@@ -35,7 +35,7 @@ const TYPE_CODE_TIMESTAMP_NS = 18;
 const SEMANTIC_CODE_TAG = 0;
 const SEMANTIC_CODE_FIELD = 1;
 
-const DATA_TYPE_OF_KIND: Record<FieldKind, DataType> = {
+export const DATA_TYPE_OF_KIND: Record<FieldKind, DataType> = {
   float: 'Float64',
   integer: 'Int64',
   uinteger: 'UInt64',

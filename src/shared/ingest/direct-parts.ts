@@ -82,6 +82,19 @@ export function enterTable(
   return true;
 }
 
+/** Numbers a series among its part's series the first time the request meets it (`stamp`). */
+export function addSeries(
+  keys: EncodedKey[],
+  series: { stamp?: number | undefined; stampIndex?: number | undefined },
+  stamp: number,
+  key: EncodedKey,
+): void {
+  if (series.stamp === stamp) return;
+  series.stamp = stamp;
+  series.stampIndex = keys.length;
+  keys.push(key);
+}
+
 /**
  * The storage key of a series with tags `names`/`values` in `table` (null when a tag is not a
  * String tag of it), and its encoded key: the one `holder` already has for this key and table

@@ -16,6 +16,7 @@ import type { TableRows } from '../codec/write-batch.js';
 import type { EncodedKey } from '../series-key-blob.js';
 import type { TableSchema } from '../types.js';
 import {
+  addSeries,
   encodedKeyOf,
   enterTable,
   GenerationBindings,
@@ -133,11 +134,7 @@ export function sampleParts(
       };
       parts[p] = part;
     }
-    if (series.stamp !== stamp) {
-      series.stamp = stamp;
-      series.stampIndex = part.keys.length;
-      part.keys.push(binding.key);
-    }
+    addSeries(part.keys, series, stamp, binding.key);
     part.rows += count;
     tableRows[table.index] = (tableRows[table.index] as number) + count;
   }

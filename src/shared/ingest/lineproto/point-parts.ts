@@ -16,8 +16,16 @@
 import type { TableRows } from '../../codec/write-batch.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
 import type { EncodedKey } from '../../series-key-blob.js';
-import { type DataType, type PhysicalKind, physicalKindOf, type TableSchema, type Vector } from '../../types.js';
 import {
+  allocValues,
+  type DataType,
+  type PhysicalKind,
+  physicalKindOf,
+  type TableSchema,
+  type Vector,
+} from '../../types.js';
+import {
+  addSeries,
   encodedKeyOf,
   enterTable,
   GenerationBindings,
@@ -150,21 +158,6 @@ interface Part {
   columns: Array<{ values: Vector['values']; valid: Uint8Array | undefined }>;
 }
 
-function emptyValues(kind: PhysicalKind, n: number): Vector['values'] {
-  switch (kind) {
-    case 'f64':
-      return new Float64Array(n);
-    case 'i64':
-      return new BigInt64Array(n);
-    case 'u64':
-      return new BigUint64Array(n);
-    case 'bool':
-      return new Uint8Array(n);
-    case 'str':
-      return new Array<string | null>(n).fill(null);
-  }
-}
-
 /**
  * Per shard, the `TableRows` of the batch, and the rows per table in first-seen order; null when
  * some point is not bound and cannot be, or its timestamp is missing or out of range (the general
@@ -238,11 +231,7 @@ export function pointParts(
       };
       parts[at] = part;
     }
-    if (series.stamp !== stamp) {
-      series.stamp = stamp;
-      series.stampIndex = part.keys.length;
-      part.keys.push(binding.key);
-    }
+    addSeries(part.keys, series, stamp, binding.key);
     part.rows++;
     tableRows[table.index] = (tableRows[table.index] as number) + 1;
   }
@@ -261,7 +250,7 @@ export function pointParts(
     part.timestamps = new BigInt64Array(part.rows);
     part.rowSeries = new Uint32Array(part.rows);
     part.columns = part.table.fields.map((f) => ({
-      values: emptyValues(f.kind, part.rows),
+      values: allocValues(f.kind, part.rows),
       valid: f.kind === 'str' ? undefined : new Uint8Array(part.rows),
     }));
   }

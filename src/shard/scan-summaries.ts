@@ -6,8 +6,8 @@
  * - the statistics stand for them (no NaN value, no row reading a column's default);
  * - no other part of the series (memtables, other segments) has a row in their time span, so
  *   nothing would merge with them; under `append` rows never merge, so any span will do;
+ *   a series' segments that overlap others are read as rows, the others still summarised;
  * - the table has no tombstones (the scan checks that before asking).
- * A series whose parts overlap is collected again as rows, oldest first, as if never summarised.
  */
 import type { ScanColumn, SeriesSummary } from '../shared/scan.js';
 import type { SeriesTags } from '../shared/series-key.js';
@@ -40,13 +40,14 @@ function spanOf(part: Part): [bigint, bigint] {
   return [part.firstTs ?? (part.ts[part.start] as bigint), part.lastTs ?? (part.ts[part.end - 1] as bigint)];
 }
 
-/** Whether no two spans share a timestamp. */
-function disjoint(spans: Array<[bigint, bigint]>): boolean {
-  spans.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  for (let i = 1; i < spans.length; i++) {
-    if ((spans[i] as [bigint, bigint])[0] <= (spans[i - 1] as [bigint, bigint])[1]) return false;
+/** Whether `span` shares a timestamp with any of `others` but the one at `self`. */
+function overlapsAny(span: [bigint, bigint], others: ReadonlyArray<[bigint, bigint]>, self: number): boolean {
+  for (let i = 0; i < others.length; i++) {
+    if (i === self) continue;
+    const o = others[i] as [bigint, bigint];
+    if (span[0] <= o[1] && o[0] <= span[1]) return true;
   }
-  return true;
+  return false;
 }
 
 export interface SummaryScan {
@@ -69,30 +70,56 @@ export function collectSummarised(
   tags: SeriesTags,
   out: SeriesSummary[],
 ): void {
-  const summarised: Array<{ stats: Float64Array; rows: number; span: [bigint, bigint] }> = [];
+  // Per member of the group: the candidate summary of a segment series, or its parts' spans.
+  const candidates: Array<{ stats: Float64Array; rows: number; span: [bigint, bigint] } | null> = [];
+  const spans: Array<[bigint, bigint]> = [];
+  const spanOwner: number[] = [];
+  let any = false;
   for (let j = 0; j < group.count; j++) {
     const source = sources[group.sources[j] as number] as SeriesSource;
     const index = group.indexes[j] as number;
+    candidates.push(null);
     if (source instanceof SegmentSource && (source.file.deduplicated || scan.appendMode)) {
       const stats = source.statsOf(index, lo, hi, scan.onCorrupt);
-      if (stats !== null) {
-        const s = source.file.series[index];
-        if (s !== undefined) {
-          summarised.push({ stats, rows: s.rowCount, span: [s.minTs, s.maxTs] });
-          continue;
-        }
+      const s = source.file.series[index];
+      if (stats !== null && s !== undefined) {
+        candidates[j] = { stats, rows: s.rowCount, span: [s.minTs, s.maxTs] };
+        spans.push([s.minTs, s.maxTs]);
+        spanOwner.push(j);
+        any = true;
+        continue;
       }
     }
+    const before = parts.length;
     source.collectParts(index, lo, hi, parts);
+    for (let k = before; k < parts.length; k++) {
+      spans.push(spanOf(parts[k] as Part));
+      spanOwner.push(j);
+    }
   }
-  if (summarised.length === 0) return;
-  if (!scan.appendMode && !disjoint([...summarised.map((s) => s.span), ...parts.map(spanOf)])) {
+  if (!any) return;
+  // A candidate whose span meets another member's rows is read as rows (under append no row
+  // merges, so every candidate stands).
+  const summarised: Array<{ stats: Float64Array; rows: number }> = [];
+  let rejected = false;
+  for (let j = 0; j < candidates.length; j++) {
+    const c = candidates[j];
+    if (c === null || c === undefined) continue;
+    const self = spanOwner.indexOf(j);
+    if (!scan.appendMode && overlapsAny(c.span, spans, self)) {
+      candidates[j] = null;
+      rejected = true;
+    } else summarised.push(c);
+  }
+  if (rejected) {
+    // The merge takes parts oldest first: collect them again in member order.
     parts.length = 0;
     for (let j = 0; j < group.count; j++) {
+      if (candidates[j] !== null) continue;
       (sources[group.sources[j] as number] as SeriesSource).collectParts(group.indexes[j] as number, lo, hi, parts);
     }
-    return;
   }
+  if (summarised.length === 0) return;
   const tagValues = scan.columns.map((c) => {
     if (c.role !== 'tag') return null;
     const at = tags.ids.indexOf(c.id);

@@ -109,6 +109,19 @@ t.test('rows rewritten at the same timestamps are merged, not counted twice', as
   t.equal((await writeLines(server.url, lines(300, 320))).status, 204);
   written(300, 320, 0, values);
   t.same(await answer(server), model(values), 'disjoint memtable rows');
+  // Compacted (the two overlapping segments become one), flushed, then rows 310..314 rewritten:
+  // only the newest segment overlaps the memtable, so the older one of each series is still taken
+  // from its statistics.
+  t.equal((await sql(server.url, "ADMIN compact_table('m')")).status, 200, 'compacted');
+  await flush(t, server);
+  t.equal((await writeLines(server.url, lines(310, 315, 11))).status, 204);
+  written(310, 315, 11, values);
+  const blocks0 = await metricSum(server.url, 'shoaldb_segment_blocks_read_total');
+  t.same(await answer(server), model(values), 'one overlapping segment among disjoint ones');
+  const summarised = (await metricSum(server.url, 'shoaldb_segment_blocks_read_total')) - blocks0;
+  await answer(server, 'SELECT host, count(*), sum(v) FROM m WHERE v > -1 GROUP BY host');
+  const all = (await metricSum(server.url, 'shoaldb_segment_blocks_read_total')) - blocks0 - summarised;
+  t.ok(summarised > 0 && summarised < all, `reads the overlapping segment's blocks only (${summarised} of ${all})`);
   // A time range that cuts the series reads their rows.
   const cut = await answer(
     server,

@@ -4,6 +4,9 @@
  */
 import os from 'node:os';
 
+/** Default bound on one line-protocol point's text (`ingest.line_max_bytes`), also the parser's own default. */
+export const LINE_BYTES_MAX_DEFAULT = 1024 * 1024;
+
 /** Upper bound of `storage.shards`: each shard is a worker thread with its own WAL and memtables. */
 export const SHARDS_MAX = 64;
 
@@ -229,7 +232,7 @@ export function defaultConfig(): Config {
     },
     storage: { dataHome: './data', shards: Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism())) },
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
-    ingest: { lineMaxBytes: 1024 * 1024, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
+    ingest: { lineMaxBytes: LINE_BYTES_MAX_DEFAULT, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
     memtable: { flushBytes: 64 * 1024 * 1024, rejectBytes: 512 * 1024 * 1024 },
     segment: { blockRows: 8192, compactionTrigger: 4 },
     query: {

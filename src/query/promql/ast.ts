@@ -16,21 +16,31 @@ export interface PositionRange {
 /** Prometheus' value types as the type checker names them. */
 export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
 
-export type AggregateOp =
-  | 'sum'
-  | 'avg'
-  | 'count'
-  | 'min'
-  | 'max'
-  | 'group'
-  | 'stddev'
-  | 'stdvar'
-  | 'topk'
-  | 'bottomk'
-  | 'quantile'
-  | 'count_values'
-  | 'limitk'
-  | 'limit_ratio';
+/** PromQL's aggregation operators: the one list the lexer, the parser and the types read. */
+export const AGGREGATE_OPS = [
+  'sum',
+  'avg',
+  'count',
+  'min',
+  'max',
+  'group',
+  'stddev',
+  'stdvar',
+  'topk',
+  'bottomk',
+  'quantile',
+  'count_values',
+  'limitk',
+  'limit_ratio',
+] as const;
+
+export type AggregateOp = (typeof AGGREGATE_OPS)[number];
+
+const AGGREGATE_OP_SET: ReadonlySet<string> = new Set(AGGREGATE_OPS);
+
+export function isAggregateOp(name: string): name is AggregateOp {
+  return AGGREGATE_OP_SET.has(name);
+}
 
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^' | 'atan2';
 export type ComparisonOp = '==' | '!=' | '>' | '<' | '>=' | '<=';

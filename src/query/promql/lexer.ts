@@ -5,6 +5,7 @@
  * when lezer rejects a query, to name the token it stopped at as Prometheus would
  * (`unexpected <op:*>`, `unexpected identifier "foo"`, `unexpected end of input`).
  */
+import { isAggregateOp } from './ast.js';
 
 /** Token kinds, named after Prometheus' item categories that decide how a token is described. */
 export type TokenKind =
@@ -35,22 +36,6 @@ export interface LexError {
   pos: number;
 }
 
-const AGGREGATORS = new Set([
-  'sum',
-  'avg',
-  'count',
-  'min',
-  'max',
-  'group',
-  'stddev',
-  'stdvar',
-  'topk',
-  'bottomk',
-  'count_values',
-  'quantile',
-  'limitk',
-  'limit_ratio',
-]);
 const WORD_OPERATORS = new Set(['and', 'or', 'unless', 'atan2']);
 const KEYWORDS = new Set([
   'offset',
@@ -194,7 +179,7 @@ export function scanPromql(input: string): { tokens: Token[]; error: LexError | 
       while (isAlphaNumeric(input[pos]) || input[pos] === ':') pos++;
       const word = input.slice(start, pos);
       const lower = word.toLowerCase();
-      if (AGGREGATORS.has(lower)) emit('aggregator', start, pos);
+      if (isAggregateOp(lower)) emit('aggregator', start, pos);
       else if (WORD_OPERATORS.has(lower)) emit('operator', start, pos);
       else if (KEYWORDS.has(lower)) emit('keyword', start, pos);
       else emit(word.includes(':') ? 'metric identifier' : 'identifier', start, pos);

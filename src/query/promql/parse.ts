@@ -27,7 +27,7 @@ import type {
   VectorMatching,
   VectorSelector,
 } from './ast.js';
-import { takesParam } from './ast.js';
+import { isAggregateOp, takesParam } from './ast.js';
 import { checkExpr } from './check.js';
 import { FUNCTIONS } from './functions/registry.js';
 import { GoSyntaxError, parseDurationMs, unquoteGoString } from './go-format.js';
@@ -56,23 +56,6 @@ export function parseExpr(query: string): Expr {
     throw error;
   }
 }
-
-const AGGREGATE_OPS = new Set<string>([
-  'sum',
-  'avg',
-  'count',
-  'min',
-  'max',
-  'group',
-  'stddev',
-  'stdvar',
-  'topk',
-  'bottomk',
-  'quantile',
-  'count_values',
-  'limitk',
-  'limit_ratio',
-]);
 
 const BINARY_OPS: Record<string, BinaryOp> = {
   Pow: '^',
@@ -452,7 +435,7 @@ class Converter {
   private aggregate(node: SyntaxNode): AggregateExpr {
     const opNode = this.child(node, 0);
     const op = this.text(opNode).toLowerCase();
-    if (!AGGREGATE_OPS.has(op))
+    if (!isAggregateOp(op))
       throw new ParseError(
         `aggregation operator expected in aggregation expression but got "${op}"`,
         this.range(opNode),

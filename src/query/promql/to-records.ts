@@ -30,6 +30,7 @@ import {
   unwrapParens,
   type VectorSelector,
 } from './ast.js';
+import { K_OPS } from './distribute/series-local.js';
 import { compileMatcher } from './matchers.js';
 import { exprToString } from './printer.js';
 import type { Labels, QueryResult } from './types.js';
@@ -196,10 +197,7 @@ function aggregateShape(node: AggregateExpr, options: RecordsOptions): Described
     ...inner,
     value: { name: `${node.op}(${param}${qualified(inner)})`, type: node.op === 'count' ? 'Int64' : 'Float64' },
     qualifier: inner.table,
-    labels:
-      node.op === 'topk' || node.op === 'bottomk' || node.op === 'limitk' || node.op === 'limit_ratio'
-        ? inner.labels
-        : labels,
+    labels: K_OPS.has(node.op) ? inner.labels : labels,
     layout: 'labels-time-value',
   };
 }

@@ -16,6 +16,7 @@
  * on which the point starts.
  */
 
+import { LINE_BYTES_MAX_DEFAULT } from '../../config.js';
 import { InvalidArgument } from '../../errors.js';
 import type { StorageKeyHolder } from '../../insert.js';
 import { countRejection } from '../../rejections.js';
@@ -75,9 +76,6 @@ export interface LineSeries extends StorageKeyHolder {
 export interface ParsedBatch {
   points: LinePoint[];
 }
-
-/** Default limit on the bytes of one point's text (its line, plus any lines a quoted string spans). */
-export const LINE_BYTES_MAX_DEFAULT = 1024 * 1024;
 
 /**
  * Parses a whole request body. Throws `InvalidArgument` on the first malformed line, so a caller

@@ -3,7 +3,6 @@
  * a rule's value to `<table><table_suffix>` through another pipeline; `table_suffix` templates
  * name the table of the records that stay. Both are compiled once from the YAML.
  */
-import type { Pipeline } from './pipeline.js';
 import { PipelineError, RecordError } from './processor.js';
 import type { PipelineRecord, PipelineValue } from './value.js';
 
@@ -69,11 +68,11 @@ export function compileDispatcher(raw: unknown, at: Position): Dispatcher {
 }
 
 /** The pipeline a rule names: the stored one through `resolve`, or identity when none is named. */
-export function rulePipeline(
+export function rulePipeline<P>(
   rule: DispatchRule,
-  resolve: ((name: string) => Pipeline | undefined) | undefined,
-  identity: () => Pipeline,
-): Pipeline {
+  resolve: ((name: string) => P | undefined) | undefined,
+  identity: () => P,
+): P {
   if (rule.pipeline === undefined || rule.pipeline === 'greptime_identity') return identity();
   const p = resolve?.(rule.pipeline);
   if (p === undefined)

@@ -5,7 +5,6 @@
  * that fails half-way (a type conflict on its third column) leaves no trace.
  */
 import type { DataType } from '../shared/types.js';
-import type { Pipeline } from './pipeline.js';
 import { RecordError } from './processor.js';
 import type { PipelineRecord, TimeUnit } from './value.js';
 
@@ -46,14 +45,6 @@ export interface RecordFailure {
 export interface RunResult {
   tables: OutputTable[];
   failures: RecordFailure[];
-}
-export interface RunOptions {
-  /** Drop failing records (reported in failures) instead of throwing RecordError on the first one. */
-  skipError: boolean;
-  /** Current time in ns (for default time indexes); injectable for tests. */
-  nowNanos: () => bigint;
-  /** Stored pipelines named by dispatcher rules; undefined → greptime_identity. */
-  resolve?: (name: string) => Pipeline | undefined;
 }
 
 /** The stage after processors that turns a record into one row: fixed transform, v2, auto or identity. */

@@ -6,10 +6,20 @@
  * behind: its rows are rolled back, and it is reported (skip_error) or thrown.
  */
 import { type Dispatcher, type DispatchRule, rulePipeline, type SuffixTemplate } from './dispatch.js';
-import type { OutputColumn, OutputTable, RecordFailure, RowMaker, RunOptions, RunResult } from './output.js';
+import type { OutputColumn, OutputTable, RecordFailure, RowMaker, RunResult } from './output.js';
 import { TableSet } from './output.js';
 import { DROP, type Processor, RecordError } from './processor.js';
 import { type PipelineRecord, PipelineTimestamp, type PipelineValue, rfc3339, toJsonText } from './value.js';
+
+/** How a pipeline runs a batch of records. */
+export interface RunOptions {
+  /** Drop failing records (reported in failures) instead of throwing RecordError on the first one. */
+  skipError: boolean;
+  /** Current time in ns (for default time indexes); injectable for tests. */
+  nowNanos: () => bigint;
+  /** Stored pipelines named by dispatcher rules; undefined → greptime_identity. */
+  resolve?: (name: string) => Pipeline | undefined;
+}
 
 /** Record keys that become per-row table options (the `greptime_` prefix dropped). */
 const HINT_KEYS = [

@@ -1,8 +1,7 @@
 import t from 'tap';
 import { compilePipeline } from '../../src/pipeline/compile.js';
 import { SuffixTemplate } from '../../src/pipeline/dispatch.js';
-import type { RunOptions } from '../../src/pipeline/output.js';
-import type { Pipeline } from '../../src/pipeline/pipeline.js';
+import type { Pipeline, RunOptions } from '../../src/pipeline/pipeline.js';
 import type { PipelineRecord } from '../../src/pipeline/value.js';
 
 const NOW = 1_700_000_000_000_000_000n;

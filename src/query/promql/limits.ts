@@ -14,16 +14,9 @@
 import { defaultConfig, type QueryConfig } from '../../shared/config.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { countRejection } from '../../shared/rejections.js';
-import { PromqlError } from './types.js';
+import { PromqlError, type PromqlLimits } from './types.js';
 
-export interface PromqlLimits {
-  /** Most steps of a range query's grid (`query.max_points_per_series`). */
-  maxPointsPerSeries: number;
-  /** Most samples one query (or one shard's part of it) may hold (`query.max_samples`). */
-  maxSamples: number;
-  /** Most series one selection may match over all shards (`query.max_series`); 0 = unbounded. */
-  maxSeries: number;
-}
+export type { PromqlLimits };
 
 /** The limits of `[query]`. */
 export function promqlLimitsOf(query: QueryConfig): PromqlLimits {

@@ -6,7 +6,6 @@
  * Times are Unix milliseconds as plain numbers (Prometheus' own resolution); the HTTP layer turns
  * them into float seconds.
  */
-import type { PromqlLimits } from './limits.js';
 
 /** One label; a label set is sorted by name and has no empty values. */
 export interface Label {
@@ -131,4 +130,14 @@ export function staleNaN(): number {
 export interface QueryAnnotations {
   warnings: string[];
   infos: string[];
+}
+
+/** The bounds a query runs under (src/query/promql/limits.ts enforces them). */
+export interface PromqlLimits {
+  /** Most steps of a range query's grid (`query.max_points_per_series`). */
+  maxPointsPerSeries: number;
+  /** Most samples one query (or one shard's part of it) may hold (`query.max_samples`). */
+  maxSamples: number;
+  /** Most series one selection may match over all shards (`query.max_series`); 0 = unbounded. */
+  maxSeries: number;
 }

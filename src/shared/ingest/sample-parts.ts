@@ -107,7 +107,8 @@ export function sampleParts(
     const count = points.count[i] as number;
     if (count === 0) continue;
     const series = points.series[i] as ResolvedSeries;
-    let binding = series.binding;
+    // Only this path binds resolved series.
+    let binding = series.binding as SeriesBinding | undefined;
     if (binding === undefined || binding.table.generation !== generation) {
       binding = bindSeries(schema, series) ?? undefined;
       if (binding === undefined) return null;

@@ -14,7 +14,7 @@ import type { InsertColumn, StorageKeyHolder, TableInsert } from '../insert.js';
 import { intern } from '../intern.js';
 import { shardOfSeries, tableHash } from '../partition.js';
 import type { TableSchema } from '../types.js';
-import type { SeriesBinding } from './sample-parts.js';
+import type { SeriesBindingBase } from './direct-parts.js';
 
 export const TIME_COLUMN = 'greptime_timestamp';
 export const VALUE_COLUMN = 'greptime_value';
@@ -39,7 +39,7 @@ export interface ResolvedSeries extends StorageKeyHolder {
   stamp?: number | undefined;
   stampIndex?: number | undefined;
   /** How the direct path writes the series, for one catalog generation (sample-parts.ts). */
-  binding?: SeriesBinding | undefined;
+  binding?: SeriesBindingBase | undefined;
 }
 
 let lastStamp = 0;

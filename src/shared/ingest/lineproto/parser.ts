@@ -21,7 +21,7 @@ import { InvalidArgument } from '../../errors.js';
 import type { StorageKeyHolder } from '../../insert.js';
 import { countRejection } from '../../rejections.js';
 import { yieldToEventLoop } from '../../yield.js';
-import type { LineBinding } from './point-parts.js';
+import type { SeriesBindingBase } from '../direct-parts.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
@@ -69,7 +69,7 @@ export interface LineSeries extends StorageKeyHolder {
   stamp?: number | undefined;
   stampIndex?: number | undefined;
   /** How the direct path writes the series, for one catalog generation (point-parts.ts). */
-  binding?: LineBinding | undefined;
+  binding?: SeriesBindingBase | undefined;
 }
 
 /** The points of one request body, in body order. */

@@ -184,7 +184,8 @@ export function pointParts(
     const point = points[p] as LinePoint;
     const series = point.series;
     if (series === undefined) return null;
-    let binding = series.binding;
+    // Only this path binds line-protocol series.
+    let binding = series.binding as LineBinding | undefined;
     // A series record is the text of measurement and tags, whatever the database it went to.
     if (
       binding === undefined ||

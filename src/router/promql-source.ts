@@ -17,6 +17,7 @@ import {
   type EvalRequest,
   type ShardEvaluation,
 } from '../query/promql/distribute/eval-plan.js';
+import type { PromqlShardPlan } from '../query/promql/distribute/shard-plan.js';
 import { presentCount } from '../query/promql/distribute/step-pack.js';
 import { compareLabels, labelsKey } from '../query/promql/labels.js';
 import { PROMQL_LIMITS_DEFAULT, type PromqlLimits, seriesOverLimit, tooManySeries } from '../query/promql/limits.js';
@@ -24,7 +25,6 @@ import { compileLabelTest, type LabelTest } from '../query/promql/store/matchers
 import {
   type LocalSelect,
   PROMQL_SHARD_PLAN_VERSION,
-  type PromqlShardPlan,
   type SelectBounds,
   type TableSelect,
   type TagMatcher,

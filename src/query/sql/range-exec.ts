@@ -13,7 +13,7 @@ import { type Batch, evaluate } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { ShardOutput, ShardResult } from './plan.js';
 import { RangeGroupGuard } from './range-bounds.js';
-import type { Sink } from './shard-exec.js';
+import type { Sink } from './sink.js';
 import { floorDiv, type Value, valueKey } from './values.js';
 
 type RangeOutput = Extract<ShardOutput, { kind: 'range' }>;

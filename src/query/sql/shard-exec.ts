@@ -19,6 +19,7 @@ import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
 import { RangeSink } from './range-exec.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
+import type { Sink } from './sink.js';
 import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 import { tagValue } from './tag-text.js';
 import { castValue, type Value, valueKey } from './values.js';
@@ -192,13 +193,6 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
 
 /** Rows a sorted top-k may collect beyond twice its limit before cutting back to the limit. */
 const TOP_K_SLACK_ROWS = 4096;
-
-/** What every output sink does. */
-export interface Sink {
-  /** Takes a filtered batch; false once no more rows are wanted. */
-  add(batch: Batch): boolean;
-  finish(): ShardResult;
-}
 
 class RowSink implements Sink {
   private readonly columns: Value[][];

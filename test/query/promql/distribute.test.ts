@@ -11,9 +11,9 @@
  * (or 1e-9 absolute near zero), and the test says which queries those are.
  */
 import t from 'tap';
+import type { PromqlShardPlan } from '../../../src/query/promql/distribute/shard-plan.js';
 import type { QueryOutcome } from '../../../src/query/promql/engine.js';
 import { instantQuery, rangeQuery } from '../../../src/query/promql/engine.js';
-import type { PromqlShardPlan } from '../../../src/query/promql/store/plan.js';
 import { runPromqlShardPlan } from '../../../src/query/promql/store/shard-entry.js';
 import { type Labels, PromqlError, staleNaN } from '../../../src/query/promql/types.js';
 import { Catalog } from '../../../src/router/catalog.js';

@@ -1,6 +1,6 @@
 /** resets and changes: how often a series' value dropped or changed inside the window. */
 
-import type { RangeWindow } from './registry.js';
+import type { RangeWindow } from './range-window.js';
 
 /** Number of times the value dropped (a counter reset); 0 for a single sample. */
 export function resets(w: RangeWindow): number | undefined {

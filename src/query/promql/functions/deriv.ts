@@ -7,7 +7,7 @@
  */
 
 import { kahan, kahanAdd } from './kahan.js';
-import type { RangeWindow } from './registry.js';
+import type { RangeWindow } from './range-window.js';
 
 /** Results of the last `fitLine`, kept in a module object so the hot path does not allocate. */
 const fit = { slope: 0, intercept: 0 };

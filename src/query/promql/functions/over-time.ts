@@ -8,7 +8,7 @@
  */
 
 import { kahan, kahanAdd } from './kahan.js';
-import type { RangeWindow } from './registry.js';
+import type { RangeWindow } from './range-window.js';
 
 /** Mean of the window's values. */
 export function avgOverTime(w: RangeWindow): number | undefined {

@@ -8,7 +8,7 @@
  * below zero on the left, and a drop in a counter is read as a reset to zero.
  */
 
-import type { RangeWindow } from './registry.js';
+import type { RangeWindow } from './range-window.js';
 
 /** How far past the average interval a gap to the window edge may be and still extrapolate. */
 const EXTRAPOLATION_THRESHOLD_FACTOR = 1.1;

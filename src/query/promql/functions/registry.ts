@@ -14,30 +14,14 @@ import * as date from './date.js';
 import * as deriv from './deriv.js';
 import * as math from './math.js';
 import * as overTime from './over-time.js';
+import type { RangeWindow } from './range-window.js';
 import * as rate from './rate.js';
 import * as smoothing from './smoothing.js';
 import * as trig from './trig.js';
 
 export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
 
-/** Samples of one series inside one step's range window. */
-export interface RangeWindow {
-  /** The series' whole sample arrays (ms, values; stale markers already removed). */
-  t: Float64Array;
-  v: Float64Array;
-  /** Samples [lo, hi) lie in (rangeStartMs, rangeEndMs]. */
-  lo: number;
-  hi: number;
-  rangeStartMs: number;
-  rangeEndMs: number;
-  /** Metric name ends _total/_sum/_count/_bucket (for annotations only; may ignore). */
-  isCounter: boolean;
-  /**
-   * The step's evaluation time, which differs from rangeEndMs under `offset` and `@`. Only predict_linear
-   * reads it (Prometheus anchors its regression there); when absent, rangeEndMs stands in.
-   */
-  evalTimeMs?: number;
-}
+export type { RangeWindow } from './range-window.js';
 
 /** One value per window; `undefined` means the step has no output sample for this series. */
 export type RangeFunction = (w: RangeWindow, scalarArgs: number[]) => number | undefined;

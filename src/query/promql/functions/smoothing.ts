@@ -4,7 +4,7 @@
  */
 
 import { PromqlError } from '../types.js';
-import type { RangeWindow } from './registry.js';
+import type { RangeWindow } from './range-window.js';
 
 /** Go's `%f`: six decimals, and Inf/NaN spelled as Go spells them. */
 function formatGoFloat(value: number): string {

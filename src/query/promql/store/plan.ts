@@ -10,7 +10,6 @@
  * a shape changes incompatibly.
  */
 import type { PhysicalKind, TimeUnit } from '../../../shared/types.js';
-import type { EvalPlan } from '../distribute/eval-plan.js';
 import type { MatchOp } from '../types.js';
 
 /** 2: `seriesMax` in selects and eval plans, `seriesSelected` in eval answers. */
@@ -61,14 +60,3 @@ export interface LocalSelect {
 
 /** The per-shard bounds of every selection, as the router's limits set them. */
 export type SelectBounds = Pick<LocalSelect, 'samplesMax' | 'seriesMax'>;
-
-/**
- * - `select`: series with their samples (`SeriesSamples[]`).
- * - `series`: label sets of series with at least one sample in range (`Labels[]`).
- * - `eval`: a series-local subtree or a partial aggregation evaluated over this shard's series
- *   (`EvalAnswer`, src/query/promql/distribute).
- */
-export type PromqlShardPlan =
-  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'select'; select: LocalSelect }
-  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'series'; select: LocalSelect }
-  | { version: typeof PROMQL_SHARD_PLAN_VERSION; op: 'eval'; eval: EvalPlan };

@@ -6,8 +6,9 @@ import { Internal } from '../../../shared/errors.js';
 import type { ScanSource } from '../../../shared/scan.js';
 import { transferOf } from '../distribute/eval-plan.js';
 import { type EvalTurn, runEvalPlan } from '../distribute/shard-eval.js';
+import type { PromqlShardPlan } from '../distribute/shard-plan.js';
 import { selectLocal, selectLocalSeries } from './local-select.js';
-import { PROMQL_SHARD_PLAN_VERSION, type PromqlShardPlan } from './plan.js';
+import { PROMQL_SHARD_PLAN_VERSION } from './plan.js';
 
 export interface PromqlShardAnswer {
   value: unknown;

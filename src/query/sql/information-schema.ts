@@ -7,8 +7,8 @@
 import type { DataType, TableSchema } from '../../shared/types.js';
 import type { SqlEnv } from './env.js';
 import { NUMBERS_TABLE, numbersTableListed } from './numbers-table.js';
+import { parseExpression } from './parser.js';
 import type { Relation } from './relation.js';
-import { defaultDisplay } from './show.js';
 import { sqlNameOf } from './type-names.js';
 import type { Value } from './values.js';
 
@@ -142,4 +142,16 @@ export function informationSchemaRelation(table: string, env: SqlEnv): Relation 
     default:
       return null;
   }
+}
+
+/** How DESCRIBE shows a default: text literals without quotes, anything else as SQL. */
+export function defaultDisplay(defaultSql: string | undefined): string {
+  if (defaultSql === undefined) return '';
+  try {
+    const e = parseExpression(defaultSql);
+    if (e.kind === 'string') return e.value;
+  } catch {
+    // Stored defaults always parse; show the text as is if one somehow does not.
+  }
+  return defaultSql;
 }

@@ -10,10 +10,9 @@ import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { selectRows } from './eval.js';
 import type { EvalContext } from './functions/types.js';
-import { INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES } from './information-schema.js';
+import { defaultDisplay, INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES } from './information-schema.js';
 import { compileLike } from './like.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
-import { parseExpression } from './parser.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { printString } from './printer.js';
 import { records, type StatementResult, stringRecords } from './result.js';
@@ -107,18 +106,6 @@ function lookupTable(
   // DESCRIBE names the table as written; the other statements give the full name.
   if (asWritten) throw new DbError(ErrorCode.TableNotFound, `Table not found: ${name.map(normalizeIdent).join('.')}`);
   throw tableNotFound(db, table, false);
-}
-
-/** How DESCRIBE shows a default: text literals without quotes, anything else as SQL. */
-export function defaultDisplay(defaultSql: string | undefined): string {
-  if (defaultSql === undefined) return '';
-  try {
-    const e = parseExpression(defaultSql);
-    if (e.kind === 'string') return e.value;
-  } catch {
-    // Stored defaults always parse; show the text as is if one somehow does not.
-  }
-  return defaultSql;
 }
 
 /** DESCRIBE: `Column`, `Type`, `Key`, `Null`, `Default`, `Semantic Type`. */

@@ -372,16 +372,26 @@ function joinSplitSeries(sorted: SeriesSamples[]): SeriesSamples[] {
   return out ?? sorted;
 }
 
+/**
+ * Two parts of a series, each in time order, merged in time order (`a`'s sample first on a tie).
+ * Values are copied as words, so a NaN keeps its payload (stale markers).
+ */
 function joinSamples(a: SeriesSamples, b: SeriesSamples): SeriesSamples {
   const n = a.t.length + b.t.length;
-  const order = Array.from({ length: n }, (_, k) => k);
-  const tOf = (k: number): number => (k < a.t.length ? (a.t[k] as number) : (b.t[k - a.t.length] as number));
-  order.sort((x, y) => tOf(x) - tOf(y) || x - y);
   const t = new Float64Array(n);
   const v = new Float64Array(n);
-  order.forEach((k, i) => {
-    t[i] = tOf(k);
-    v[i] = k < a.v.length ? (a.v[k] as number) : (b.v[k - a.v.length] as number);
-  });
+  const out = new Int32Array(v.buffer);
+  const aw = new Int32Array(a.v.buffer, a.v.byteOffset, a.v.length * 2);
+  const bw = new Int32Array(b.v.buffer, b.v.byteOffset, b.v.length * 2);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < n; k++) {
+    const fromA = j >= b.t.length || (i < a.t.length && (a.t[i] as number) <= (b.t[j] as number));
+    const words = fromA ? aw : bw;
+    const at = fromA ? i++ : j++;
+    t[k] = (fromA ? a.t : b.t)[at] as number;
+    out[2 * k] = words[2 * at] as number;
+    out[2 * k + 1] = words[2 * at + 1] as number;
+  }
   return { labels: a.labels, t, v };
 }

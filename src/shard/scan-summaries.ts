@@ -14,25 +14,25 @@ import type { SeriesTags } from '../shared/series-key.js';
 import type { Part } from './merge/part.js';
 import type { SeriesGroup, SeriesSource } from './merge/series-walk.js';
 import { SegmentSource } from './segment/segment-source.js';
-import { STATS_WIDTH } from './segment/series-stats.js';
 
-/** How the requested columns are answered from a summary: a tag id, a field spec, or not (time). */
-export type SummaryColumn = { role: 'tag'; id: number } | { role: 'field'; spec: number } | { role: 'time' };
-
-/** The summary form of a scan's columns, or null when some column cannot be summarised. */
+/**
+ * How a scan's columns are answered from a summary, per column: the tag id (null: not a tag) and
+ * the field spec (-1: not a field; the time index has neither). Null when some column cannot be
+ * summarised.
+ */
 export function summaryColumnsOf(
   columns: readonly ScanColumn[],
   specOf: (column: ScanColumn) => number,
-): SummaryColumn[] | null {
-  const out: SummaryColumn[] = [];
+): Pick<SummaryScan, 'tagIds' | 'specs'> | null {
+  const tagIds: Array<number | null> = [];
+  const specs: number[] = [];
   for (const c of columns) {
-    if (c.role === 'tag') out.push({ role: 'tag', id: c.id });
-    else if (c.role === 'time') out.push({ role: 'time' });
-    else if (c.role === 'field' && c.kind === 'f64' && c.absentValue === undefined) {
-      out.push({ role: 'field', spec: specOf(c) });
-    } else return null;
+    const field = c.role === 'field' && c.kind === 'f64' && c.absentValue === undefined;
+    if (c.role === 'field' && !field) return null;
+    tagIds.push(c.role === 'tag' ? c.id : null);
+    specs.push(field ? specOf(c) : -1);
   }
-  return out;
+  return { tagIds, specs };
 }
 
 /** Start and end (inclusive) of a part's rows, without decoding a lazily read block. */
@@ -51,7 +51,10 @@ function overlapsAny(span: [bigint, bigint], others: ReadonlyArray<[bigint, bigi
 }
 
 export interface SummaryScan {
-  columns: SummaryColumn[];
+  /** Per scan column: its tag id, or null. */
+  tagIds: Array<number | null>;
+  /** Per scan column: its field spec, or -1 (see `SegmentSource.statsOf`). */
+  specs: number[];
   appendMode: boolean;
   onCorrupt: (message: string) => void;
 }
@@ -80,7 +83,7 @@ export function collectSummarised(
     const index = group.indexes[j] as number;
     candidates.push(null);
     if (source instanceof SegmentSource && (source.file.deduplicated || scan.appendMode)) {
-      const stats = source.statsOf(index, lo, hi, scan.onCorrupt);
+      const stats = source.statsOf(index, lo, hi, scan.specs, scan.onCorrupt);
       const s = source.file.series[index];
       if (stats !== null && s !== undefined) {
         candidates[j] = { stats, rows: s.rowCount, span: [s.minTs, s.maxTs] };
@@ -120,17 +123,10 @@ export function collectSummarised(
     }
   }
   if (summarised.length === 0) return;
-  const tagValues = scan.columns.map((c) => {
-    if (c.role !== 'tag') return null;
-    const at = tags.ids.indexOf(c.id);
+  const tagValues = scan.tagIds.map((id) => {
+    if (id === null) return null;
+    const at = tags.ids.indexOf(id);
     return at < 0 ? null : (tags.values[at] as string);
   });
-  for (const s of summarised) {
-    const stats = new Float64Array(scan.columns.length * STATS_WIDTH);
-    scan.columns.forEach((c, k) => {
-      if (c.role === 'field')
-        stats.set(s.stats.subarray(c.spec * STATS_WIDTH, (c.spec + 1) * STATS_WIDTH), k * STATS_WIDTH);
-    });
-    out.push({ rows: s.rows, tags: tagValues, stats });
-  }
+  for (const s of summarised) out.push({ rows: s.rows, tags: tagValues, stats: s.stats });
 }

@@ -168,7 +168,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
       summaryColumns === null
         ? null
         : {
-            columns: summaryColumns,
+            ...summaryColumns,
             appendMode,
             onCorrupt: (message) => {
               state.counters.indexSectionsCorrupt++;

@@ -57,12 +57,16 @@ export function spreadsRows(table: Pick<TableSchema, 'options'>): boolean {
   return table.options.append_mode === 'true';
 }
 
-// Threads start at different points, so decoders that each take the shards in turn do not move
-// in step.
-let nextSpreadShard = threadId;
+/**
+ * Where each append-mode table's next batch goes, per table: one counter for all tables would
+ * send a table always to the same shard when requests for two tables alternate through one
+ * decoding thread. Threads start at different points, so decoders do not move in step.
+ */
+const spreadTurns = new Map<number, number>();
 
-/** The shard for the next batch of rows of an append-mode table: each shard in turn. */
-export function nextSpread(shards: number): number {
-  nextSpreadShard = (nextSpreadShard + 1) % 1_000_000_007;
-  return nextSpreadShard % shards;
+/** The shard for the next batch of rows of append-mode table `tableId`: each shard in turn. */
+export function nextSpread(tableId: number, shards: number): number {
+  const turn = ((spreadTurns.get(tableId) ?? threadId) + 1) % 1_000_000_007;
+  spreadTurns.set(tableId, turn);
+  return turn % shards;
 }

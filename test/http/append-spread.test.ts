@@ -5,7 +5,10 @@
  * GROUP BY, RANGE); PromQL sees each series whole (raw selections joined in the router, no
  * series-local work pushed to shards that hold only part of a series); DELETE reaches every shard.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
+import { remoteWrite } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer, type TestServer, writeLines } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
@@ -113,4 +116,35 @@ t.test('PromQL sees a series spread over the shards whole', async (t) => {
     summed.result.map((r) => r.value[1]),
     [String(2 * ((59 * 60) / 2))],
   );
+});
+
+t.test('the direct write paths spread an append-mode table too', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  // Every column exists with its type, so these requests take the direct paths from the first.
+  const lp = "CREATE TABLE lpa (ts TIMESTAMP(9) TIME INDEX, msg STRING, n DOUBLE) WITH ('append_mode' = 'true')";
+  const rw =
+    "CREATE TABLE rwa (greptime_timestamp TIMESTAMP(3) TIME INDEX, host STRING PRIMARY KEY, greptime_value DOUBLE) WITH ('append_mode' = 'true')";
+  t.equal((await sql(server.url, lp)).status, 200);
+  t.equal((await sql(server.url, rw)).status, 200);
+  for (let request = 0; request < 6; request++) {
+    const lines = Array.from({ length: 20 }, (_, i) => `lpa msg="m${request}",n=${i} ${T0 + request * 100 + i}`);
+    t.equal((await writeLines(server.url, lines.join('\n'))).status, 204);
+    const series = [
+      { labels: { __name__: 'rwa', host: 'one' }, samples: [{ value: request, timestamp: T0 + request }] },
+    ];
+    t.equal((await remoteWrite(server.url, series)).status, 204);
+  }
+  // Each shard holds rows of both tables: after a flush, a segment directory of each.
+  t.equal((await sql(server.url, "ADMIN flush_table('lpa')")).status, 200);
+  t.equal((await sql(server.url, "ADMIN flush_table('rwa')")).status, 200);
+  for (const shard of [0, 1]) {
+    const dir = path.join(server.dataDir, 'shards', String(shard), 'seg');
+    const tables = fs.existsSync(dir)
+      ? fs.readdirSync(dir).filter((d) => fs.readdirSync(path.join(dir, d)).length > 0)
+      : [];
+    t.equal(tables.length, 2, `shard ${shard} holds segments of both tables (${tables.join(', ')})`);
+  }
+  t.same(await rows(server, 'SELECT count(*), sum(n) FROM lpa'), [`120|${6 * 190}`]);
+  t.same(await rows(server, 'SELECT count(*), sum(greptime_value) FROM rwa'), ['6|15']);
 });

@@ -71,21 +71,30 @@ export class SegmentSource implements SeriesSource {
   }
 
   /**
-   * Series `index`'s statistics per field spec (`[present, sum, min, max]` at 4 × spec), when
+   * Series `index`'s statistics laid out per scan column (`[present, sum, min, max]` at 4 × column;
+   * `specs[column]` the column's field spec, -1 for columns without statistics, left zero), when
    * all its rows lie in `[lo, hi]` and the file's statistics stand for them (every spec a Float64
    * column; a column the file lacks counts as present nowhere); else null.
    */
-  statsOf(index: number, lo: bigint, hi: bigint, onCorrupt: (message: string) => void): Float64Array | null {
+  statsOf(
+    index: number,
+    lo: bigint,
+    hi: bigint,
+    specs: readonly number[],
+    onCorrupt: (message: string) => void,
+  ): Float64Array | null {
     const file = this.file;
     const s = file.series[index] as SeriesMeta;
     if (s.rowCount === 0 || s.minTs < lo || s.maxTs > hi || file.statsColumns === 0) return null;
     const all = file.seriesStats(onCorrupt);
     if (all === null) return null;
     const width = file.statsColumns * STATS_WIDTH;
-    const out = new Float64Array(this.specColumns.length * STATS_WIDTH);
-    for (let k = 0; k < this.specColumns.length; k++) {
-      const c = this.specColumns[k] as number;
+    const out = new Float64Array(specs.length * STATS_WIDTH);
+    for (let k = 0; k < specs.length; k++) {
+      const spec = specs[k] as number;
+      if (spec < 0) continue;
       const at = k * STATS_WIDTH;
+      const c = this.specColumns[spec] as number;
       if (c < 0) {
         out[at + 2] = Number.NaN;
         out[at + 3] = Number.NaN;

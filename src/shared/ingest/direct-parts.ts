@@ -86,9 +86,14 @@ export function enterTable(
   if (table.stamp === stamp) return false;
   table.stamp = stamp;
   table.index = tables.length;
-  table.requestShard = table.spread && shards > 1 ? nextSpread(shards) : -1;
+  table.requestShard = table.spread && shards > 1 ? nextSpread(table.table.id, shards) : -1;
   tables.push(table);
   return true;
+}
+
+/** The shard a series placed on `seriesShard` goes to in this request (its table's turn when spread). */
+export function shardIn(table: TableBindingBase, seriesShard: number): number {
+  return table.requestShard >= 0 ? table.requestShard : seriesShard;
 }
 
 /** Numbers a series among its part's series the first time the request meets it (`stamp`). */

@@ -21,11 +21,19 @@ import {
   enterTable,
   GenerationBindings,
   partRows,
+  shardIn,
   type TableBindingBase,
   tableBindingBase,
 } from './direct-parts.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
-import { newStamp, type ResolvedSeries, type SeriesRuns, TIME_COLUMN, valueColumnOf } from './series-inserts.js';
+import {
+  newStamp,
+  putMillis,
+  type ResolvedSeries,
+  type SeriesRuns,
+  TIME_COLUMN,
+  valueColumnOf,
+} from './series-inserts.js';
 
 /** A table as this path writes it, for one catalog generation. */
 interface TableBinding extends TableBindingBase {
@@ -118,7 +126,7 @@ export function sampleParts(
       tableRows.push(0);
       for (let s = 0; s < shardCount; s++) parts.push(undefined);
     }
-    const shard = table.requestShard >= 0 ? table.requestShard : series.shard;
+    const shard = shardIn(table, series.shard);
     const p = table.index * shardCount + shard;
     let part = parts[p];
     if (part === undefined) {
@@ -152,19 +160,10 @@ export function sampleParts(
     if (count === 0) continue;
     const series = points.series[i] as ResolvedSeries;
     const table = (series.binding as SeriesBinding).table;
-    const part = parts[
-      table.index * shardCount + (table.requestShard >= 0 ? table.requestShard : series.shard)
-    ] as Part;
+    const part = parts[table.index * shardCount + shardIn(table, series.shard)] as Part;
     const from = points.start[i] as number;
     const row = part.filled;
-    // Timestamps go in through the 32-bit words: no BigInt per sample.
-    const words = part.words as Int32Array;
-    for (let k = 0; k < count; k++) {
-      const ms = points.timestamps[from + k] as number;
-      const hi = Math.floor(ms / 4294967296);
-      words[2 * (row + k)] = (ms - hi * 4294967296) | 0;
-      words[2 * (row + k) + 1] = hi | 0;
-    }
+    putMillis(part.words as Int32Array, row, points.timestamps, from, count);
     const values = part.values as Float64Array;
     const rowSeries = part.rowSeries as Uint32Array;
     // One sample by assignment, runs by a copy: both keep a NaN's payload (stale markers).

@@ -128,6 +128,19 @@ interface TableBuilder {
   rowCount: number;
 }
 
+/**
+ * Writes `count` millisecond timestamps from `ms[from]` into rows `row...` of a BigInt64Array seen
+ * as 32-bit words (`words`, little-endian): exact integers, and no BigInt per sample.
+ */
+export function putMillis(words: Int32Array, row: number, ms: Float64Array, from: number, count: number): void {
+  for (let k = 0; k < count; k++) {
+    const t = ms[from + k] as number;
+    const hi = Math.floor(t / 4294967296);
+    words[2 * (row + k)] = (t - hi * 4294967296) | 0;
+    words[2 * (row + k) + 1] = hi | 0;
+  }
+}
+
 /** Groups runs by table, in first-seen order, into inserts in series form. */
 export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRuns[] {
   // Series are numbered by a stamp on them rather than a map: this runs in one synchronous call.
@@ -220,12 +233,7 @@ function buildInsert(t: TableBuilder, points: SeriesRuns, existing: TableSchema 
   for (const i of t.runs) {
     const from = points.start[i] as number;
     const count = points.count[i] as number;
-    for (let k = 0; k < count; k++) {
-      const ms = points.timestamps[from + k] as number;
-      const hi = Math.floor(ms / 4294967296);
-      words[2 * (row + k)] = (ms - hi * 4294967296) | 0;
-      words[2 * (row + k) + 1] = hi | 0;
-    }
+    putMillis(words, row, points.timestamps, from, count);
     if (count === 1) values[row] = points.values[from] as number;
     else values.set(points.values.subarray(from, from + count), row);
     const local = (points.series[i] as ResolvedSeries).stampIndex as number;

@@ -207,7 +207,7 @@ function splitByShard(
   if (spread) {
     // Rows of an append-mode table go to one shard in turn; its tombstones to every shard, since
     // the rows they hide may be in any of them.
-    seriesShard = new Uint16Array(seriesCount).fill(nextSpread(shards));
+    seriesShard = new Uint16Array(seriesCount).fill(nextSpread(table.id, shards));
   }
   const counts = new Uint32Array(shards);
   for (let r = 0; r < n; r++) {

@@ -30,16 +30,14 @@ import {
   enterTable,
   GenerationBindings,
   partRows,
+  shardIn,
   type TableBindingBase,
   tableBindingBase,
 } from '../direct-parts.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { newStamp } from '../series-inserts.js';
 import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
-import { DATA_TYPE_OF_KIND, NANOS_PER_PRECISION, TIME_INDEX_COLUMN } from './to-inserts.js';
-
-const I64_MIN = -(2n ** 63n);
-const I64_MAX = 2n ** 63n - 1n;
+import { DATA_TYPE_OF_KIND, NANOS_PER_PRECISION, nanosOf, setField, TIME_INDEX_COLUMN } from './to-inserts.js';
 
 /** Column types a line-protocol field can be written to (each kind has exactly one). */
 const FIELD_TYPES = new Set<DataType>(Object.values(DATA_TYPE_OF_KIND));
@@ -216,7 +214,7 @@ export function pointParts(
       table.positions.set(ids, ids);
     }
     pointFields[p] = ids;
-    const shard = table.requestShard >= 0 ? table.requestShard : binding.shard;
+    const shard = shardIn(table, binding.shard);
     const at = table.index * shardCount + shard;
     let part = parts[at];
     if (part === undefined) {
@@ -263,43 +261,17 @@ export function pointParts(
     const series = point.series as LineSeries;
     const binding = series.binding as LineBinding;
     const table = binding.table;
-    const part = parts[
-      table.index * shardCount + (table.requestShard >= 0 ? table.requestShard : binding.shard)
-    ] as Part;
+    const part = parts[table.index * shardCount + shardIn(table, binding.shard)] as Part;
     const row = part.filled++;
-    const ts = point.timestamp;
-    let nanos: bigint;
-    if (ts === null) {
-      if (precision === 'm' || precision === 'h') return null;
-      nanos = nowTruncated;
-    } else {
-      nanos = scale === 1n ? ts : ts * scale;
-      if (nanos < I64_MIN || nanos > I64_MAX) return null;
-    }
+    const nanos = nanosOf(point, precision, scale, nowTruncated);
+    if (nanos === null) return null;
     part.timestamps[row] = nanos;
     part.rowSeries[row] = series.stampIndex as number;
     const positions = binding.table.positions.get(pointFields[p] as Int32Array) as Int32Array;
     const values = point.fieldValues;
     for (let i = 0; i < positions.length; i++) {
       const column = part.columns[positions[i] as number] as Part['columns'][number];
-      const value = values[i];
-      switch (point.fieldKinds[i]) {
-        case 'float':
-          (column.values as Float64Array)[row] = value as number;
-          break;
-        case 'integer':
-          (column.values as BigInt64Array)[row] = value as bigint;
-          break;
-        case 'uinteger':
-          (column.values as BigUint64Array)[row] = value as bigint;
-          break;
-        case 'boolean':
-          (column.values as Uint8Array)[row] = value === true ? 1 : 0;
-          break;
-        case 'string':
-          (column.values as Array<string | null>)[row] = value as string;
-          break;
-      }
+      setField(column.values, row, point.fieldKinds[i] as FieldKind, values[i]);
       if (column.valid !== undefined) column.valid[row] = 1;
     }
   }

@@ -12,7 +12,7 @@ import { intern } from '../../intern.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
 import type { DataType, Vector } from '../../types.js';
 import { newStamp } from '../series-inserts.js';
-import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
+import type { FieldKind, FieldValue, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
 
 /** Name of the time index column of line-protocol tables. */
 export const TIME_INDEX_COLUMN = 'greptime_timestamp';
@@ -254,24 +254,7 @@ function buildInsert(
     const fieldSlots = b.fieldSlots[row] as number[];
     for (let i = 0; i < fieldSlots.length; i++) {
       const index = fieldSlots[i] as number;
-      const value = point.fieldValues[i];
-      switch (point.fieldKinds[i]) {
-        case 'float':
-          (values[index] as Float64Array)[row] = value as number;
-          break;
-        case 'integer':
-          (values[index] as BigInt64Array)[row] = value as bigint;
-          break;
-        case 'uinteger':
-          (values[index] as BigUint64Array)[row] = value as bigint;
-          break;
-        case 'boolean':
-          (values[index] as Uint8Array)[row] = value === true ? 1 : 0;
-          break;
-        case 'string':
-          (values[index] as Array<string | null>)[row] = value as string;
-          break;
-      }
+      setField(values[index] as Vector['values'], row, point.fieldKinds[i] as FieldKind, point.fieldValues[i]);
       const v = valid[index];
       if (v !== undefined) v[row] = 1;
     }
@@ -385,20 +368,47 @@ function fieldVector(kind: FieldKind, rowCount: number): Vector {
   }
 }
 
-/** The point's time in nanoseconds, exact; overflow beyond i64 is an error. */
-function timestampNanos(point: LinePoint, precision: Precision, scale: bigint, nowTruncated: bigint): bigint {
+/** Stores one parsed field value at `row` of a column of the field's kind. */
+export function setField(values: Vector['values'], row: number, kind: FieldKind, value: FieldValue | undefined): void {
+  switch (kind) {
+    case 'float':
+      (values as Float64Array)[row] = value as number;
+      break;
+    case 'integer':
+      (values as BigInt64Array)[row] = value as bigint;
+      break;
+    case 'uinteger':
+      (values as BigUint64Array)[row] = value as bigint;
+      break;
+    case 'boolean':
+      (values as Uint8Array)[row] = value === true ? 1 : 0;
+      break;
+    case 'string':
+      (values as Array<string | null>)[row] = value as string;
+      break;
+  }
+}
+
+/**
+ * The point's time in nanoseconds, exact, or null when it has none under precision `m`/`h` or
+ * overflows i64 (`timestampNanos` words those errors). `scale`: nanoseconds per unit of
+ * `precision`; `nowTruncated`: the time of points without one.
+ */
+export function nanosOf(point: LinePoint, precision: Precision, scale: bigint, nowTruncated: bigint): bigint | null {
   const ts = point.timestamp;
-  if (ts === null) {
-    if (precision === 'm' || precision === 'h') {
-      throw new InvalidArgument(
-        `Failed to parse InfluxDB line protocol: line ${point.line}: a timestamp is required with precision m or h`,
-      );
-    }
-    return nowTruncated;
-  }
+  if (ts === null) return precision === 'm' || precision === 'h' ? null : nowTruncated;
   const nanos = scale === 1n ? ts : ts * scale;
-  if (nanos < I64_MIN || nanos > I64_MAX) {
-    throw new InvalidArgument(`Timestamp overflow: timestamp ${ts} overflow with precision ${precision}`);
+  return nanos < I64_MIN || nanos > I64_MAX ? null : nanos;
+}
+
+/** The point's time in nanoseconds, exact; a missing (m/h) or overflowing one is an error. */
+function timestampNanos(point: LinePoint, precision: Precision, scale: bigint, nowTruncated: bigint): bigint {
+  const nanos = nanosOf(point, precision, scale, nowTruncated);
+  if (nanos !== null) return nanos;
+  if (point.timestamp === null) {
+    throw new InvalidArgument(
+      `Failed to parse InfluxDB line protocol: line ${point.line}: a timestamp is required with precision m or h`,
+    );
   }
-  return nanos;
+  throw new InvalidArgument(`Timestamp overflow: timestamp ${point.timestamp} overflow with precision ${precision}`);
 }

@@ -250,6 +250,18 @@ export class ServerMetrics {
       (s) => s.segmentBlocksRead,
     );
     mirror(
+      'shoaldb_memtable_rows_read_total',
+      'Memtable rows gathered by scans (a series answered from its statistics reads none, or only those a late row of another part meets)',
+      'counter',
+      (s) => s.memtableRowsRead,
+    );
+    mirror(
+      'shoaldb_scan_series_summarised_total',
+      "Series parts (one series' rows in one segment or memtable) aggregated from statistics instead of rows",
+      'counter',
+      (s) => s.seriesSummarised,
+    );
+    mirror(
       'shoaldb_index_blocks_skipped_total',
       'Segment blocks scans skipped because a column index showed they cannot match',
       'counter',

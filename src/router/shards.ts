@@ -17,6 +17,7 @@ import type { DecodeReply } from '../shared/ingest/decode.js';
 import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
+import { WritesWaiting } from '../shared/writes-waiting.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
 const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
@@ -81,6 +82,8 @@ class Shard {
     return this.pending.length;
   }
   private writesInFlight = 0;
+  /** Write and decode tasks sent and not yet started, which cut the shard's query slices short. */
+  readonly writesWaiting = new WritesWaiting();
 
   constructor(
     readonly id: number,
@@ -94,6 +97,7 @@ class Shard {
   async run<T>(task: ShardTask, transferList?: ArrayBuffer[], span: Span | null = null): Promise<T> {
     if (span !== null && (task.op === 'write' || task.op === 'query'))
       task.trace = { traceparent: traceparentOf(span) };
+    if (task.op === 'write' || task.op === 'decode') this.writesWaiting.sent();
     try {
       const reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
       if (!reply.ok) throw fromWire(reply.error);
@@ -245,6 +249,7 @@ export class ShardCluster {
         querySliceMs: config.query.sliceMs,
         queryShareUnderWrites: config.query.shareUnderWritesPercent / 100,
         logLevel: config.logging.level,
+        writesWaiting: shard.writesWaiting.buffer,
       };
       try {
         await shard.run({ op: 'open', config: shardConfig });
@@ -434,6 +439,8 @@ function emptyStats(shardId: number): ShardStats {
     keyRefsRefused: 0,
     indexBlocksSkipped: 0,
     segmentBlocksRead: 0,
+    memtableRowsRead: 0,
+    seriesSummarised: 0,
     indexSectionsCorrupt: 0,
     memtableBytes: 0,
     memtableRows: 0,

@@ -11,6 +11,13 @@ import { yieldToEventLoop } from '../shared/yield.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Longest sleep between looks at whether the query was cancelled or the writes stopped: queries
+ * held back behind others' long slices can owe seconds, and a cancelled one must let go of its
+ * snapshot (and the next query's turn) soon after the router gave up on it.
+ */
+const WAKE_EVERY_MS = 50;
+
 export class QueryPacer {
   private lastWriteMs = Number.NEGATIVE_INFINITY;
   private nextSliceAtMs = 0;
@@ -26,8 +33,11 @@ export class QueryPacer {
     this.lastWriteMs = performance.now();
   }
 
-  /** Waits between a query's slices: a turn of the event loop, or longer while writes arrive. */
-  readonly rest = async (workedMs: number): Promise<void> => {
+  /**
+   * Waits between a query's slices: a turn of the event loop, or longer while writes arrive; ends
+   * early once `stopped()` (the query was cancelled: its next slice throws).
+   */
+  readonly rest = async (workedMs: number, stopped: () => boolean = () => false): Promise<void> => {
     const now = performance.now();
     if (this.share >= 1 || now - this.lastWriteMs > this.busyWindowMs) {
       await yieldToEventLoop();
@@ -36,8 +46,8 @@ export class QueryPacer {
     this.nextSliceAtMs = Math.max(this.nextSliceAtMs, now) + (workedMs * (1 - this.share)) / this.share;
     // Other queries' slices push the shared clock on; wait until it is this query's turn.
     for (let wait = this.nextSliceAtMs - now; wait > 0; wait = this.nextSliceAtMs - performance.now()) {
-      await sleep(Math.ceil(wait));
-      if (performance.now() - this.lastWriteMs > this.busyWindowMs) return;
+      await sleep(Math.min(WAKE_EVERY_MS, Math.ceil(wait)));
+      if (stopped() || performance.now() - this.lastWriteMs > this.busyWindowMs) return;
     }
   };
 }

@@ -1,19 +1,22 @@
 /**
  * Series summaries for scans that ask for them (`ScanRequest.summaries`): a series' rows in a
  * segment are answered by the segment's statistics (segment/series-stats.ts) instead of its
- * blocks, when that cannot change the answer:
+ * blocks, and its rows in a memtable by a fold kept with the series (memtable/series-fold.ts),
+ * when that cannot change the answer:
  * - the rows lie wholly inside the scan's time range (no row is cut off);
- * - the statistics stand for them (no NaN value, no row reading a column's default);
- * - no other part of the series (memtables, other segments) has a row in their time span, so
- *   nothing would merge with them; under `append` rows never merge, so any span will do;
- *   a series' segments that overlap others are read as rows, the others still summarised;
+ * - the statistics stand for them (no NaN value, no row reading a column's default, no two rows
+ *   of the source at one timestamp unless the table keeps both);
+ * - no other part of the series (memtables, other segments) has a row at one of their
+ *   timestamps, so nothing would merge with them: where spans meet, the timestamps of the
+ *   meeting stretch are compared (a late write leaves a few rows in the span of a flushed
+ *   segment); under `append` rows never merge, so any span will do; a member that shares a
+ *   timestamp is read as rows, the others still summarised;
  * - the table has no tombstones (the scan checks that before asking).
  */
 import type { ScanColumn, SeriesSummary } from '../shared/scan.js';
 import type { SeriesTags } from '../shared/series-key.js';
-import type { Part } from './merge/part.js';
-import type { SeriesGroup, SeriesSource } from './merge/series-walk.js';
-import { SegmentSource } from './segment/segment-source.js';
+import { lowerBound, type Part, upperBound } from './merge/part.js';
+import type { SeriesGroup, SeriesSource, SourceSummary, SummaryRequest } from './merge/series-walk.js';
 
 /**
  * How a scan's columns are answered from a summary, per column: the tag id (null: not a tag) and
@@ -40,27 +43,49 @@ function spanOf(part: Part): [bigint, bigint] {
   return [part.firstTs ?? (part.ts[part.start] as bigint), part.lastTs ?? (part.ts[part.end - 1] as bigint)];
 }
 
-/** Whether `span` shares a timestamp with any of `others` but the one at `self`. */
-function overlapsAny(span: [bigint, bigint], others: ReadonlyArray<[bigint, bigint]>, self: number): boolean {
-  for (let i = 0; i < others.length; i++) {
-    if (i === self) continue;
-    const o = others[i] as [bigint, bigint];
-    if (span[0] <= o[1] && o[0] <= span[1]) return true;
+/**
+ * Rows of a span intersection read to find whether two members share a timestamp; past it they
+ * are taken to, and read as rows (a late write leaves a few rows in another member's span; two
+ * members overlapping through and through are merged as rows anyway).
+ */
+const SHARED_TIMES_ROWS_MAX = 4096;
+
+/** Timestamps of `parts` in `[from, to]`, ascending; null past `max`. */
+function timesIn(parts: readonly Part[], from: bigint, to: bigint, max: number): bigint[] | null {
+  const out: bigint[] = [];
+  for (const part of parts) {
+    const [first, last] = spanOf(part);
+    if (last < from || first > to) continue;
+    const ts = part.ts;
+    const start = lowerBound(ts, part.start, part.end, from);
+    const end = upperBound(ts, start, part.end, to);
+    if (out.length + end - start > max) return null;
+    for (let i = start; i < end; i++) out.push(ts[i] as bigint);
+  }
+  return out;
+}
+
+/** Whether two ascending lists share a value. */
+function meet(a: readonly bigint[], b: readonly bigint[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as bigint;
+    const y = b[j] as bigint;
+    if (x === y) return true;
+    if (x < y) i++;
+    else j++;
   }
   return false;
 }
 
-export interface SummaryScan {
+export interface SummaryScan extends SummaryRequest {
   /** Per scan column: its tag id, or null. */
   tagIds: Array<number | null>;
-  /** Per scan column: its field spec, or -1 (see `SegmentSource.statsOf`). */
-  specs: number[];
-  appendMode: boolean;
-  onCorrupt: (message: string) => void;
 }
 
 /**
- * Collects the group's parts into `parts`, oldest first, except the segment series it can answer
+ * Collects the group's parts into `parts`, oldest first, except the members it can answer
  * by summaries, which go to `out`. `tags` are the series' tags.
  */
 export function collectSummarised(
@@ -73,43 +98,64 @@ export function collectSummarised(
   tags: SeriesTags,
   out: SeriesSummary[],
 ): void {
-  // Per member of the group: the candidate summary of a segment series, or its parts' spans.
-  const candidates: Array<{ stats: Float64Array; rows: number; span: [bigint, bigint] } | null> = [];
+  // Per member of the group: the candidate summary of a series, or its parts and their spans.
+  const candidates: Array<SourceSummary | null> = [];
+  const memberParts: Array<Part[] | null> = [];
   const spans: Array<[bigint, bigint]> = [];
   const spanOwner: number[] = [];
   let any = false;
   for (let j = 0; j < group.count; j++) {
     const source = sources[group.sources[j] as number] as SeriesSource;
     const index = group.indexes[j] as number;
-    candidates.push(null);
-    if (source instanceof SegmentSource && (source.file.deduplicated || scan.appendMode)) {
-      const stats = source.statsOf(index, lo, hi, scan.specs, scan.onCorrupt);
-      const s = source.file.series[index];
-      if (stats !== null && s !== undefined) {
-        candidates[j] = { stats, rows: s.rowCount, span: [s.minTs, s.maxTs] };
-        spans.push([s.minTs, s.maxTs]);
-        spanOwner.push(j);
-        any = true;
-        continue;
-      }
+    const summary = source.summaryOf?.(index, lo, hi, scan) ?? null;
+    candidates.push(summary);
+    if (summary !== null) {
+      memberParts.push(null);
+      spans.push(summary.span);
+      spanOwner.push(j);
+      any = true;
+      continue;
     }
     const before = parts.length;
     source.collectParts(index, lo, hi, parts);
+    memberParts.push(parts.slice(before));
     for (let k = before; k < parts.length; k++) {
       spans.push(spanOf(parts[k] as Part));
       spanOwner.push(j);
     }
   }
   if (!any) return;
-  // A candidate whose span meets another member's rows is read as rows (under append no row
-  // merges, so every candidate stands).
-  const summarised: Array<{ stats: Float64Array; rows: number }> = [];
+
+  // Member j's timestamps in [from, to]: from its parts, or read for the purpose (a candidate's
+  // source reads only the blocks that reach the range).
+  const timesOf = (j: number, from: bigint, to: bigint): bigint[] | null => {
+    let own = memberParts[j];
+    if (own === null || own === undefined) {
+      own = [];
+      (sources[group.sources[j] as number] as SeriesSource).collectParts(group.indexes[j] as number, from, to, own);
+    }
+    return timesIn(own, from, to, SHARED_TIMES_ROWS_MAX);
+  };
+  // A candidate sharing a timestamp with another member would merge with it: it is read as rows
+  // (under append no row merges, so every candidate stands).
+  const summarised: SourceSummary[] = [];
   let rejected = false;
   for (let j = 0; j < candidates.length; j++) {
     const c = candidates[j];
     if (c === null || c === undefined) continue;
-    const self = spanOwner.indexOf(j);
-    if (!scan.appendMode && overlapsAny(c.span, spans, self)) {
+    let shared = false;
+    for (let i = 0; i < spans.length && !shared && !scan.appendMode; i++) {
+      const other = spanOwner[i] as number;
+      if (other === j) continue;
+      const o = spans[i] as [bigint, bigint];
+      const from = c.span[0] > o[0] ? c.span[0] : o[0];
+      const to = c.span[1] < o[1] ? c.span[1] : o[1];
+      if (from > to) continue;
+      const mine = timesOf(j, from, to);
+      const theirs = mine === null ? null : timesOf(other, from, to);
+      shared = mine === null || theirs === null || meet(mine, theirs);
+    }
+    if (shared) {
       candidates[j] = null;
       rejected = true;
     } else summarised.push(c);

@@ -131,6 +131,9 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
   }
   for (const f of files) f.pin();
   const segmentSources = files.map((f) => new SegmentSource(f, specs));
+  const memtableSources: MemtableSource[] = [];
+  /** Series parts answered from statistics. */
+  let summarised = 0;
   try {
     const sources: SeriesSource[] = segmentSources.slice();
     let pruning = false;
@@ -145,7 +148,8 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
         if (source.mayMatch !== null) pruning = true;
       }
     }
-    for (const table of tables) sources.push(new MemtableSource(table, specs));
+    for (const table of tables) memtableSources.push(new MemtableSource(table, specs));
+    sources.push(...memtableSources);
     const mode = state.mergeModeOf(tableId);
     const appendMode = mode === 'append';
     let lastKey = '';
@@ -181,7 +185,9 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
       parts.length = 0;
       if (!filter || filter(tagMapOf(tagsOf(group.key)))) {
         if (summaryScan !== null) {
+          const before = summaries.length;
           collectSummarised(group, sources, lo, hi, parts, summaryScan, tagsOf(group.key), summaries);
+          summarised += summaries.length - before;
           if (summaries.length >= SUMMARIES_PER_CHUNK) {
             yield { rowCount: 0, vectors: [], summaries };
             summaries = [];
@@ -210,6 +216,8 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
       state.counters.indexBlocksSkipped += source.blocksSkipped;
       state.counters.segmentBlocksRead += source.blocksRead;
     }
+    for (const source of memtableSources) state.counters.memtableRowsRead += source.rowsRead;
+    state.counters.seriesSummarised += summarised;
     for (const f of files) f.unpin();
   }
 }

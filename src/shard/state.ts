@@ -59,6 +59,8 @@ export class ShardState {
     keyRefsRefused: 0,
     indexBlocksSkipped: 0,
     segmentBlocksRead: 0,
+    memtableRowsRead: 0,
+    seriesSummarised: 0,
     indexSectionsCorrupt: 0,
   };
   /** Indexed columns per table, as the router last sent them (op `indexes`); not persisted. */

@@ -10,6 +10,7 @@ import { runShardPlan } from '../query/sql/shard-exec.js';
 import { toWire } from '../shared/errors.js';
 import type { ShardReply, ShardTask } from '../shared/messages.js';
 import { endSpan, withSpan } from '../shared/tracing/active-tracer.js';
+import { WritesWaiting } from '../shared/writes-waiting.js';
 import { decoderSeriesCached, runDecodeTask } from './decode-task.js';
 import { runProfileTask } from './profiling.js';
 import { QueryPacer } from './query-pacer.js';
@@ -20,6 +21,7 @@ import { switchShardTracing, taskSpan } from './tracing.js';
 let store: ShardStore | null = null;
 let querySliceMs = 5;
 let pacer = new QueryPacer(1);
+let writesWaiting = new WritesWaiting();
 let queriesCancelled = 0;
 const countCancelled = (): void => {
   queriesCancelled++;
@@ -49,13 +51,15 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         store = await ShardStore.open(task.config, log);
         querySliceMs = task.config.querySliceMs;
         pacer = new QueryPacer(task.config.queryShareUnderWrites);
+        writesWaiting = new WritesWaiting(task.config.writesWaiting);
         return { ok: true, value: store.stats() };
       case 'write':
+        writesWaiting.started();
         pacer.noteWrite();
         // The indices of payloads refused for unknown key references (see key-refs.ts).
         return { ok: true, value: await requireStore().write(task.payloads) };
       case 'query': {
-        const turn = new QueryTurn(querySliceMs, task.cancel, countCancelled, pacer.rest);
+        const turn = new QueryTurn(querySliceMs, task.cancel, countCancelled, pacer.rest, writesWaiting.any);
         const source = turn.sliced(requireStore());
         if (task.lang === 'promql') {
           // Sample arrays go back transferred, not copied (Piscina's movable wrapper).
@@ -67,6 +71,7 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         return { ok: true, value: await runShardPlan(task.plan, source) };
       }
       case 'decode':
+        writesWaiting.started();
         return await runDecodeTask(task);
       case 'flush':
         await requireStore().flush();

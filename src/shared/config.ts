@@ -238,7 +238,7 @@ export function defaultConfig(): Config {
     query: {
       memoryLimitBytes: 1024 * 1024 * 1024,
       sliceMs: 5,
-      shareUnderWritesPercent: 25,
+      shareUnderWritesPercent: 12,
       rangeMaxRows: RANGE_MAX_ROWS_DEFAULT,
       maxPointsPerSeries: 11_000,
       maxSamples: 50_000_000,
@@ -267,4 +267,6 @@ export interface ShardConfig {
   /** `query.share_under_writes` as a fraction in (0, 1]. */
   queryShareUnderWrites: number;
   logLevel: string;
+  /** The shared count of the shard's write tasks not yet started (src/shared/writes-waiting.ts). */
+  writesWaiting?: SharedArrayBuffer | undefined;
 }

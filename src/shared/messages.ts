@@ -86,6 +86,10 @@ export interface ShardStats {
   indexBlocksSkipped: number;
   /** Segment blocks decoded by scans (a scan that stops early decodes only what it reached). */
   segmentBlocksRead: number;
+  /** Memtable rows scans read as rows (series answered from statistics read none). */
+  memtableRowsRead: number;
+  /** Series parts (one series' rows in one segment or memtable) scans took from statistics. */
+  seriesSummarised: number;
   /** Segment index sections that failed their checksum or decoding (scans then read every block). */
   indexSectionsCorrupt: number;
   /** Queries this shard stopped because their request was cancelled or timed out. */

@@ -13,6 +13,9 @@ export const ROUTER_SLICE_MS = 5;
 /** Units of work (rows, pairs, values) between two looks at the clock by `tick`. */
 export const SLICE_UNITS = 4096;
 
+/** Work a slice does before `waiting` may end it early, so the work always moves on. */
+const SLICE_MIN_MS = 0.5;
+
 export class TimeSlice {
   private startMs = performance.now();
   private units = 0;
@@ -20,15 +23,23 @@ export class TimeSlice {
   /**
    * @param check throws to stop the work
    * @param rest how to pause after a slice of `workedMs`; a turn of the event loop by default
+   * @param waiting true when more urgent work waits for the thread (a shard's writes): the slice
+   *   then ends early, after SLICE_MIN_MS
    */
   constructor(
     private readonly sliceMs: number,
     private readonly check: () => void = () => {},
     private readonly rest: (workedMs: number) => Promise<void> = yieldToEventLoop,
+    private readonly waiting: () => boolean = () => false,
   ) {}
 
+  /** Whether a slice that has run `workedMs` should end. */
+  private over(workedMs: number): boolean {
+    return workedMs >= this.sliceMs || (workedMs >= SLICE_MIN_MS && this.waiting());
+  }
+
   /** True once this slice of work is used up. */
-  readonly used = (): boolean => performance.now() - this.startMs >= this.sliceMs;
+  readonly used = (): boolean => this.over(performance.now() - this.startMs);
 
   /**
    * Counts `units` of work done; true once every SLICE_UNITS, when the caller should `await
@@ -46,7 +57,7 @@ export class TimeSlice {
   async next(): Promise<void> {
     this.check();
     const workedMs = performance.now() - this.startMs;
-    if (workedMs < this.sliceMs) return;
+    if (!this.over(workedMs)) return;
     await this.rest(workedMs);
     this.startMs = performance.now();
     this.check();

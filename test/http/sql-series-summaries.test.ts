@@ -197,3 +197,120 @@ t.test('append-mode tables keep every duplicate, across segments too', async (t)
     }),
   );
 });
+
+t.test('memtable series are aggregated from folds kept between scans, extended by later writes', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  const rowsRead = () => metricSum(server.url, 'shoaldb_memtable_rows_read_total');
+  t.equal((await writeLines(server.url, lines(0, ROWS))).status, 204);
+  const values = written(0, ROWS);
+  const read0 = await rowsRead();
+  t.same(await answer(server), model(values), 'first scan');
+  t.same(await answer(server, 'SELECT dc, count(*), sum(v) FROM m GROUP BY dc ORDER BY dc').then((r) => r.length), 3);
+  t.equal(await rowsRead(), read0, 'no memtable row read');
+  // Later rows extend each series' fold; the answer is still the rows'.
+  t.equal((await writeLines(server.url, lines(ROWS, ROWS + 50))).status, 204);
+  written(ROWS, ROWS + 50, 0, values);
+  t.same(await answer(server), model(values), 'after more rows');
+  t.equal(await rowsRead(), read0, 'no memtable row read');
+  // Rows late and out of order, at new timestamps: still summarised.
+  t.equal((await writeLines(server.url, lines(ROWS + 60, ROWS + 70))).status, 204);
+  t.equal((await writeLines(server.url, lines(ROWS + 55, ROWS + 60))).status, 204);
+  written(ROWS + 55, ROWS + 70, 0, values);
+  t.same(await answer(server), model(values), 'after rows out of order');
+  t.equal(await rowsRead(), read0, 'no memtable row read');
+  // A row rewritten at its timestamp in the same memtable: the last write wins, read from rows.
+  t.equal((await writeLines(server.url, lines(ROWS + 62, ROWS + 63, 5))).status, 204);
+  written(ROWS + 62, ROWS + 63, 5, values);
+  t.same(await answer(server), model(values), 'after a rewrite');
+  t.ok((await rowsRead()) > read0, 'rewritten series read as rows');
+  // A time range that cuts the series, and a row filter, read rows; so does a NaN.
+  const read1 = await rowsRead();
+  const cut = await answer(server, `SELECT count(*) FROM m WHERE greptime_timestamp < ${ns(T0 + 10_000)}`);
+  t.same(cut, [JSON.stringify([HOSTS * 10])]);
+  t.ok((await rowsRead()) > read1, 'a cut range reads rows');
+  const nan = `INSERT INTO m (host, dc, v, w, greptime_timestamp) VALUES ('h2', 'd2', CAST('NaN' AS DOUBLE), 1, ${ns(T0 + 5_000_000)})`;
+  t.equal((await sql(server.url, nan)).status, 200);
+  const read2 = await rowsRead();
+  const before = await answer(server);
+  t.ok((await rowsRead()) > read2, 'the series with a NaN is read as rows');
+  // The same answers once flushed.
+  await flush(t, server);
+  t.same(await answer(server), before, 'flushed');
+});
+
+t.test('an append-mode memtable keeps duplicates in its folds', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  const create =
+    "CREATE TABLE m (ts TIMESTAMP TIME INDEX, host STRING, dc STRING, v DOUBLE, w DOUBLE, PRIMARY KEY (host, dc)) WITH ('append_mode' = 'true')";
+  t.equal((await sql(server.url, create)).status, 200);
+  t.equal((await writeLines(server.url, lines(0, 100))).status, 204);
+  t.equal((await writeLines(server.url, lines(0, 100))).status, 204);
+  const read0 = await metricSum(server.url, 'shoaldb_memtable_rows_read_total');
+  const res = await answer(server, 'SELECT host, count(*), sum(v) FROM m GROUP BY host ORDER BY host');
+  t.equal(await metricSum(server.url, 'shoaldb_memtable_rows_read_total'), read0, 'no memtable row read');
+  const once = written(0, 100);
+  t.same(
+    res,
+    [...once.keys()].sort().map((host) => {
+      const present = [...(once.get(host) as Map<number, number | null>).values()].filter(
+        (v): v is number => v !== null,
+      );
+      return JSON.stringify([host, 200, 2 * present.reduce((a, b) => a + b, 0)]);
+    }),
+  );
+});
+
+t.test('late rows inside a flushed span are told apart by timestamp, not by span', async (t) => {
+  // Small blocks, so a series spans many and reading the few a late row reaches shows.
+  const server = await startServer({ shards: 2, extraToml: '[segment]\nblock_rows = 16' });
+  t.teardown(() => server.stop());
+  // Even rows flushed, then the odd rows of the last stretch arrive late, in the segment's span.
+  const even = (from: number, to: number) =>
+    lines(from, to)
+      .split('\n')
+      .filter((l) => (Number(l.slice(l.lastIndexOf(' ') + 1)) - T0) % 2000 === 0)
+      .join('\n');
+  t.equal((await writeLines(server.url, even(0, ROWS))).status, 204);
+  await flush(t, server);
+  const values = new Map<string, Map<number, number | null>>();
+  for (const [host, rows] of written(0, ROWS)) values.set(host, new Map([...rows].filter(([i]) => i % 2 === 0)));
+  const blocks0 = await metricSum(server.url, 'shoaldb_segment_blocks_read_total');
+  t.same(await answer(server), model(values), 'segments only');
+  const allBlocks =
+    (await answer(server, 'SELECT host, count(*), sum(v) FROM m WHERE v > -1 GROUP BY host').then(() =>
+      metricSum(server.url, 'shoaldb_segment_blocks_read_total'),
+    )) - blocks0;
+  const odd = lines(ROWS - 10, ROWS)
+    .split('\n')
+    .filter((l) => (Number(l.slice(l.lastIndexOf(' ') + 1)) - T0) % 2000 !== 0)
+    .join('\n');
+  t.equal((await writeLines(server.url, odd)).status, 204);
+  for (const [host, rows] of written(ROWS - 10, ROWS)) {
+    for (const [i, v] of rows) if (i % 2 === 1) values.get(host)?.set(i, v);
+  }
+  const blocks1 = await metricSum(server.url, 'shoaldb_segment_blocks_read_total');
+  const summarised1 = await metricSum(server.url, 'shoaldb_scan_series_summarised_total');
+  t.same(await answer(server), model(values), 'late rows at new timestamps');
+  const checked = (await metricSum(server.url, 'shoaldb_segment_blocks_read_total')) - blocks1;
+  t.ok(
+    checked < allBlocks / 2,
+    `only the blocks the late rows reach are read (${checked}, a full read is ${allBlocks})`,
+  );
+  t.equal(
+    (await metricSum(server.url, 'shoaldb_scan_series_summarised_total')) - summarised1,
+    2 * HOSTS,
+    'every series from its segment and its memtable statistics',
+  );
+  // One of them rewritten at a flushed timestamp: that series is read as rows, with the model's answer.
+  t.equal((await writeLines(server.url, lines(ROWS - 2, ROWS - 1, 3, 1))).status, 204);
+  values.get('h0')?.set(ROWS - 2, ROWS - 2 + 3);
+  const summarised2 = await metricSum(server.url, 'shoaldb_scan_series_summarised_total');
+  t.same(await answer(server), model(values), 'a rewrite among late rows');
+  t.equal(
+    (await metricSum(server.url, 'shoaldb_scan_series_summarised_total')) - summarised2,
+    2 * HOSTS - 2,
+    'the rewritten series is read as rows, the others not',
+  );
+});

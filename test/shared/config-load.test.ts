@@ -131,7 +131,7 @@ heap_profiling = true
     query: {
       memoryLimitBytes: 2 * 1024 * 1024 * 1024,
       sliceMs: 5,
-      shareUnderWritesPercent: 25,
+      shareUnderWritesPercent: 12,
       rangeMaxRows: 5000,
       maxPointsPerSeries: 500,
       maxSamples: 1000,
@@ -403,7 +403,7 @@ compaction_trigger = 4
 [query]
 memory_limit = "1GiB"
 slice_time = "5ms"
-share_under_writes = 25
+share_under_writes = 12
 range_max_rows = 1000000
 max_points_per_series = 11000
 max_samples = 50000000

@@ -3,6 +3,23 @@
  * what the read path needs to know about their timestamps.
  */
 
+/** A series' statistics for summarised scans, made and extended by series-fold.ts. */
+export interface SeriesFold {
+  /** Entries of the series' row list folded in. */
+  folded: number;
+  /** Table rows with the least and the greatest timestamp folded in (-1 before any). */
+  minRow: number;
+  maxRow: number;
+  /** Per table slot, STATS_WIDTH values; a NaN sum marks a slot the statistics cannot stand for. */
+  stats: Float64Array;
+}
+
+/** Compares the timestamps of table rows `a` and `b` through the column's 32-bit words. */
+export function compareRowTimes(words: Uint32Array, a: number, b: number): number {
+  const high = ((words[2 * a + 1] as number) | 0) - ((words[2 * b + 1] as number) | 0);
+  return high !== 0 ? high : (words[2 * a] as number) - (words[2 * b] as number);
+}
+
 /** Estimated cost of a series object, its map entry and row list header, excluding the key. */
 export const SERIES_OVERHEAD_BYTES = 160;
 /** Estimated cost of one entry of a series' row list. */
@@ -14,6 +31,10 @@ export const ROW_REF_BYTES = 8;
  * many moves per row on average it gives up for the general sort.
  */
 const INSERTION_MOVES_PER_ROW = 8;
+
+/** Rows of an unsorted series kept in time order to tell whether a late row repeats a time. */
+const LATEST_ROWS = 16;
+const LATEST_MASK = LATEST_ROWS - 1;
 
 /**
  * Sorts `perm` (the identity on entry) by `keys`, stably, by insertion; false (and `perm` some
@@ -47,9 +68,124 @@ export class MemSeries {
   unique = true;
   /** The rows are consecutive table rows, so the table's columns can be read in place. */
   contiguous = true;
+  /**
+   * No two rows share a timestamp. Exact while sorted; once not, false also when a row came too
+   * late for a cheap check to rule a repeat out (see `noteUnordered`).
+   */
+  distinct = true;
+  /** Once unsorted: the rows with the greatest timestamps, a ring oldest first from `latestHead` (see `noteUnordered`). */
+  private latest: Int32Array | null = null;
+  private latestHead = 0;
+  private latestCount = 0;
+  /** Statistics of the rows, kept for summarised scans (series-fold.ts). */
+  fold: SeriesFold | null = null;
   private order: { rowCount: number; perm: Int32Array } | null = null;
 
   constructor(readonly key: string) {}
+
+  /**
+   * Called before table row `row` is appended when it does not come strictly after the last row
+   * (`order`: its time compared with the last row's), or when the series is already unsorted;
+   * keeps `sorted`, `unique` and `distinct`. While sorted, a repeat is found by binary search.
+   * Once not, the rows with the LATEST_ROWS greatest timestamps are kept in order, and every other
+   * row is older than all of them: a row newer than the oldest of them can only repeat one of
+   * them; an older one might repeat any row, and is taken to (a row that late is rare).
+   */
+  noteUnordered(row: number, order: number, words: Uint32Array): void {
+    if (this.sorted) {
+      this.becomeUnsorted(row, order, words);
+      return;
+    }
+    if (!this.distinct) return;
+    // Mostly a row newer than every kept one: it replaces the oldest.
+    const latest = this.latest as Int32Array;
+    const n = this.latestCount;
+    if (compareRowTimes(words, row, latest[(this.latestHead + n - 1) & LATEST_MASK] as number) > 0) {
+      if (n < LATEST_ROWS) {
+        latest[(this.latestHead + n) & LATEST_MASK] = row;
+        this.latestCount = n + 1;
+      } else {
+        latest[this.latestHead] = row;
+        this.latestHead = (this.latestHead + 1) & LATEST_MASK;
+      }
+      return;
+    }
+    this.keepLate(row, words);
+  }
+
+  private becomeUnsorted(row: number, order: number, words: Uint32Array): void {
+    const rows = this.rows;
+    const count = rows.length;
+    this.unique = false;
+    if (order === 0) {
+      this.distinct = false;
+      return;
+    }
+    this.sorted = false;
+    if (!this.distinct) return;
+    if (this.holdsTimeOf(row, words)) {
+      this.distinct = false;
+      return;
+    }
+    const kept = Math.min(LATEST_ROWS, count);
+    const latest = new Int32Array(LATEST_ROWS);
+    for (let i = 0; i < kept; i++) latest[i] = rows[count - kept + i] as number;
+    this.latest = latest;
+    this.latestHead = 0;
+    this.latestCount = kept;
+    // Older than every kept row (with all of them kept, nothing else is older): it joins the rest.
+    if (kept === LATEST_ROWS && compareRowTimes(words, row, latest[0] as number) < 0) return;
+    this.keepLate(row, words);
+  }
+
+  /** Whether a row of this (sorted) series has the time of table row `row`. */
+  private holdsTimeOf(row: number, words: Uint32Array): boolean {
+    const rows = this.rows;
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareRowTimes(words, rows[mid] as number, row);
+      if (c === 0) return true;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return false;
+  }
+
+  /**
+   * Puts `row`, not newer than the newest kept row, in its place among the kept rows (the oldest
+   * of them then joins the rest when they are full), or marks the series not distinct when it
+   * repeats one, or is older than all of them when they are full.
+   */
+  private keepLate(row: number, words: Uint32Array): void {
+    const latest = this.latest as Int32Array;
+    const head = this.latestHead;
+    const n = this.latestCount;
+    const at = (i: number): number => (head + i) & LATEST_MASK;
+    if (n === LATEST_ROWS && compareRowTimes(words, row, latest[head] as number) <= 0) {
+      this.distinct = false;
+      return;
+    }
+    // The newest kept row older than `row`; -1 when none (then the ring is not full).
+    let i = n - 1;
+    for (; i >= 0; i--) {
+      const c = compareRowTimes(words, row, latest[at(i)] as number);
+      if (c === 0) {
+        this.distinct = false;
+        return;
+      }
+      if (c > 0) break;
+    }
+    if (n < LATEST_ROWS) {
+      for (let j = n; j > i + 1; j--) latest[at(j)] = latest[at(j - 1)] as number;
+      latest[at(i + 1)] = row;
+      this.latestCount = n + 1;
+    } else {
+      for (let j = 0; j < i; j++) latest[at(j)] = latest[at(j + 1)] as number;
+      latest[at(i)] = row;
+    }
+  }
 
   /**
    * Positions in `rows` ordered by (timestamp, write order): a stable sort, so duplicates stay in

@@ -9,8 +9,10 @@
  */
 import { allocValues, type PhysicalKind } from '../../shared/types.js';
 import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
-import type { SeriesSource } from '../merge/series-walk.js';
+import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
+import { STATS_WIDTH } from '../segment/series-stats.js';
 import type { MemSeries } from './mem-series.js';
+import { foldedSeries } from './series-fold.js';
 import type { MemColumn, TableMemtable } from './table-memtable.js';
 
 /** Copies 64-bit elements `rows[from..to)` of `src` into `dst[0..)`, word by word. */
@@ -56,10 +58,14 @@ export class MemtableSource implements SeriesSource {
   private readonly series: readonly MemSeries[];
   /** Table column of each field spec, undefined when the memtable never saw it. */
   private readonly columns: Array<MemColumn | undefined>;
+  /** Table slot of each field spec, -1 when the memtable never saw it. */
+  private readonly slots: number[];
   private readonly kinds: PhysicalKind[];
   private readonly ts: BigInt64Array;
   private readonly rowLimit: number;
   private readonly table: TableMemtable;
+  /** Rows handed to scans as parts (a counter for the operator and tests). */
+  rowsRead = 0;
   private scratchCapacity = 0;
   private scratchRows = new Int32Array(0);
   private scratchTs = new BigInt64Array(0);
@@ -69,10 +75,8 @@ export class MemtableSource implements SeriesSource {
     const sorted = table.sortedSeries();
     this.series = sorted.series;
     this.keys = sorted.keys;
-    this.columns = specs.map((s) => {
-      const slot = table.slotOf(s.id, s.kind);
-      return slot < 0 ? undefined : table.cols[slot];
-    });
+    this.slots = specs.map((s) => table.slotOf(s.id, s.kind));
+    this.columns = this.slots.map((slot) => (slot < 0 ? undefined : table.cols[slot]));
     this.kinds = specs.map((s) => s.kind);
     this.ts = table.ts;
     this.rowLimit = table.rows;
@@ -92,11 +96,43 @@ export class MemtableSource implements SeriesSource {
     }));
   }
 
-  collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {
-    const s = this.series[index] as MemSeries;
+  /** How many of a series' rows belong to this source's snapshot. */
+  private rowsInSnapshot(s: MemSeries): number {
     let n = s.rows.length;
     // Rows appended after this source was made are not part of the snapshot.
     while (n > 0 && (s.rows[n - 1] as number) >= this.rowLimit) n--;
+    return n;
+  }
+
+  summaryOf(index: number, lo: bigint, hi: bigint, request: SummaryRequest): SourceSummary | null {
+    const s = this.series[index] as MemSeries;
+    const n = this.rowsInSnapshot(s);
+    if (n === 0 || (!s.distinct && !request.appendMode)) return null;
+    const fold = foldedSeries(s, n, this.table, this.table.tsWords);
+    if (fold === null) return null;
+    const span: [bigint, bigint] = [this.ts[fold.minRow] as bigint, this.ts[fold.maxRow] as bigint];
+    if (span[0] < lo || span[1] > hi) return null;
+    const stats = new Float64Array(request.specs.length * STATS_WIDTH);
+    for (let k = 0; k < request.specs.length; k++) {
+      const spec = request.specs[k] as number;
+      if (spec < 0) continue;
+      const at = k * STATS_WIDTH;
+      const slot = this.slots[spec] as number;
+      if (slot < 0) {
+        stats[at + 2] = Number.NaN;
+        stats[at + 3] = Number.NaN;
+        continue;
+      }
+      const e = slot * STATS_WIDTH;
+      if (Number.isNaN(fold.stats[e + 1] as number)) return null;
+      stats.set(fold.stats.subarray(e, e + STATS_WIDTH), at);
+    }
+    return { stats, rows: n, span };
+  }
+
+  collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {
+    const s = this.series[index] as MemSeries;
+    const n = this.rowsInSnapshot(s);
     if (n === 0) return;
 
     if (s.sorted && s.contiguous) {
@@ -107,6 +143,7 @@ export class MemtableSource implements SeriesSource {
       const cols = this.columns.map((col): ColumnData | null =>
         col ? { values: col.values, valid: col.valid } : null,
       );
+      this.rowsRead += end - start;
       out.push({ ts: this.ts, start, end, cols, unique: s.unique });
       return;
     }
@@ -136,6 +173,7 @@ export class MemtableSource implements SeriesSource {
     // Columns were gathered from `start`, so their row k is the series' row start + k; shift the
     // timestamps to match.
     ts.copyWithin(0, start, end);
+    this.rowsRead += end - start;
     out.push({ ts, start: 0, end: end - start, cols, unique: s.unique });
   }
 }

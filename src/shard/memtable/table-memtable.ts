@@ -23,7 +23,7 @@ import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/se
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
-import { MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
+import { compareRowTimes, MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
 
 export interface MemColumn {
   values: Vector['values'];
@@ -65,7 +65,7 @@ export class TableMemtable {
   capacity = INITIAL_TABLE_CAPACITY;
   ts = new BigInt64Array(INITIAL_TABLE_CAPACITY);
   /** `ts` as unsigned 32-bit words, little-endian: [2r] low, [2r + 1] high (read signed). */
-  private tsWords = new Uint32Array(this.ts.buffer);
+  tsWords = new Uint32Array(this.ts.buffer);
   readonly cols: MemColumn[] = [];
   /** Field slots in order of first appearance. */
   readonly slots: FieldSpec[] = [];
@@ -213,12 +213,8 @@ export class TableMemtable {
       const count = list.length;
       if (count > 0) {
         const last = list[count - 1] as number;
-        let order = ((words[2 * row + 1] as number) | 0) - ((words[2 * last + 1] as number) | 0);
-        if (order === 0) order = (words[2 * row] as number) - (words[2 * last] as number);
-        if (order <= 0) {
-          s.unique = false;
-          if (order < 0) s.sorted = false;
-        }
+        const order = compareRowTimes(words, row, last);
+        if (order <= 0 || !s.sorted) s.noteUnordered(row, order, words);
         if (row !== last + 1) s.contiguous = false;
       }
       list.push(row);

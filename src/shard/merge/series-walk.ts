@@ -14,6 +14,29 @@ export interface SeriesSource {
    * in time order.
    */
   collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void;
+  /**
+   * Series `index`'s statistics laid out per scan column (`[present, sum, min, max]` at 4 × column;
+   * `specs[column]` its field spec, -1 for columns without statistics), with its row count and
+   * time span, when its rows all lie in `[lo, hi]` and the statistics stand for them (see
+   * scan-summaries.ts); else null. Sources without statistics leave it out.
+   */
+  summaryOf?(index: number, lo: bigint, hi: bigint, request: SummaryRequest): SourceSummary | null;
+}
+
+/** What a scan asks of a source's statistics. */
+export interface SummaryRequest {
+  /** Per scan column: its field spec, or -1. */
+  specs: readonly number[];
+  /** Rows never merge (append mode), so repeated timestamps do not matter. */
+  appendMode: boolean;
+  onCorrupt: (message: string) => void;
+}
+
+export interface SourceSummary {
+  stats: Float64Array;
+  rows: number;
+  /** Least and greatest timestamp of the rows summarised. */
+  span: [bigint, bigint];
 }
 
 /** One step of the walk. The object is reused between steps: copy what you keep. */

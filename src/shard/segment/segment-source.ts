@@ -5,7 +5,7 @@
  */
 import type { ColumnData, FieldSpec, Part } from '../merge/part.js';
 import { lowerBound, upperBound } from '../merge/part.js';
-import type { SeriesSource } from '../merge/series-walk.js';
+import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
 import type { BlockMeta, DecodedBlock } from './block-codec.js';
 import type { SeriesMeta } from './footer.js';
 import type { SegmentFile } from './segment-reader.js';
@@ -68,6 +68,16 @@ export class SegmentSource implements SeriesSource {
       if (start >= end) continue;
       out.push({ ts: block.ts, start, end, cols: this.columnsOf(block, b), unique: file.deduplicated });
     }
+  }
+
+  summaryOf(index: number, lo: bigint, hi: bigint, request: SummaryRequest): SourceSummary | null {
+    // A segment that keeps repeated timestamps (append mode) summarises rows a merge would drop
+    // unless the table keeps them too.
+    if (!this.file.deduplicated && !request.appendMode) return null;
+    const stats = this.statsOf(index, lo, hi, request.specs, request.onCorrupt);
+    const s = this.file.series[index];
+    if (stats === null || s === undefined) return null;
+    return { stats, rows: s.rowCount, span: [s.minTs, s.maxTs] };
   }
 
   /**

@@ -105,3 +105,67 @@ t.test('estimated bytes grow with rows, series and string lengths', async (t) =>
   m.append(tableRows(1, { 11: 'str' }, [{ ts: 1n, tags: { 1: 'a' }, fields: { 11: 'y'.repeat(1000) } }]));
   t.ok(m.bytes - before >= 2000);
 });
+
+t.test('a series is distinct exactly when no two rows share a time, for rows up to 16 places late', async (t) => {
+  // Random series: a time walk with rows swapped (late rows), sometimes a repeat; written in
+  // batches of random size. `distinct` must never hold with a repeat, and must be exact when no
+  // row comes after 16 rows of later times.
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  let exact = 0;
+  for (let trial = 0; trial < 300; trial++) {
+    const times: bigint[] = [];
+    const base = 1_700_000_000_000_000_000n + BigInt(trial) * 4_294_967_296n;
+    let next = 0;
+    const length = 1 + Math.floor(random() * 60);
+    const order: number[] = [];
+    for (let i = 0; i < length; i++) order.push(next++);
+    // Swap neighbours up to 15 apart to make rows late; repeat a time now and then.
+    for (let k = 0; k < 3; k++) {
+      const i = Math.floor(random() * length);
+      const j = Math.min(length - 1, i + Math.floor(random() * 15));
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
+    }
+    for (const o of order) times.push(base + BigInt(o) * 1000n);
+    if (trial % 3 === 0 && length > 1) {
+      const at = Math.floor(random() * length);
+      const from = Math.max(0, at - Math.floor(random() * 15));
+      times[at] = times[from] as bigint;
+    }
+    const m = new TableMemtable(1, 'last_row');
+    for (let i = 0; i < times.length; ) {
+      const n = 1 + Math.floor(random() * 5);
+      m.append(
+        tableRows(
+          1,
+          { 10: 'f64' },
+          times.slice(i, i + n).map((ts) => ({ ts, tags: { 1: 'x' }, fields: { 10: 1 } })),
+        ),
+      );
+      i += n;
+    }
+    const s = m.series.get(seriesKeyOf([1], ['x']));
+    const truth = new Set(times).size === times.length;
+    const late = times.some((x, i) => times.slice(0, i).filter((y) => y > x).length >= 16);
+    if (late ? s?.distinct === true && !truth : s?.distinct !== truth) {
+      t.fail(`trial ${trial}: distinct ${s?.distinct}, truth ${truth}: ${times.map((x) => x - base)}`);
+    }
+    exact += late ? 0 : 1;
+  }
+  t.ok(exact > 250, `${exact} of 300 series within the bound`);
+});
+
+t.test('a row later than 16 places may be taken as a repeat, never the other way', async (t) => {
+  const rows = Array.from({ length: 40 }, (_, i) => ({ ts: BigInt(100 + i), tags: { 1: 'x' }, fields: { 10: 1 } }));
+  const m = table(rows);
+  m.append(tableRows(1, { 10: 'f64' }, [{ ts: 99n, tags: { 1: 'x' }, fields: { 10: 1 } }]));
+  const s = m.series.get(seriesKeyOf([1], ['x']));
+  t.equal(s?.distinct, true, 'the first late row is checked exactly');
+  m.append(tableRows(1, { 10: 'f64' }, [{ ts: 98n, tags: { 1: 'x' }, fields: { 10: 1 } }]));
+  t.equal(s?.distinct, false, 'a second row older than every kept one is taken as a possible repeat');
+  m.append(tableRows(1, { 10: 'f64' }, [{ ts: 200n, tags: { 1: 'x' }, fields: { 10: 1 } }]));
+  t.equal(s?.distinct, false, 'and stays so');
+});

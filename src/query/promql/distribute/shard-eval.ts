@@ -42,6 +42,8 @@ export interface EvalTurn {
   sliceMs: number;
   /** Pauses after a slice of `workedMs`. */
   rest(workedMs: number): Promise<void>;
+  /** True while more urgent work waits for the thread: a slice then ends early. */
+  writesWaiting(): boolean;
 }
 
 /** Runs one evaluation plan over this shard's data, in the shard's turn when given one. */
@@ -59,7 +61,9 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
     queryEndMs: plan.query.endMs,
     queryStepMs: plan.query.stepMs,
     defaultSubqueryStepMs: plan.query.defaultSubqueryStepMs,
-    interrupt: turn ? new Interrupter(undefined, turn.poll, turn.sliceMs, turn.rest) : new Interrupter(undefined),
+    interrupt: turn
+      ? new Interrupter(undefined, turn.poll, turn.sliceMs, turn.rest, turn.writesWaiting)
+      : new Interrupter(undefined),
     // The router's bound: each shard's part of a query may hold as much as the whole query.
     samples: new SampleBudget(plan.samplesMax),
   };

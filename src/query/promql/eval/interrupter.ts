@@ -32,14 +32,16 @@ export class Interrupter {
    * @param signal aborted when the query is cancelled or times out (router side)
    * @param poll throws when the query was cancelled by other means (a shard's cancel flag)
    * @param rest how to pause after a slice of `workedMs` (a shard paces queries under writes)
+   * @param waiting true while more urgent work waits for the thread (a shard's writes)
    */
   constructor(
     private readonly signal: AbortSignal | undefined,
     private readonly poll: (() => void) | undefined = undefined,
     sliceMs = EVALUATION_SLICE_MS,
     rest?: (workedMs: number) => Promise<void>,
+    waiting?: () => boolean,
   ) {
-    this.slice = new TimeSlice(sliceMs, () => this.check(), rest);
+    this.slice = new TimeSlice(sliceMs, () => this.check(), rest, waiting);
   }
 
   /** Throws if the query was cancelled; never yields. */

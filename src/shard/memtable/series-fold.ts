@@ -1,0 +1,101 @@
+/**
+ * A memtable series' statistics for summarised scans (scan-summaries.ts): per field slot of its
+ * table, `[present, sum, min, max]` of its rows, in the layout of a segment's statistics
+ * (segment/series-stats.ts), plus the rows holding its least and greatest timestamps.
+ *
+ * Nothing is paid on the write path: the fold is made by the first scan that asks and kept with
+ * the series. A series only ever gains rows at the end of its row list, so the next scan folds in
+ * just the rows written since; an aggregate polled while writes arrive then costs what was
+ * written in between rather than the whole memtable.
+ */
+import { STATS_WIDTH } from '../segment/series-stats.js';
+import { compareRowTimes, type MemSeries, type SeriesFold } from './mem-series.js';
+import type { MemColumn, TableMemtable } from './table-memtable.js';
+
+/** Sets slot entries `[from, to)` of `stats` empty. */
+function openSlots(stats: Float64Array, from: number, to: number): void {
+  for (let slot = from; slot < to; slot++) {
+    const e = slot * STATS_WIDTH;
+    stats[e] = 0;
+    stats[e + 1] = 0;
+    stats[e + 2] = Number.NaN;
+    stats[e + 3] = Number.NaN;
+  }
+}
+
+/**
+ * Folds `rows[from, to)` of one Float64 column into the entry at `e`. A row without the column
+ * (ABSENT) counts as NULL: scans ask for summaries only of columns without a default
+ * (`summaryColumnsOf`), which is how such a row reads.
+ */
+function foldColumn(stats: Float64Array, e: number, col: MemColumn, rows: readonly number[], from: number, to: number) {
+  const values = col.values as Float64Array;
+  const valid = col.valid;
+  let present = stats[e] as number;
+  let sum = stats[e + 1] as number;
+  let min = stats[e + 2] as number;
+  let max = stats[e + 3] as number;
+  for (let i = from; i < to; i++) {
+    const r = rows[i] as number;
+    const v = valid[r];
+    if (v === 1) {
+      const x = values[r] as number;
+      present++;
+      // NaN propagates into the sum, which marks the entry unusable.
+      sum += x;
+      if (!(x >= min)) min = x;
+      if (!(x <= max)) max = x;
+    }
+  }
+  stats[e] = present;
+  stats[e + 1] = sum;
+  stats[e + 2] = min;
+  stats[e + 3] = max;
+}
+
+/**
+ * The fold of the first `n` entries of `series`' row list, extended from what earlier scans
+ * folded; null when an earlier scan already folded past `n` (a scan older than that one).
+ */
+export function foldedSeries(
+  series: MemSeries,
+  n: number,
+  table: TableMemtable,
+  words: Uint32Array,
+): SeriesFold | null {
+  const slots = table.slots.length;
+  let fold = series.fold;
+  if (fold === null) {
+    fold = { folded: 0, minRow: -1, maxRow: -1, stats: new Float64Array(slots * STATS_WIDTH) };
+    openSlots(fold.stats, 0, slots);
+    series.fold = fold;
+  } else if (fold.stats.length < slots * STATS_WIDTH) {
+    // Slots the table gained since: the rows folded so far lack them, so nothing is present.
+    const known = fold.stats.length / STATS_WIDTH;
+    const stats = new Float64Array(slots * STATS_WIDTH);
+    stats.set(fold.stats);
+    openSlots(stats, known, slots);
+    fold.stats = stats;
+  }
+  if (n < fold.folded) return null;
+  if (n === fold.folded) return fold;
+  const rows = series.rows;
+  let minRow = fold.minRow;
+  let maxRow = fold.maxRow;
+  for (let i = fold.folded; i < n; i++) {
+    const r = rows[i] as number;
+    if (minRow < 0 || compareRowTimes(words, r, minRow) < 0) minRow = r;
+    if (maxRow < 0 || compareRowTimes(words, r, maxRow) > 0) maxRow = r;
+  }
+  for (let slot = 0; slot < slots; slot++) {
+    const e = slot * STATS_WIDTH;
+    if ((table.slots[slot] as { kind: string }).kind !== 'f64') fold.stats[e + 1] = Number.NaN;
+    else if (!Number.isNaN(fold.stats[e + 1] as number)) {
+      foldColumn(fold.stats, e, table.cols[slot] as MemColumn, rows, fold.folded, n);
+    }
+  }
+  fold.folded = n;
+  fold.minRow = minRow;
+  fold.maxRow = maxRow;
+  return fold;
+}

@@ -2,8 +2,9 @@
  * `npm run bench:mixed`: ingest while queries run, ShoalDB side by side with VictoriaMetrics (when
  * installed). Per fresh server, phases of BENCH_PHASE_SECONDS each with the same writers (line
  * protocol, 5,000 one-field rows a body): idle, then 1 and 4 queries kept in flight, PromQL then
- * SQL, then idle again (to tell a slower server from one slowed by queries). What matters is the
- * share of its idle ingest rate a server keeps while answering queries.
+ * SQL, each between two idle phases (to tell a server slowed by its growing table from one slowed
+ * by queries). What matters is the share of its idle ingest rate a server keeps while answering
+ * queries.
  *
  * A warm-up of BENCH_WARMUP_SECONDS comes first and is not reported: a fresh server ingests its
  * first seconds slower (new series, cold JIT), which would make every later share look better.
@@ -22,13 +23,21 @@ import { BodySource, HOSTS, queryTimeOf } from './bodies.js';
 import { type PhaseResult, runPhase } from './phase.js';
 import { type QueryKind, queryFor } from './queries.js';
 
+/**
+ * Query phases alternate with idle ones: ingest slows as the table grows (bigger compactions), so
+ * a query phase's share is its rate over the mean of the idle phases on either side; the share of
+ * the first idle phase is printed too.
+ */
 const PHASES: Array<{ name: string; kind?: QueryKind; inFlight: number }> = [
   { name: 'idle', inFlight: 0 },
   { name: 'PromQL, 1 in flight', kind: 'promql', inFlight: 1 },
+  { name: 'idle 2', inFlight: 0 },
   { name: 'PromQL, 4 in flight', kind: 'promql', inFlight: 4 },
+  { name: 'idle 3', inFlight: 0 },
   { name: 'SQL, 1 in flight', kind: 'sql', inFlight: 1 },
+  { name: 'idle 4', inFlight: 0 },
   { name: 'SQL, 4 in flight', kind: 'sql', inFlight: 4 },
-  { name: 'idle again', inFlight: 0 },
+  { name: 'idle 5', inFlight: 0 },
 ];
 
 interface TargetRun {
@@ -121,23 +130,32 @@ async function runTarget(
   }
 }
 
-function share(run: TargetRun, phase: number): number {
+/** A phase's rate over the first idle phase's. */
+function shareOfFirst(run: TargetRun, phase: number): number {
   const idle = rate(run.phases[0] as PhaseResult);
+  return idle > 0 ? rate(run.phases[phase] as PhaseResult) / idle : 0;
+}
+
+/** A query phase's rate over the mean of the idle phases before and after it. */
+function share(run: TargetRun, phase: number): number {
+  const around = [run.phases[phase - 1], run.phases[phase + 1]].filter((p): p is PhaseResult => p !== undefined);
+  const idle = around.reduce((sum, p) => sum + rate(p), 0) / Math.max(1, around.length);
   return idle > 0 ? rate(run.phases[phase] as PhaseResult) / idle : 0;
 }
 
 function tables(runs: TargetRun[], reps: number): string {
   const out = [
-    '| target | phase | ingest rows/s | share of idle | queries | query p50 / p99 ms | /health p50 / p99 / max ms | peak RSS MiB |',
-    '|---|---|---|---|---|---|---|---|',
+    '| target | phase | ingest rows/s | share of idle around | share of first idle | queries | query p50 / p99 ms | /health p50 / p99 / max ms | peak RSS MiB |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const run of runs) {
     run.phases.forEach((p, i) => {
+      const around = PHASES[i]?.kind ? `${(share(run, i) * 100).toFixed(0)}%` : '—';
       const queries = PHASES[i]?.kind ? String(p.queryMs.length) : '—';
       const latency = PHASES[i]?.kind ? `${ms(quantile(p.queryMs, 0.5))} / ${ms(quantile(p.queryMs, 0.99))}` : '—';
       const health = `${ms(quantile(p.healthMs, 0.5))} / ${ms(quantile(p.healthMs, 0.99))} / ${ms(p.healthMs.at(-1) ?? 0)}`;
       out.push(
-        `| ${run.target} | ${PHASES[i]?.name} | ${fmt(rate(p))} | ${(share(run, i) * 100).toFixed(0)}% | ${queries} | ${latency} | ${health} | ${p.peakRssMiB} |`,
+        `| ${run.target} | ${PHASES[i]?.name} | ${fmt(rate(p))} | ${around} | ${(shareOfFirst(run, i) * 100).toFixed(0)}% | ${queries} | ${latency} | ${health} | ${p.peakRssMiB} |`,
       );
     });
   }
@@ -152,7 +170,7 @@ function tables(runs: TargetRun[], reps: number): string {
     '|---|---|---|---|',
   );
   PHASES.forEach((phase, i) => {
-    if (i === 0) return;
+    if (phase.kind === undefined) return;
     const s = median(shoal.map((r) => share(r, i)));
     const v = median(vm.map((r) => share(r, i)));
     out.push(

@@ -148,7 +148,9 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
         if (source.mayMatch !== null) pruning = true;
       }
     }
-    for (const table of tables) memtableSources.push(new MemtableSource(table, specs));
+    for (const table of tables) {
+      if (table.mayHoldTimes(lo, hi)) memtableSources.push(new MemtableSource(table, specs));
+    }
     sources.push(...memtableSources);
     const mode = state.mergeModeOf(tableId);
     const appendMode = mode === 'append';

@@ -109,7 +109,6 @@ export class MemtableSource implements SeriesSource {
     const n = this.rowsInSnapshot(s);
     if (n === 0 || (!s.distinct && !request.appendMode)) return null;
     const fold = foldedSeries(s, n, this.table, this.table.tsWords);
-    if (fold === null) return null;
     const span: [bigint, bigint] = [this.ts[fold.minRow] as bigint, this.ts[fold.maxRow] as bigint];
     if (span[0] < lo || span[1] > hi) return null;
     const stats = new Float64Array(request.specs.length * STATS_WIDTH);

@@ -53,22 +53,25 @@ function foldColumn(stats: Float64Array, e: number, col: MemColumn, rows: readon
   stats[e + 3] = max;
 }
 
+function emptyFold(slots: number): SeriesFold {
+  const fold = { folded: 0, minRow: -1, maxRow: -1, stats: new Float64Array(slots * STATS_WIDTH) };
+  openSlots(fold.stats, 0, slots);
+  return fold;
+}
+
 /**
  * The fold of the first `n` entries of `series`' row list, extended from what earlier scans
- * folded; null when an earlier scan already folded past `n` (a scan older than that one).
+ * folded. A scan whose snapshot is older than the kept fold (queries in flight together, the
+ * older one paced behind) gets a fold of its own rows, not kept.
  */
-export function foldedSeries(
-  series: MemSeries,
-  n: number,
-  table: TableMemtable,
-  words: Uint32Array,
-): SeriesFold | null {
+export function foldedSeries(series: MemSeries, n: number, table: TableMemtable, words: Uint32Array): SeriesFold {
   const slots = table.slots.length;
   let fold = series.fold;
   if (fold === null) {
-    fold = { folded: 0, minRow: -1, maxRow: -1, stats: new Float64Array(slots * STATS_WIDTH) };
-    openSlots(fold.stats, 0, slots);
+    fold = emptyFold(slots);
     series.fold = fold;
+  } else if (n < fold.folded) {
+    fold = emptyFold(slots);
   } else if (fold.stats.length < slots * STATS_WIDTH) {
     // Slots the table gained since: the rows folded so far lack them, so nothing is present.
     const known = fold.stats.length / STATS_WIDTH;
@@ -77,7 +80,6 @@ export function foldedSeries(
     openSlots(stats, known, slots);
     fold.stats = stats;
   }
-  if (n < fold.folded) return null;
   if (n === fold.folded) return fold;
   const rows = series.rows;
   let minRow = fold.minRow;

@@ -74,6 +74,9 @@ export class TableMemtable {
   private readonly byKeyId = new Map<number, Map<number, MemSeries>>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 8;
+  /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
+  private leastRow = -1;
+  private greatestRow = -1;
   private readonly slotByKey = new Map<number, number>();
   private sorted: { series: MemSeries[]; keys: string[] } | null = null;
 
@@ -81,6 +84,15 @@ export class TableMemtable {
     readonly tableId: number,
     public mergeMode: MergeMode,
   ) {}
+
+  /**
+   * Whether a row among the first `rowLimit` may lie in `[lo, hi]` (the table's whole span is
+   * checked: rows written since widen it, never narrow it).
+   */
+  mayHoldTimes(lo: bigint, hi: bigint): boolean {
+    if (this.leastRow < 0) return false;
+    return (this.ts[this.leastRow] as bigint) <= hi && (this.ts[this.greatestRow] as bigint) >= lo;
+  }
 
   /** The slot of a field, or -1 when no row carried it. */
   slotOf(id: number, kind: PhysicalKind): number {
@@ -206,6 +218,14 @@ export class TableMemtable {
     // Timestamps compared as (high, unsigned low) words of the table column: reading a
     // BigInt64Array makes a heap BigInt per element, which made this loop most of a write's cost.
     const words = this.tsWords;
+    let least = this.leastRow < 0 ? base : this.leastRow;
+    let greatest = this.greatestRow < 0 ? base : this.greatestRow;
+    for (let row = base; row < base + n; row++) {
+      if (compareRowTimes(words, row, least) < 0) least = row;
+      else if (compareRowTimes(words, row, greatest) > 0) greatest = row;
+    }
+    this.leastRow = least;
+    this.greatestRow = greatest;
     for (let i = 0; i < n; i++) {
       const s = batchSeries[rowSeries[i] as number] as MemSeries;
       const row = base + i;

@@ -169,3 +169,50 @@ t.test('a row later than 16 places may be taken as a repeat, never the other way
   m.append(tableRows(1, { 10: 'f64' }, [{ ts: 200n, tags: { 1: 'x' }, fields: { 10: 1 } }]));
   t.equal(s?.distinct, false, 'and stays so');
 });
+
+t.test('a table knows the span of its times, so scans outside it skip the table', async (t) => {
+  const m = new TableMemtable(1, 'last_row');
+  t.equal(m.mayHoldTimes(I64_MIN, I64_MAX), false, 'empty');
+  m.append(
+    tableRows(
+      1,
+      { 10: 'f64' },
+      [50n, 20n, 90n].map((ts) => ({ ts, tags: { 1: 'a' }, fields: { 10: 1 } })),
+    ),
+  );
+  m.append(
+    tableRows(
+      1,
+      { 10: 'f64' },
+      [-5n, 60n].map((ts) => ({ ts, tags: { 1: 'b' }, fields: { 10: 1 } })),
+    ),
+  );
+  t.equal(m.mayHoldTimes(91n, 200n), false, 'after the greatest');
+  t.equal(m.mayHoldTimes(-100n, -6n), false, 'before the least (negative times)');
+  t.equal(m.mayHoldTimes(90n, 90n), true, 'the greatest itself');
+  t.equal(m.mayHoldTimes(-5n, -5n), true, 'the least itself');
+  t.equal(m.mayHoldTimes(21n, 49n), true, 'inside the span (a gap between rows still counts)');
+});
+
+t.test('a scan older than a series fold gets the statistics of its own rows', async (t) => {
+  const m = new TableMemtable(1, 'last_row');
+  const rows = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => ({ ts: BigInt(from + i), tags: { 1: 'a' }, fields: { 10: from + i } }));
+  m.append(tableRows(1, { 10: 'f64' }, rows(0, 10)));
+  const specs = [{ id: 10, kind: 'f64' as const }];
+  const request = { specs: [0], appendMode: false, onCorrupt: () => {} };
+  const older = new MemtableSource(m, specs);
+  m.append(tableRows(1, { 10: 'f64' }, rows(10, 30)));
+  const newer = new MemtableSource(m, specs);
+  const sum = (from: number, to: number) => ((to - 1 + from) * (to - from)) / 2;
+  t.same([...(newer.summaryOf(0, I64_MIN, I64_MAX, request)?.stats ?? [])], [30, sum(0, 30), 0, 29]);
+  const old = older.summaryOf(0, I64_MIN, I64_MAX, request);
+  t.same([...(old?.stats ?? [])], [10, sum(0, 10), 0, 9], 'the older snapshot: 10 rows');
+  t.same(old?.span, [0n, 9n]);
+  m.append(tableRows(1, { 10: 'f64' }, rows(30, 35)));
+  t.same(
+    [...(new MemtableSource(m, specs).summaryOf(0, I64_MIN, I64_MAX, request)?.stats ?? [])],
+    [35, sum(0, 35), 0, 34],
+    'the kept fold still extends',
+  );
+});

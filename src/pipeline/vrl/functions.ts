@@ -5,6 +5,7 @@
  * Functions never mutate their arguments: the interpreter copies on assignment, not on call.
  */
 import { expandTemplate } from '../../query/re2.js';
+import { floorDiv } from '../../shared/bigint-math.js';
 import { type PipelineRecord, PipelineTimestamp, type PipelineValue } from '../value.js';
 import { checkParseArgs, compileFormat, formatTime, parseTime, parseTimezone, rfc3339 } from './time.js';
 import {
@@ -101,11 +102,6 @@ function toBool(v: Arg): boolean {
     if (FALSE_TEXT.has(s)) return false;
   }
   return fail(`unable to coerce ${k === 'string' ? JSON.stringify(v) : k} into boolean`);
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return q * b > a ? q - 1n : q;
 }
 
 /** JSON text of a value; timestamps as RFC 3339 strings, as VRL encodes them. */

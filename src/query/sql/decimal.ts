@@ -9,7 +9,7 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, type DecimalParts, decimalPartsOf, decimalTypeOf } from '../../shared/types.js';
-import type { ArithmeticOperator } from './plan.js';
+import type { ArithmeticOperator } from './operators.js';
 import { arrowNameOf, DECIMAL_PRECISION_MAX, integerBits, isSignedInteger } from './type-names.js';
 
 /** Largest scale Arrow allows for Decimal128. */

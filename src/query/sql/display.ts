@@ -19,7 +19,7 @@ import { formatDecimal } from './decimal.js';
 import { intervalText, unpackInterval } from './interval.js';
 import { formatTimeOfDay, fractionDigits } from './time-of-day.js';
 import { formatDate, formatTimestamp } from './timestamps.js';
-import type { Value } from './values.js';
+import type { Value } from './value.js';
 
 /**
  * A finite float as Rust's `ryu` prints it: the shortest round-trip digits, plain notation while

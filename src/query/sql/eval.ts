@@ -7,6 +7,7 @@
  * wrapping); integer division truncates and division by zero is an error, as in DataFusion.
  */
 
+import { floorDiv } from '../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ScanChunk } from '../../shared/scan.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
@@ -17,16 +18,7 @@ import { addInterval, combineIntervals, packInterval, unpackInterval } from './i
 import { compileLike } from './like.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
 import { isBigIntType, isDecimal, isInteger } from './type-names.js';
-import {
-  castValue,
-  compareValues,
-  floorDiv,
-  negateValue,
-  type Value,
-  valueKey,
-  wrapBigInt,
-  wrapInteger,
-} from './values.js';
+import { castValue, compareValues, negateValue, type Value, valueKey, wrapBigInt, wrapInteger } from './values.js';
 
 /** Rows held column by column; every column has `rowCount` values. */
 export interface Batch {

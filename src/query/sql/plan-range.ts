@@ -27,9 +27,8 @@ import type { AggregateCall, MergePlan, PlanExpr, RangeAggregate, RangeFill, Sha
 import { mapChildren, planExprKey } from './plan.js';
 import { aggregateCallOf } from './plan-aggregate.js';
 import { type Item, resolveOrderBy } from './plan-order.js';
-import type { QuerySource, SelectPlan } from './planner.js';
-import { scanOf } from './planner.js';
 import { checkRangeFanOut, rangeBoundsOf } from './range-bounds.js';
+import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
 import { normalizeIdent, type Scope } from './scope.js';
 import { parseTimestampNanos, zoneOffsetSeconds } from './timestamps.js';
 import { isDecimal, isInteger } from './type-names.js';

@@ -14,13 +14,11 @@
 import type { ScanColumn } from '../../shared/scan.js';
 import type { DataType } from '../../shared/types.js';
 import type { AggregateOrder } from './functions/types.js';
+import type { ArithmeticOperator, ComparisonOperator } from './operators.js';
 import type { RangeBounds } from './range-bounds.js';
 import type { Value } from './values.js';
 
-/** Operators of `arithmetic` nodes (`||` concatenates strings). */
-export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '||';
-/** Operators of `compare` nodes. */
-export type ComparisonOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
+export type { ArithmeticOperator, ComparisonOperator };
 
 /**
  * A bound, typed expression. Column indexes point into the batch the expression is evaluated

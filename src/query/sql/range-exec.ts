@@ -8,13 +8,15 @@
  * range bounds (range-bounds.ts) before it is created, and (row, slot) pairs are folded in chunks
  * of PAIRS_PER_CHUNK, since one row may fall into thousands of slots.
  */
+
+import { floorDiv } from '../../shared/bigint-math.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { type Batch, evaluate } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { ShardOutput, ShardResult } from './plan.js';
 import { RangeGroupGuard } from './range-bounds.js';
 import type { Sink } from './sink.js';
-import { floorDiv, type Value, valueKey } from './values.js';
+import { type Value, valueKey } from './values.js';
 
 type RangeOutput = Extract<ShardOutput, { kind: 'range' }>;
 

@@ -3,10 +3,11 @@
  * Casting a timestamp to TIME keeps its time of day in UTC; text is read as `HH:MM[:SS[.f]]`.
  * Display follows chrono's `NaiveTime`: `01:02:03`, then 3, 6 or 9 fraction digits as needed.
  */
+
+import { floorDiv } from '../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit } from '../../shared/types.js';
 import { arrowNameOf } from './type-names.js';
-import { floorDiv } from './values.js';
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
 

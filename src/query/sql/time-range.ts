@@ -4,9 +4,10 @@
  * string tags becomes a series filter. Pruning is only ever a superset of the matching rows: the
  * shard still evaluates the full predicate, so anything not understood here is simply ignored.
  */
+
+import { floorDiv } from '../../shared/bigint-math.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import type { ComparisonOperator, PlanExpr, SeriesFilterSpec } from './plan.js';
-import { floorDiv } from './values.js';
 
 /** What a WHERE clause lets storage skip. */
 export interface ScanPruning {

@@ -9,6 +9,8 @@
  * Casting follows Arrow's (DataFusion's) rules and error texts, since those are what GreptimeDB
  * shows; the exceptions GreptimeDB adds at INSERT time live in insert-values.ts.
  */
+
+import { floorDiv } from '../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import {
   type DataType,
@@ -41,17 +43,11 @@ import {
   isSignedInteger,
   isTimestamp,
 } from './type-names.js';
+import type { Value } from './value.js';
 
-/** One SQL value (see the module comment for which JS type holds which SQL type). */
-export type Value = null | boolean | number | bigint | string | Value[];
+export type { Value };
 
 const NANOS_PER_DAY = 86_400_000_000_000n;
-
-/** Integer division rounding toward negative infinity. */
-export function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
 
 /** Total order used by ORDER BY, MIN/MAX and comparisons: NaN sorts above every number. */
 export function compareValues(a: Value, b: Value): number {

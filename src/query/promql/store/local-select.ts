@@ -10,6 +10,8 @@
  * so a reply crosses the thread boundary as two transferred buffers whatever the series count.
  * Values stay in typed arrays all the way: NaN payloads such as the stale marker keep their bits.
  */
+
+import { floorDiv } from '../../../shared/bigint-math.js';
 import type { ScanColumn, ScanRequest, ScanSource } from '../../../shared/scan.js';
 import type { TimeUnit, Vector } from '../../../shared/types.js';
 import { seriesOverLimit, tooManySamples, tooManySeries } from '../limits.js';
@@ -25,12 +27,6 @@ const I64_MIN = -(2n ** 63n);
 
 function clampI64(v: bigint): bigint {
   return v > I64_MAX ? I64_MAX : v < I64_MIN ? I64_MIN : v;
-}
-
-/** Floor division for bigints (BigInt `/` truncates toward zero). */
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /**

@@ -4,13 +4,14 @@
  * (DataFusion's rule); `date_format` prints in the session time zone (GreptimeDB's rule).
  * `date_bin` takes its stride as an interval, which the binder passes as a nanosecond count.
  */
+
+import { floorDiv } from '../../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit, timestampTypeOf, timeUnitOf } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
 import { fixedIntervalNanos, parseInterval } from '../interval.js';
 import { civilFromDays, daysFromCivil, parseTimestampNanos, zoneOffsetSeconds } from '../timestamps.js';
 import { arrowNameOf, isFloat, isInteger } from '../type-names.js';
-import { floorDiv } from '../values.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): never {

@@ -2,12 +2,14 @@
  * Time functions. `now()` is DataFusion's (nanosecond timestamp of the statement start);
  * `current_timestamp()` is GreptimeDB's (millisecond timestamp).
  */
+
+import { floorDiv } from '../../../shared/bigint-math.js';
 import type { DataType } from '../../../shared/types.js';
 import { NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
 import { civilFromDays, daysFromCivil, parseTimestampNanos } from '../timestamps.js';
 import { arrowNameOf, isInteger } from '../type-names.js';
-import { floorDiv, type Value } from '../values.js';
+import type { Value } from '../values.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function niladic(name: string, returnType: DataType, unitNanos: bigint): ScalarFunction {

@@ -6,7 +6,7 @@
  */
 import { type AggregateExpr, unwrapParens } from '../ast.js';
 import { groupLabels } from '../eval/aggregate.js';
-import type { Evaluator } from '../eval/evaluator.js';
+import type { EvalHost } from '../eval/eval-host.js';
 import { SeriesCollector, type StepSeries } from '../eval/values.js';
 import { formatFloatF } from '../go-format.js';
 import { compareLabels, goQuote, isValidLabelName, labelsKey, withLabel } from '../labels.js';
@@ -14,7 +14,7 @@ import { type Labels, PromqlError } from '../types.js';
 import type { CountValuesState } from './eval-plan.js';
 
 /** count_values' label name, checked as the unpushed evaluation checks it. */
-async function valueLabelOf(ev: Evaluator, node: AggregateExpr): Promise<string> {
+async function valueLabelOf(ev: EvalHost, node: AggregateExpr): Promise<string> {
   const param = unwrapParens(node.param as NonNullable<AggregateExpr['param']>);
   const value = await ev.eval(param);
   if (value.kind !== 'string') throw new PromqlError('internal', 'count_values needs a string parameter');
@@ -38,7 +38,7 @@ class LabelTable {
 }
 
 /** Shard side: this shard's counts. */
-export async function countValuesPartial(ev: Evaluator, node: AggregateExpr): Promise<CountValuesState> {
+export async function countValuesPartial(ev: EvalHost, node: AggregateExpr): Promise<CountValuesState> {
   const valueLabel = await valueLabelOf(ev, node);
   const input = await ev.vector(node.expr);
   const grouping = new Set(node.grouping);
@@ -80,7 +80,7 @@ export async function countValuesPartial(ev: Evaluator, node: AggregateExpr): Pr
 
 /** Router side: the shards' counts added up, in the unpushed evaluation's order. */
 export async function mergeCountValues(
-  ev: Evaluator,
+  ev: EvalHost,
   node: AggregateExpr,
   states: readonly CountValuesState[],
 ): Promise<StepSeries[]> {

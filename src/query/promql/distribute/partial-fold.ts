@@ -16,7 +16,7 @@
  */
 import type { AggregateExpr } from '../ast.js';
 import { groupLabels } from '../eval/aggregate.js';
-import type { Evaluator } from '../eval/evaluator.js';
+import type { EvalHost } from '../eval/eval-host.js';
 import { newStepSeries, type StepSeries } from '../eval/values.js';
 import { kahan, kahanAdd } from '../functions/kahan.js';
 import { compareLabels, labelsKey } from '../labels.js';
@@ -49,11 +49,7 @@ export function groupSeries(node: AggregateExpr, input: readonly StepSeries[], g
 }
 
 /** Shard side: folds this shard's input series into per-(group, step) states. */
-export async function foldPartial(
-  ev: Evaluator,
-  node: AggregateExpr,
-  input: readonly StepSeries[],
-): Promise<FoldState> {
+export async function foldPartial(ev: EvalHost, node: AggregateExpr, input: readonly StepSeries[]): Promise<FoldState> {
   const { groups, groupOf } = groupSeries(node, input, new Set(node.grouping));
   const steps = ev.steps;
   const size = groups.labels.length * steps;
@@ -163,7 +159,7 @@ export function mergeGroups(perShard: readonly PartialGroups[]): MergedGroups {
 
 /** Router side: merges the shards' fold states into the aggregation's result. */
 export async function mergeFold(
-  ev: Evaluator,
+  ev: EvalHost,
   node: AggregateExpr,
   states: readonly FoldState[],
 ): Promise<StepSeries[]> {

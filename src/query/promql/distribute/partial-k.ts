@@ -11,7 +11,7 @@
  */
 import { type AggregateExpr, unwrapParens } from '../ast.js';
 import { groupLabels, selectK } from '../eval/aggregate.js';
-import type { Evaluator } from '../eval/evaluator.js';
+import type { EvalHost } from '../eval/eval-host.js';
 import type { StepSeries } from '../eval/values.js';
 import { compareLabels, labelsKey } from '../labels.js';
 import { PromqlError } from '../types.js';
@@ -19,7 +19,7 @@ import type { PackedSeries, PartialGroups } from './eval-plan.js';
 import { groupSeries, mergeGroups } from './partial-fold.js';
 import { packSeries, unpackSeries } from './step-pack.js';
 
-async function paramOf(ev: Evaluator, node: AggregateExpr): Promise<Float64Array> {
+async function paramOf(ev: EvalHost, node: AggregateExpr): Promise<Float64Array> {
   return ev.scalar(unwrapParens(node.param as NonNullable<AggregateExpr['param']>));
 }
 
@@ -32,7 +32,7 @@ export interface KPartialWire {
 }
 
 /** Shard side: this shard's selection (the parameter is evaluated before the input, as unpushed). */
-export async function selectKPartial(ev: Evaluator, node: AggregateExpr): Promise<KPartialWire> {
+export async function selectKPartial(ev: EvalHost, node: AggregateExpr): Promise<KPartialWire> {
   const param = await paramOf(ev, node);
   const input = await ev.vector(node.expr);
   const { groups, groupOf } = groupSeries(node, input, new Set(node.grouping));
@@ -42,7 +42,7 @@ export async function selectKPartial(ev: Evaluator, node: AggregateExpr): Promis
 
 /** Router side: the selection over the union of the shards' selections. */
 export async function mergeK(
-  ev: Evaluator,
+  ev: EvalHost,
   node: AggregateExpr,
   partials: readonly KPartialWire[],
 ): Promise<StepSeries[]> {

@@ -12,7 +12,7 @@
  * the query's, equal texts once.
  */
 import type { AggregateExpr, Expr } from '../ast.js';
-import type { Evaluator, Pushdown } from '../eval/evaluator.js';
+import type { EvalHost, Pushdown } from '../eval/eval-host.js';
 import type { StepSeries, Value } from '../eval/values.js';
 import { compareLabels } from '../labels.js';
 import { PromqlError } from '../types.js';
@@ -31,7 +31,7 @@ export class ShardPushdown implements Pushdown {
     private readonly text: string,
   ) {}
 
-  async evaluate(ev: Evaluator, expr: Expr): Promise<Value | null> {
+  async evaluate(ev: EvalHost, expr: Expr): Promise<Value | null> {
     const kind = pushdownKindOf(expr);
     if (kind === null || ev.steps === 0) return null;
     const selectorMatchers = selectorsOf(expr).map((s) => s.matchers);
@@ -61,7 +61,7 @@ export class ShardPushdown implements Pushdown {
   }
 
   /** The shards' results, or the first shard's PromQL error; annotations go to the query's. */
-  private resultsOf(ev: Evaluator, answers: readonly EvalAnswer[]): EvalResult[] {
+  private resultsOf(ev: EvalHost, answers: readonly EvalAnswer[]): EvalResult[] {
     const results: EvalResult[] = [];
     for (const answer of answers) {
       if (!answer.ok) throw new PromqlError(answer.errorType, answer.message);
@@ -72,7 +72,7 @@ export class ShardPushdown implements Pushdown {
   }
 }
 
-function mergeSteps(ev: Evaluator, results: readonly EvalResult[]): StepSeries[] {
+function mergeSteps(ev: EvalHost, results: readonly EvalResult[]): StepSeries[] {
   const series: StepSeries[] = [];
   for (const r of results) {
     if (r.kind !== 'step') throw new PromqlError('internal', `expected step series from a shard, got ${r.kind}`);
@@ -81,7 +81,7 @@ function mergeSteps(ev: Evaluator, results: readonly EvalResult[]): StepSeries[]
   return series.sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
-function mergePartials(ev: Evaluator, node: AggregateExpr, results: readonly EvalResult[]): Promise<StepSeries[]> {
+function mergePartials(ev: EvalHost, node: AggregateExpr, results: readonly EvalResult[]): Promise<StepSeries[]> {
   const kinds = new Set(results.map((r) => r.kind));
   if (kinds.size > 1) throw new PromqlError('internal', 'shards answered different partial forms');
   switch (results[0]?.kind) {

@@ -12,7 +12,7 @@ import { quantileOfSorted } from '../functions/over-time.js';
 import { formatFloatF } from '../go-format.js';
 import { goQuote, isValidLabelName, labelsKey, METRIC_NAME, withLabel } from '../labels.js';
 import { type Labels, PromqlError } from '../types.js';
-import type { Evaluator } from './evaluator.js';
+import type { EvalHost } from './eval-host.js';
 import { goSortReverse, heapFix, heapPush, type Less } from './go-order.js';
 import { newStepSeries, SeriesCollector, type StepSeries, type Value } from './values.js';
 
@@ -25,7 +25,7 @@ export function groupLabels(labels: Labels, grouping: ReadonlySet<string>, witho
   return labels.filter((l) => grouping.has(l.name));
 }
 
-export async function evalAggregate(ev: Evaluator, node: AggregateExpr): Promise<Value> {
+export async function evalAggregate(ev: EvalHost, node: AggregateExpr): Promise<Value> {
   if (node.op === 'count_values') return countValues(ev, node);
   const param = node.param ? await ev.scalar(unwrapParens(node.param)) : null;
   const input = await ev.vector(node.expr);
@@ -192,7 +192,7 @@ function quantileOf(q: number, values: number[]): number {
   return quantileOfSorted(q, sorted, sorted.length);
 }
 
-function warnQuantileParam(ev: Evaluator, node: AggregateExpr, param: Float64Array): void {
+function warnQuantileParam(ev: EvalHost, node: AggregateExpr, param: Float64Array): void {
   const { min, max, hasNaN } = paramRange(param);
   const pos = (node.param as NonNullable<AggregateExpr['param']>).pos;
   if (hasNaN) ev.ctx.annotations.invalidQuantile(Number.NaN, pos);
@@ -230,7 +230,7 @@ const byReverseValue: Less<Candidate> = (a, b) => Number.isNaN(a.value) || a.val
  * shards had (src/query/promql/distribute/partial-k.ts).
  */
 export async function selectK(
-  ev: Evaluator,
+  ev: EvalHost,
   node: AggregateExpr,
   param: Float64Array,
   input: StepSeries[],
@@ -340,7 +340,7 @@ function ratioOffset(key: string): number {
   return Number(hash) / 2 ** 64;
 }
 
-async function countValues(ev: Evaluator, node: AggregateExpr): Promise<Value> {
+async function countValues(ev: EvalHost, node: AggregateExpr): Promise<Value> {
   const param = unwrapParens(node.param as NonNullable<AggregateExpr['param']>);
   const labelValue = await ev.eval(param);
   if (labelValue.kind !== 'string') throw new PromqlError('internal', 'count_values needs a string parameter');

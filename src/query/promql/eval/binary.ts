@@ -11,7 +11,7 @@
 import { type BinaryExpr, type BinaryOp, isComparisonOp, type VectorMatching } from '../ast.js';
 import { formatLabels, labelsKey, METRIC_NAME } from '../labels.js';
 import { type Label, type Labels, PromqlError } from '../types.js';
-import type { Evaluator } from './evaluator.js';
+import type { EvalHost } from './eval-host.js';
 import { newStepSeries, SeriesCollector, type StepSeries, type Value } from './values.js';
 
 /** Labels an arithmetic result loses (`schema.Metadata`: name, type and unit). */
@@ -62,7 +62,7 @@ function applyOp(op: BinaryOp, lhs: number, rhs: number): { value: number; keep:
   }
 }
 
-export async function evalBinary(ev: Evaluator, node: BinaryExpr): Promise<Value> {
+export async function evalBinary(ev: EvalHost, node: BinaryExpr): Promise<Value> {
   const lhs = await ev.eval(node.lhs);
   const rhs = await ev.eval(node.rhs);
   if (lhs.kind === 'scalar' && rhs.kind === 'scalar') {
@@ -90,7 +90,7 @@ export async function evalBinary(ev: Evaluator, node: BinaryExpr): Promise<Value
 }
 
 function vectorScalar(
-  ev: Evaluator,
+  ev: EvalHost,
   node: BinaryExpr,
   vector: StepSeries[],
   scalar: Float64Array,
@@ -158,7 +158,7 @@ class Signatures {
 }
 
 async function filterSet(
-  ev: Evaluator,
+  ev: EvalHost,
   op: 'and' | 'unless',
   matching: VectorMatching,
   lhs: StepSeries[],
@@ -187,7 +187,7 @@ async function filterSet(
 }
 
 async function unionSet(
-  ev: Evaluator,
+  ev: EvalHost,
   matching: VectorMatching,
   lhs: StepSeries[],
   rhs: StepSeries[],
@@ -221,7 +221,7 @@ interface Operand {
 }
 
 async function vectorVector(
-  ev: Evaluator,
+  ev: EvalHost,
   node: BinaryExpr,
   matching: VectorMatching,
   lhs: StepSeries[],

@@ -6,20 +6,14 @@
  */
 
 import { type Call, type Expr, unwrapParens } from '../ast.js';
-import type { FunctionDef, RangeWindow } from '../functions/registry.js';
+import type { FunctionDef } from '../functions/registry.js';
 import { getLabel, METRIC_NAME } from '../labels.js';
-import { PromqlError } from '../types.js';
-import type { Evaluator, RangeInput } from './evaluator.js';
+import type { EvalHost } from './eval-host.js';
 import { evalSpecial } from './special-functions.js';
 import { newStepSeries, type StepSeries, type Value } from './values.js';
+import { forEachWindow, looksLikeCounter, rangeArgument } from './windows.js';
 
-const COUNTER_SUFFIXES = ['_total', '_sum', '_count', '_bucket'];
-
-function looksLikeCounter(name: string): boolean {
-  return COUNTER_SUFFIXES.some((suffix) => name.endsWith(suffix));
-}
-
-export async function evalCall(ev: Evaluator, node: Call): Promise<Value> {
+export async function evalCall(ev: EvalHost, node: Call): Promise<Value> {
   const func = node.func;
   switch (func.kind) {
     case 'range':
@@ -31,16 +25,8 @@ export async function evalCall(ev: Evaluator, node: Call): Promise<Value> {
   }
 }
 
-/** The call's range-vector argument, evaluated for every window of this grid. */
-export async function rangeArgument(ev: Evaluator, arg: Expr): Promise<RangeInput> {
-  const inner = unwrapParens(arg);
-  if (inner.type === 'MatrixSelector') return ev.selectRange(inner);
-  if (inner.type === 'SubqueryExpr') return ev.evalSubquery(inner);
-  throw new PromqlError('internal', `expected a range vector argument, got ${inner.type}`);
-}
-
 /** Scalar arguments per step, in call order, skipping the argument at `skip`. */
-async function scalarArguments(ev: Evaluator, args: Expr[], skip: number): Promise<Float64Array[]> {
+async function scalarArguments(ev: EvalHost, args: Expr[], skip: number): Promise<Float64Array[]> {
   const out: Float64Array[] = [];
   for (let i = 0; i < args.length; i++) {
     if (i === skip) continue;
@@ -49,50 +35,7 @@ async function scalarArguments(ev: Evaluator, args: Expr[], skip: number): Promi
   return out;
 }
 
-/**
- * Applies `visit(series index, step, window)` to every non-empty window of every series:
- * window i of a series covers `(ref_i - range, ref_i]` with `ref_i = (@ or t_i) - offset`.
- */
-export async function forEachWindow(
-  ev: Evaluator,
-  input: RangeInput,
-  visit: (seriesIndex: number, step: number, window: RangeWindow) => void,
-): Promise<void> {
-  const { rangeMs, modifiers } = input;
-  for (let si = 0; si < input.series.length; si++) {
-    await ev.checkpoint();
-    const s = input.series[si] as RangeInput['series'][number];
-    const window: RangeWindow = {
-      t: s.t,
-      v: s.v,
-      lo: 0,
-      hi: 0,
-      rangeStartMs: 0,
-      rangeEndMs: 0,
-      isCounter: looksLikeCounter(getLabel(s.labels, METRIC_NAME)),
-      evalTimeMs: 0,
-    };
-    const n = s.t.length;
-    let lo = 0;
-    let hi = 0;
-    for (let i = 0; i < ev.steps; i++) {
-      const end = ev.referenceTime(modifiers, i);
-      const start = end - rangeMs;
-      while (lo < n && (s.t[lo] as number) <= start) lo++;
-      if (hi < lo) hi = lo;
-      while (hi < n && (s.t[hi] as number) <= end) hi++;
-      if (hi <= lo) continue;
-      window.lo = lo;
-      window.hi = hi;
-      window.rangeStartMs = start;
-      window.rangeEndMs = end;
-      window.evalTimeMs = ev.times[i] as number;
-      visit(si, i, window);
-    }
-  }
-}
-
-async function evalRangeFunction(ev: Evaluator, node: Call, func: FunctionDef): Promise<StepSeries[]> {
+async function evalRangeFunction(ev: EvalHost, node: Call, func: FunctionDef): Promise<StepSeries[]> {
   const matrixIndex = node.args.findIndex(
     (a) => unwrapParens(a).type === 'MatrixSelector' || unwrapParens(a).type === 'SubqueryExpr',
   );
@@ -126,7 +69,7 @@ async function evalRangeFunction(ev: Evaluator, node: Call, func: FunctionDef): 
   return result;
 }
 
-async function evalElementwise(ev: Evaluator, node: Call, func: FunctionDef): Promise<StepSeries[]> {
+async function evalElementwise(ev: EvalHost, node: Call, func: FunctionDef): Promise<StepSeries[]> {
   const apply = func.elementwise as NonNullable<FunctionDef['elementwise']>;
   const scalars = await scalarArguments(ev, node.args, 0);
   const scalarArgs: number[] = new Array(scalars.length).fill(0);

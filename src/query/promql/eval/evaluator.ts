@@ -20,60 +20,18 @@ import type {
   TimeModifiers,
   VectorSelector,
 } from '../ast.js';
-import { isStaleNaN, type Label, type Labels, PromqlError, type SampleSource } from '../types.js';
+import { isStaleNaN, type Label, type Labels, PromqlError } from '../types.js';
 import { evalAggregate } from './aggregate.js';
-import type { Annotations } from './annotations.js';
 import { evalBinary } from './binary.js';
 import { evalCall } from './calls.js';
-import type { Interrupter } from './interrupter.js';
+import type { EvalHost, Pushdown, QueryContext, RangeInput, ResolvedModifiers } from './eval-host.js';
 import type { SampleBudget } from './sample-budget.js';
 import { newStepSeries, type RawSeries, type StepSeries, type Value } from './values.js';
 
-/** What every evaluator of one query shares. */
-export interface QueryContext {
-  source: SampleSource;
-  lookbackMs: number;
-  signal: AbortSignal | undefined;
-  annotations: Annotations;
-  /** The query's own range, for `@ start()`/`@ end()`, `step()` and `range()`. */
-  queryStartMs: number;
-  queryEndMs: number;
-  /** 0 for an instant query. */
-  queryStepMs: number;
-  /** Step of a subquery written without one (`x[10m:]`). */
-  defaultSubqueryStepMs: number;
-  /** Cancellation checks and yields to the event loop (see interrupter.ts). */
-  interrupt: Interrupter;
-  /** Evaluates series-local subtrees where the series live (router only; src/query/promql/distribute). */
-  pushdown?: Pushdown | undefined;
-  /** Step samples of the whole query (see sample-budget.ts), shared by all its evaluators. */
-  samples: SampleBudget;
-}
-
-/**
- * Evaluation in the shards: answers the value of `expr` on `ev`'s grid when the subtree can be
- * evaluated there, or null when the evaluator must evaluate it itself.
- */
-export interface Pushdown {
-  evaluate(ev: Evaluator, expr: Expr): Promise<Value | null>;
-}
-
-/** `offset` and `@` of one selector or subquery, resolved for this query. */
-export interface ResolvedModifiers {
-  offsetMs: number;
-  atMs: number | null;
-}
-
-/** A range vector ready for windowing: raw samples plus the window geometry. */
-export interface RangeInput {
-  series: RawSeries[];
-  rangeMs: number;
-  modifiers: ResolvedModifiers;
-}
-
 export { throwIfCancelled } from './interrupter.js';
+export type { EvalHost, Pushdown, QueryContext, RangeInput, ResolvedModifiers };
 
-export class Evaluator {
+export class Evaluator implements EvalHost {
   readonly steps: number;
   readonly times: Float64Array;
   private readonly samples: SampleBudget;

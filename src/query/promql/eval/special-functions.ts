@@ -19,12 +19,12 @@ import {
 } from '../labels.js';
 import { type AnchoredRegex, compileAnchoredRegex, expandGoTemplate, GoRegexError } from '../regex.js';
 import { isStaleNaN, type Labels, type Matcher, PromqlError } from '../types.js';
-import { forEachWindow, rangeArgument } from './calls.js';
-import type { Evaluator } from './evaluator.js';
+import type { EvalHost } from './eval-host.js';
 import { goSortReverse, type Less } from './go-order.js';
 import { mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
+import { forEachWindow, rangeArgument } from './windows.js';
 
-function scalarOf(ev: Evaluator, compute: (i: number) => number): Value {
+function scalarOf(ev: EvalHost, compute: (i: number) => number): Value {
   const values = new Float64Array(ev.steps);
   for (let i = 0; i < ev.steps; i++) values[i] = compute(i);
   return { kind: 'scalar', values };
@@ -36,7 +36,7 @@ function stringArgument(arg: Expr): string {
   return inner.value;
 }
 
-export async function evalSpecial(ev: Evaluator, node: Call): Promise<Value> {
+export async function evalSpecial(ev: EvalHost, node: Call): Promise<Value> {
   const args = node.args;
   const ctx = ev.ctx;
   switch (node.func.name) {
@@ -136,7 +136,7 @@ function absentLabels(arg: Expr): Labels {
   return labelsFromPairs(values);
 }
 
-function onesWhere(ev: Evaluator, labels: Labels, missing: Uint8Array): Value {
+function onesWhere(ev: EvalHost, labels: Labels, missing: Uint8Array): Value {
   const out = newStepSeries(labels, false, ev.steps);
   for (let i = 0; i < ev.steps; i++) {
     if (missing[i] !== 1) continue;
@@ -146,14 +146,14 @@ function onesWhere(ev: Evaluator, labels: Labels, missing: Uint8Array): Value {
   return { kind: 'vector', series: out.present.includes(1) ? [out] : [] };
 }
 
-async function absent(ev: Evaluator, arg: Expr): Promise<Value> {
+async function absent(ev: EvalHost, arg: Expr): Promise<Value> {
   const input = await ev.vector(unwrapParens(arg));
   const missing = new Uint8Array(ev.steps).fill(1);
   for (const s of input) for (let i = 0; i < ev.steps; i++) if (s.present[i] === 1) missing[i] = 0;
   return onesWhere(ev, absentLabels(arg), missing);
 }
 
-async function absentOverTime(ev: Evaluator, arg: Expr): Promise<Value> {
+async function absentOverTime(ev: EvalHost, arg: Expr): Promise<Value> {
   const input = await rangeArgument(ev, arg);
   const missing = new Uint8Array(ev.steps).fill(1);
   await forEachWindow(ev, input, (_si, i) => {
@@ -163,7 +163,7 @@ async function absentOverTime(ev: Evaluator, arg: Expr): Promise<Value> {
 }
 
 /** timestamp(): a selector's sample times; any other expression's samples are at the step. */
-async function timestamp(ev: Evaluator, arg: Expr): Promise<Value> {
+async function timestamp(ev: EvalHost, arg: Expr): Promise<Value> {
   const inner = unwrapParens(arg);
   let input: StepSeries[];
   if (inner.type !== 'VectorSelector') input = await ev.vector(inner);
@@ -186,7 +186,7 @@ async function timestamp(ev: Evaluator, arg: Expr): Promise<Value> {
  * normal window, `(T - o - lookback, T - o]`, but the sample is then looked up at T itself
  * (its evaluation replaces the offset), so the lookback is also measured from T.
  */
-async function pinnedTimestamps(ev: Evaluator, node: VectorSelector): Promise<StepSeries[]> {
+async function pinnedTimestamps(ev: EvalHost, node: VectorSelector): Promise<StepSeries[]> {
   const { offsetMs, atMs } = ev.resolveModifiers(node);
   const at = atMs as number;
   const lookback = ev.ctx.lookbackMs;
@@ -214,7 +214,7 @@ function relabelled(s: StepSeries, labels: Labels, destination: string): StepSer
   return { ...s, labels, dropName: destination === METRIC_NAME ? false : s.dropName };
 }
 
-async function labelReplace(ev: Evaluator, args: Expr[]): Promise<Value> {
+async function labelReplace(ev: EvalHost, args: Expr[]): Promise<Value> {
   const destination = stringArgument(args[1] as Expr);
   const replacement = stringArgument(args[2] as Expr);
   const source = stringArgument(args[3] as Expr);
@@ -239,7 +239,7 @@ async function labelReplace(ev: Evaluator, args: Expr[]): Promise<Value> {
   return { kind: 'vector', series: mergeSameLabels(out) };
 }
 
-async function labelJoin(ev: Evaluator, args: Expr[]): Promise<Value> {
+async function labelJoin(ev: EvalHost, args: Expr[]): Promise<Value> {
   const destination = stringArgument(args[1] as Expr);
   const separator = stringArgument(args[2] as Expr);
   const sources = args.slice(3).map(stringArgument);
@@ -262,7 +262,7 @@ async function labelJoin(ev: Evaluator, args: Expr[]): Promise<Value> {
  * sort() and friends only matter for an instant query (one step); a range query's result is
  * ordered by labels anyway, which Prometheus reports with a warning.
  */
-async function sortVector(ev: Evaluator, node: Call): Promise<Value> {
+async function sortVector(ev: EvalHost, node: Call): Promise<Value> {
   const input = await ev.vector(unwrapParens(node.args[0] as Expr));
   if (ev.ctx.queryStartMs !== ev.ctx.queryEndMs) ev.ctx.annotations.sortInRangeQuery(node.pos);
   if (ev.steps !== 1) return { kind: 'vector', series: input };
@@ -343,7 +343,7 @@ interface BucketGroup {
  * Groups classic-histogram bucket series by their labels without `le` (the name included, so
  * different histograms stay apart until the name is removed at the end).
  */
-function bucketGroups(ev: Evaluator, input: StepSeries[], arg: Expr): BucketGroup[] {
+function bucketGroups(ev: EvalHost, input: StepSeries[], arg: Expr): BucketGroup[] {
   const groups = new Map<string, BucketGroup>();
   for (const s of input) {
     const le = getLabel(s.labels, BUCKET_LABEL);
@@ -365,7 +365,7 @@ function bucketGroups(ev: Evaluator, input: StepSeries[], arg: Expr): BucketGrou
 }
 
 function perBucketGroup(
-  ev: Evaluator,
+  ev: EvalHost,
   groups: BucketGroup[],
   compute: (step: number, buckets: { upperBound: number; count: number }[], labels: Labels) => number | undefined,
 ): StepSeries[] {
@@ -389,7 +389,7 @@ function perBucketGroup(
   return out;
 }
 
-async function histogramQuantile(ev: Evaluator, node: Call): Promise<Value> {
+async function histogramQuantile(ev: EvalHost, node: Call): Promise<Value> {
   const qArg = node.args[0] as Expr;
   const vArg = node.args[1] as Expr;
   const q = await ev.scalar(unwrapParens(qArg));
@@ -465,7 +465,7 @@ function monotonicityFix(
   return forced ? { minBucket, maxBucket, maxDiff } : null;
 }
 
-async function histogramFraction(ev: Evaluator, node: Call): Promise<Value> {
+async function histogramFraction(ev: EvalHost, node: Call): Promise<Value> {
   const lower = await ev.scalar(unwrapParens(node.args[0] as Expr));
   const upper = await ev.scalar(unwrapParens(node.args[1] as Expr));
   const vArg = node.args[2] as Expr;

@@ -10,7 +10,7 @@
 import { allocValues, type PhysicalKind } from '../../shared/types.js';
 import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
 import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
-import { STATS_WIDTH } from '../segment/series-stats.js';
+import { STATS_WIDTH, statsPerColumn } from '../segment/series-stats.js';
 import type { MemSeries } from './mem-series.js';
 import { foldedSeries } from './series-fold.js';
 import type { MemColumn, TableMemtable } from './table-memtable.js';
@@ -111,22 +111,11 @@ export class MemtableSource implements SeriesSource {
     const fold = foldedSeries(s, n, this.table, this.table.tsWords);
     const span: [bigint, bigint] = [this.ts[fold.minRow] as bigint, this.ts[fold.maxRow] as bigint];
     if (span[0] < lo || span[1] > hi) return null;
-    const stats = new Float64Array(request.specs.length * STATS_WIDTH);
-    for (let k = 0; k < request.specs.length; k++) {
-      const spec = request.specs[k] as number;
-      if (spec < 0) continue;
-      const at = k * STATS_WIDTH;
+    const stats = statsPerColumn(request.specs, fold.stats, (spec) => {
       const slot = this.slots[spec] as number;
-      if (slot < 0) {
-        stats[at + 2] = Number.NaN;
-        stats[at + 3] = Number.NaN;
-        continue;
-      }
-      const e = slot * STATS_WIDTH;
-      if (Number.isNaN(fold.stats[e + 1] as number)) return null;
-      stats.set(fold.stats.subarray(e, e + STATS_WIDTH), at);
-    }
-    return { stats, rows: n, span };
+      return slot < 0 ? -1 : slot * STATS_WIDTH;
+    });
+    return stats === null ? null : { stats, rows: n, span };
   }
 
   collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {

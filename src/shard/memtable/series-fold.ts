@@ -8,7 +8,7 @@
  * just the rows written since; an aggregate polled while writes arrive then costs what was
  * written in between rather than the whole memtable.
  */
-import { STATS_WIDTH } from '../segment/series-stats.js';
+import { foldStats, STATS_WIDTH } from '../segment/series-stats.js';
 import { compareRowTimes, type MemSeries, type SeriesFold } from './mem-series.js';
 import type { MemColumn, TableMemtable } from './table-memtable.js';
 
@@ -21,36 +21,6 @@ function openSlots(stats: Float64Array, from: number, to: number): void {
     stats[e + 2] = Number.NaN;
     stats[e + 3] = Number.NaN;
   }
-}
-
-/**
- * Folds `rows[from, to)` of one Float64 column into the entry at `e`. A row without the column
- * (ABSENT) counts as NULL: scans ask for summaries only of columns without a default
- * (`summaryColumnsOf`), which is how such a row reads.
- */
-function foldColumn(stats: Float64Array, e: number, col: MemColumn, rows: readonly number[], from: number, to: number) {
-  const values = col.values as Float64Array;
-  const valid = col.valid;
-  let present = stats[e] as number;
-  let sum = stats[e + 1] as number;
-  let min = stats[e + 2] as number;
-  let max = stats[e + 3] as number;
-  for (let i = from; i < to; i++) {
-    const r = rows[i] as number;
-    const v = valid[r];
-    if (v === 1) {
-      const x = values[r] as number;
-      present++;
-      // NaN propagates into the sum, which marks the entry unusable.
-      sum += x;
-      if (!(x >= min)) min = x;
-      if (!(x <= max)) max = x;
-    }
-  }
-  stats[e] = present;
-  stats[e + 1] = sum;
-  stats[e + 2] = min;
-  stats[e + 3] = max;
 }
 
 function emptyFold(slots: number): SeriesFold {
@@ -93,7 +63,10 @@ export function foldedSeries(series: MemSeries, n: number, table: TableMemtable,
     const e = slot * STATS_WIDTH;
     if ((table.slots[slot] as { kind: string }).kind !== 'f64') fold.stats[e + 1] = Number.NaN;
     else if (!Number.isNaN(fold.stats[e + 1] as number)) {
-      foldColumn(fold.stats, e, table.cols[slot] as MemColumn, rows, fold.folded, n);
+      // A row without the column (ABSENT) counts as NULL: scans ask for summaries only of columns
+      // without a default (`summaryColumnsOf`), which is how such a row reads.
+      const col = table.cols[slot] as MemColumn;
+      foldStats(fold.stats, e, col.values as Float64Array, col.valid, rows, fold.folded, n, false);
     }
   }
   fold.folded = n;

@@ -9,7 +9,7 @@ import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/serie
 import type { BlockMeta, DecodedBlock } from './block-codec.js';
 import type { SeriesMeta } from './footer.js';
 import type { SegmentFile } from './segment-reader.js';
-import { STATS_WIDTH } from './series-stats.js';
+import { STATS_WIDTH, statsPerColumn } from './series-stats.js';
 
 export class SegmentSource implements SeriesSource {
   readonly keys: readonly string[];
@@ -99,24 +99,12 @@ export class SegmentSource implements SeriesSource {
     const all = file.seriesStats(onCorrupt);
     if (all === null) return null;
     const width = file.statsColumns * STATS_WIDTH;
-    const out = new Float64Array(specs.length * STATS_WIDTH);
-    for (let k = 0; k < specs.length; k++) {
-      const spec = specs[k] as number;
-      if (spec < 0) continue;
-      const at = k * STATS_WIDTH;
+    return statsPerColumn(specs, all, (spec) => {
       const c = this.specColumns[spec] as number;
-      if (c < 0) {
-        out[at + 2] = Number.NaN;
-        out[at + 3] = Number.NaN;
-        continue;
-      }
+      if (c < 0) return -1;
       const column = file.statsColumn(c);
-      if (column < 0) return null;
-      const e = index * width + column * STATS_WIDTH;
-      if (Number.isNaN(all[e + 1] as number)) return null;
-      out.set(all.subarray(e, e + STATS_WIDTH), at);
-    }
-    return out;
+      return column < 0 ? null : index * width + column * STATS_WIDTH;
+    });
   }
 
   private guarded(meta: BlockMeta): boolean {

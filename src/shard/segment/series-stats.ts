@@ -66,6 +66,71 @@ export function decodeStatsMeta(r: ByteReader, columnCount: number): StatsMeta |
   return { offset, length, crc, columns };
 }
 
+/**
+ * Folds the Float64 values of rows `[from, to)` (or of `rows[from, to)` when given) into the
+ * `[present, sum, min, max]` entry at `e` of `stats`. A NaN value makes the sum NaN, which marks
+ * the entry unusable; so does a row without the column (ABSENT) when `absentPoisons`.
+ */
+export function foldStats(
+  stats: Float64Array,
+  e: number,
+  values: Float64Array,
+  valid: Uint8Array,
+  rows: readonly number[] | null,
+  from: number,
+  to: number,
+  absentPoisons: boolean,
+): void {
+  let present = stats[e] as number;
+  let sum = stats[e + 1] as number;
+  let min = stats[e + 2] as number;
+  let max = stats[e + 3] as number;
+  for (let i = from; i < to; i++) {
+    const r = rows === null ? i : (rows[i] as number);
+    const v = valid[r];
+    if (v === 1) {
+      const x = values[r] as number;
+      present++;
+      sum += x;
+      if (!(x >= min)) min = x;
+      if (!(x <= max)) max = x;
+    } else if (v === ABSENT && absentPoisons) sum = Number.NaN;
+  }
+  stats[e] = present;
+  stats[e + 1] = sum;
+  stats[e + 2] = min;
+  stats[e + 3] = max;
+}
+
+/**
+ * A source's statistics laid out per scan column (`[present, sum, min, max]` at 4 × column) from
+ * `all`: `entryOf(spec)` gives the offset of a field spec's entry, -1 when the source lacks the
+ * column (present nowhere), or null when it has no usable entry; null then, or when an entry is
+ * marked unusable. Columns with spec -1 are left zero.
+ */
+export function statsPerColumn(
+  specs: readonly number[],
+  all: Float64Array,
+  entryOf: (spec: number) => number | null,
+): Float64Array | null {
+  const out = new Float64Array(specs.length * STATS_WIDTH);
+  for (let k = 0; k < specs.length; k++) {
+    const spec = specs[k] as number;
+    if (spec < 0) continue;
+    const at = k * STATS_WIDTH;
+    const e = entryOf(spec);
+    if (e === null) return null;
+    if (e < 0) {
+      out[at + 2] = Number.NaN;
+      out[at + 3] = Number.NaN;
+      continue;
+    }
+    if (Number.isNaN(all[e + 1] as number)) return null;
+    out.set(all.subarray(e, e + STATS_WIDTH), at);
+  }
+  return out;
+}
+
 /** Accumulates the section while the writer adds blocks; drops it once it would not pay. */
 export class SeriesStatsBuilder {
   /** Spec positions of the Float64 columns. */
@@ -116,27 +181,8 @@ export class SeriesStatsBuilder {
     for (let c = 0; c < this.columns.length; c++) {
       const spec = this.columns[c] as number;
       const values = buf.values[spec] as Float64Array;
-      const valid = buf.valid[spec] as Uint8Array;
       const e = this.at + c * STATS_WIDTH;
-      let present = stats[e] as number;
-      let sum = stats[e + 1] as number;
-      let min = stats[e + 2] as number;
-      let max = stats[e + 3] as number;
-      for (let r = from; r < to; r++) {
-        const v = valid[r];
-        if (v === 1) {
-          const x = values[r] as number;
-          present++;
-          // NaN propagates into the sum, which marks the entry unusable.
-          sum += x;
-          if (!(x >= min)) min = x;
-          if (!(x <= max)) max = x;
-        } else if (v === ABSENT) sum = Number.NaN;
-      }
-      stats[e] = present;
-      stats[e + 1] = sum;
-      stats[e + 2] = min;
-      stats[e + 3] = max;
+      foldStats(stats, e, values, buf.valid[spec] as Uint8Array, null, from, to, true);
     }
   }
 

@@ -3,9 +3,18 @@
  * `a = 1 OR b = 2 AND c` and `NOT a LIKE 'x'` group the way GreptimeDB groups them.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { BinaryOperator, Expr, FrameBound, FunctionCall, Ident, SqlType, WindowSpec } from './ast.js';
-import { atQueryStart, parseFill, parseOrderByItem, parseQuery, parseRangeDuration } from './parse-query.js';
-import { RESERVED_WORDS, type TokenStream } from './parser-base.js';
+import type {
+  BinaryOperator,
+  Expr,
+  FillSpec,
+  FrameBound,
+  FunctionCall,
+  Ident,
+  OrderByItem,
+  SqlType,
+  WindowSpec,
+} from './ast.js';
+import { atQueryStart, RESERVED_WORDS, type TokenStream } from './parser-base.js';
 
 const PREC_OR = 5;
 const PREC_AND = 10;
@@ -155,7 +164,7 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
     case 'IN': {
       ts.expectOp('(');
       if (atQueryStart(ts)) {
-        const query = parseQuery(ts);
+        const query = ts.parseNestedQuery();
         ts.expectOp(')');
         return { kind: 'in_subquery', expr: left, query, negated };
       }
@@ -206,7 +215,7 @@ function parsePrefix(ts: TokenStream): Expr {
       if (t.value === '(') {
         ts.next();
         if (atQueryStart(ts)) {
-          const query = parseQuery(ts);
+          const query = ts.parseNestedQuery();
           ts.expectOp(')');
           return { kind: 'subquery', query };
         }
@@ -289,7 +298,7 @@ function parseWordPrefix(ts: TokenStream): Expr {
         if (ts.isOp('(', 1) && atQueryStart(ts, 2)) {
           ts.next();
           ts.expectOp('(');
-          const query = parseQuery(ts);
+          const query = ts.parseNestedQuery();
           ts.expectOp(')');
           return { kind: 'exists', query, negated: false };
         }
@@ -544,4 +553,32 @@ export function parseDataType(ts: TokenStream): SqlType {
   }
   const unsigned = ts.consumeKeyword('UNSIGNED');
   return { name, args, unsigned };
+}
+
+/** Binding power of a RANGE/ALIGN duration: one literal or one parenthesised expression. */
+const DURATION_PRECEDENCE = 100;
+
+/** One `expr [ASC|DESC] [NULLS FIRST|LAST]`. */
+export function parseOrderByItem(ts: TokenStream): OrderByItem {
+  const expr = parseExpr(ts);
+  let asc: boolean | null = null;
+  if (ts.consumeKeyword('ASC')) asc = true;
+  else if (ts.consumeKeyword('DESC')) asc = false;
+  let nullsFirst: boolean | null = null;
+  if (ts.consumeKeywords('NULLS', 'FIRST')) nullsFirst = true;
+  else if (ts.consumeKeywords('NULLS', 'LAST')) nullsFirst = false;
+  return { expr, asc, nullsFirst };
+}
+
+/** The argument of FILL (after the keyword). */
+export function parseFill(ts: TokenStream): FillSpec {
+  if (ts.consumeKeyword('NULL')) return { kind: 'null' };
+  if (ts.consumeKeyword('PREV')) return { kind: 'prev' };
+  if (ts.consumeKeyword('LINEAR')) return { kind: 'linear' };
+  return { kind: 'constant', value: parseSubexpr(ts, DURATION_PRECEDENCE) };
+}
+
+/** A RANGE or ALIGN duration (or ALIGN's TO origin): one literal or one parenthesised expression. */
+export function parseRangeDuration(ts: TokenStream): Expr {
+  return parseSubexpr(ts, DURATION_PRECEDENCE);
 }

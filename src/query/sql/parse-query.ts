@@ -11,24 +11,14 @@ import type {
   FillSpec,
   Ident,
   JoinType,
-  OrderByItem,
   Query,
   QueryBody,
   Select,
   SelectItem,
   TableFactor,
 } from './ast.js';
-import { parseExpr, parseSubexpr } from './parse-expr.js';
-import type { TokenStream } from './parser-base.js';
-
-/** Binding power of a RANGE/ALIGN duration: one literal or one parenthesised expression. */
-const DURATION_PRECEDENCE = 100;
-
-/** True when the cursor is at the start of a query (`SELECT`, `WITH`, or `(` followed by one). */
-export function atQueryStart(ts: TokenStream, offset = 0): boolean {
-  if (ts.isKeyword('SELECT', offset) || ts.isKeyword('WITH', offset)) return true;
-  return ts.isOp('(', offset) && atQueryStart(ts, offset + 1);
-}
+import { parseExpr, parseFill, parseOrderByItem, parseRangeDuration } from './parse-expr.js';
+import { atQueryStart, type TokenStream } from './parser-base.js';
 
 /** Parses a query: WITH, body (with set operations), then ORDER BY, LIMIT and OFFSET. */
 export function parseQuery(ts: TokenStream): Query {
@@ -109,18 +99,6 @@ function parseLimitOffset(ts: TokenStream, query: Query): void {
   }
 }
 
-/** One `expr [ASC|DESC] [NULLS FIRST|LAST]`. */
-export function parseOrderByItem(ts: TokenStream): OrderByItem {
-  const expr = parseExpr(ts);
-  let asc: boolean | null = null;
-  if (ts.consumeKeyword('ASC')) asc = true;
-  else if (ts.consumeKeyword('DESC')) asc = false;
-  let nullsFirst: boolean | null = null;
-  if (ts.consumeKeywords('NULLS', 'FIRST')) nullsFirst = true;
-  else if (ts.consumeKeywords('NULLS', 'LAST')) nullsFirst = false;
-  return { expr, asc, nullsFirst };
-}
-
 function parseSelect(ts: TokenStream): Select {
   ts.expectKeyword('SELECT');
   let distinct = false;
@@ -165,11 +143,11 @@ function parseSelect(ts: TokenStream): Select {
 
 /** `ALIGN <duration> [TO <origin>] [BY (exprs)] [FILL <fill>]` (after ALIGN). */
 function parseAlign(ts: TokenStream): AlignClause {
-  const duration = parseSubexpr(ts, DURATION_PRECEDENCE);
+  const duration = parseRangeDuration(ts);
   let to: Expr | null = null;
   let by: Expr[] | null = null;
   let fill: FillSpec | null = null;
-  if (ts.consumeKeyword('TO')) to = parseSubexpr(ts, DURATION_PRECEDENCE);
+  if (ts.consumeKeyword('TO')) to = parseRangeDuration(ts);
   if (ts.consumeKeyword('BY')) {
     ts.expectOp('(');
     by = [];
@@ -181,19 +159,6 @@ function parseAlign(ts: TokenStream): AlignClause {
   }
   if (ts.consumeKeyword('FILL')) fill = parseFill(ts);
   return { duration, to, by, fill };
-}
-
-/** The argument of FILL (after the keyword). */
-export function parseFill(ts: TokenStream): FillSpec {
-  if (ts.consumeKeyword('NULL')) return { kind: 'null' };
-  if (ts.consumeKeyword('PREV')) return { kind: 'prev' };
-  if (ts.consumeKeyword('LINEAR')) return { kind: 'linear' };
-  return { kind: 'constant', value: parseSubexpr(ts, DURATION_PRECEDENCE) };
-}
-
-/** `RANGE <duration> [FILL ...]` after an aggregate call (after the RANGE keyword). */
-export function parseRangeDuration(ts: TokenStream): Expr {
-  return parseSubexpr(ts, DURATION_PRECEDENCE);
 }
 
 function parseSelectItem(ts: TokenStream): SelectItem {

@@ -3,7 +3,7 @@
  * `Expected: <what>, found: <token> at Line: L, Column: C`.
  */
 import { DbError, ErrorCode, SqlSyntaxError } from '../../shared/errors.js';
-import type { Ident, ObjectName } from './ast.js';
+import type { Ident, ObjectName, Query } from './ast.js';
 import { describeToken, locationSuffix, type Token, tokenize } from './lexer.js';
 
 /**
@@ -64,6 +64,18 @@ export const RESERVED_WORDS = new Set([
 export class TokenStream {
   private readonly tokens: Token[];
   private pos = 0;
+  /**
+   * Parses a query nested in an expression (subqueries, EXISTS, IN): parse-query.ts, set by
+   * whoever starts parsing, since the expression parser cannot import the query parser that
+   * imports it.
+   */
+  queryParser: ((ts: TokenStream) => Query) | null = null;
+
+  /** A nested query at the cursor. */
+  parseNestedQuery(): Query {
+    if (this.queryParser === null) return this.unsupported('a subquery here');
+    return this.queryParser(this);
+  }
 
   constructor(
     readonly sql: string,
@@ -192,4 +204,10 @@ export class TokenStream {
     const t = this.peek();
     return t.kind === 'word' && t.quote === null && RESERVED_WORDS.has(t.value.toUpperCase());
   }
+}
+
+/** True when the cursor is at the start of a query (`SELECT`, `WITH`, or `(` followed by one). */
+export function atQueryStart(ts: TokenStream, offset = 0): boolean {
+  if (ts.isKeyword('SELECT', offset) || ts.isKeyword('WITH', offset)) return true;
+  return ts.isOp('(', offset) && atQueryStart(ts, offset + 1);
 }

@@ -9,9 +9,9 @@ import type { Expr, FunctionCall, Ident, ShowFilter, Statement } from './ast.js'
 import { describeToken } from './lexer.js';
 import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js';
 import { parseExpr } from './parse-expr.js';
-import { atQueryStart, parseQuery } from './parse-query.js';
+import { parseQuery } from './parse-query.js';
 import { parseTql } from './parse-tql.js';
-import { TokenStream } from './parser-base.js';
+import { atQueryStart, TokenStream } from './parser-base.js';
 
 /** Statements GreptimeDB has that this engine does not implement yet (answered with code 1001). */
 const NOT_YET_SUPPORTED = new Set([
@@ -31,6 +31,7 @@ const NOT_YET_SUPPORTED = new Set([
 /** Parses every statement of a request. Throws a DbError (2000 or 1001) on the first problem. */
 export function parseSql(sql: string): Statement[] {
   const ts = new TokenStream(sql);
+  ts.queryParser = parseQuery;
   const statements: Statement[] = [];
   let expectingDelimiter = false;
   for (;;) {
@@ -47,6 +48,7 @@ export function parseSql(sql: string): Statement[] {
 /** Parses a standalone expression (used for column DEFAULT texts kept in the catalog). */
 export function parseExpression(sql: string): Expr {
   const ts = new TokenStream(sql);
+  ts.queryParser = parseQuery;
   const expr = parseExpr(ts);
   const t = ts.peek();
   if (t.kind !== 'eof') ts.expected('end of expression', t);

@@ -148,7 +148,9 @@ export function collectSummarised(
       const other = spanOwner[i] as number;
       if (other === j) continue;
       const o = spans[i] as [bigint, bigint];
+      // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.max does not take
       const from = c.span[0] > o[0] ? c.span[0] : o[0];
+      // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take
       const to = c.span[1] < o[1] ? c.span[1] : o[1];
       if (from > to) continue;
       const mine = timesOf(j, from, to);

@@ -126,6 +126,19 @@ export function collectSummarised(
   }
   if (!any) return;
 
+  // Member j's span: its summary's, or the least start and greatest end of its parts; null when
+  // it has no rows in range. Each other member is then judged once, over the whole stretch.
+  const memberSpan = (j: number): [bigint, bigint] | null => {
+    let lo: bigint | null = null;
+    let hi: bigint | null = null;
+    for (let i = 0; i < spans.length; i++) {
+      if (spanOwner[i] !== j) continue;
+      const span = spans[i] as [bigint, bigint];
+      if (lo === null || span[0] < lo) lo = span[0];
+      if (hi === null || span[1] > hi) hi = span[1];
+    }
+    return lo === null || hi === null ? null : [lo, hi];
+  };
   // Member j's timestamps in [from, to]: from its parts, or read for the purpose (a candidate's
   // source reads only the blocks that reach the range).
   const timesOf = (j: number, from: bigint, to: bigint): bigint[] | null => {
@@ -144,10 +157,9 @@ export function collectSummarised(
     const c = candidates[j];
     if (c === null || c === undefined) continue;
     let shared = false;
-    for (let i = 0; i < spans.length && !shared && !scan.appendMode; i++) {
-      const other = spanOwner[i] as number;
-      if (other === j) continue;
-      const o = spans[i] as [bigint, bigint];
+    for (let other = 0; other < group.count && !shared && !scan.appendMode; other++) {
+      const o = other === j ? null : memberSpan(other);
+      if (o === null) continue;
       // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.max does not take
       const from = c.span[0] > o[0] ? c.span[0] : o[0];
       // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take

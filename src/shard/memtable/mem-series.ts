@@ -64,8 +64,6 @@ export class MemSeries {
   readonly rows: number[] = [];
   /** Every timestamp >= the one before it. */
   sorted = true;
-  /** Every timestamp > the one before it (implies sorted). */
-  unique = true;
   /** The rows are consecutive table rows, so the table's columns can be read in place. */
   contiguous = true;
   /**
@@ -83,10 +81,15 @@ export class MemSeries {
 
   constructor(readonly key: string) {}
 
+  /** Every timestamp > the one before it (sorted, and no time twice). */
+  get unique(): boolean {
+    return this.sorted && this.distinct;
+  }
+
   /**
    * Called before table row `row` is appended when it does not come strictly after the last row
    * (`order`: its time compared with the last row's), or when the series is already unsorted;
-   * keeps `sorted`, `unique` and `distinct`. While sorted, a repeat is found by binary search.
+   * keeps `sorted` and `distinct`. While sorted, a repeat is found by binary search.
    * Once not, the rows with the LATEST_ROWS greatest timestamps are kept in order, and every other
    * row is older than all of them: a row newer than the oldest of them can only repeat one of
    * them; an older one might repeat any row, and is taken to (a row that late is rare).
@@ -116,7 +119,6 @@ export class MemSeries {
   private becomeUnsorted(row: number, order: number, words: Uint32Array): void {
     const rows = this.rows;
     const count = rows.length;
-    this.unique = false;
     if (order === 0) {
       this.distinct = false;
       return;

@@ -86,8 +86,8 @@ export class TableMemtable {
   ) {}
 
   /**
-   * Whether a row among the first `rowLimit` may lie in `[lo, hi]` (the table's whole span is
-   * checked: rows written since widen it, never narrow it).
+   * Whether a row may lie in `[lo, hi]`: the span of every row written so far, so a scan whose
+   * snapshot holds fewer rows is only ever told to read a table it could have skipped.
    */
   mayHoldTimes(lo: bigint, hi: bigint): boolean {
     if (this.leastRow < 0) return false;
@@ -220,15 +220,11 @@ export class TableMemtable {
     const words = this.tsWords;
     let least = this.leastRow < 0 ? base : this.leastRow;
     let greatest = this.greatestRow < 0 ? base : this.greatestRow;
-    for (let row = base; row < base + n; row++) {
-      if (compareRowTimes(words, row, least) < 0) least = row;
-      else if (compareRowTimes(words, row, greatest) > 0) greatest = row;
-    }
-    this.leastRow = least;
-    this.greatestRow = greatest;
     for (let i = 0; i < n; i++) {
       const s = batchSeries[rowSeries[i] as number] as MemSeries;
       const row = base + i;
+      if (compareRowTimes(words, row, least) < 0) least = row;
+      else if (compareRowTimes(words, row, greatest) > 0) greatest = row;
       const list = s.rows;
       const count = list.length;
       if (count > 0) {
@@ -239,6 +235,8 @@ export class TableMemtable {
       }
       list.push(row);
     }
+    this.leastRow = least;
+    this.greatestRow = greatest;
     this.bytes += n * ROW_REF_BYTES;
 
     const written = new Uint8Array(this.cols.length + rows.fields.length);

@@ -3,7 +3,7 @@
  * registry, so shard figures are pulled from every shard at scrape time and mirrored here.
  */
 import client from 'prom-client';
-import type { ShardStats } from '../shared/messages.js';
+import { type ShardStats, type ThreadHeap, threadHeap } from '../shared/messages.js';
 import { REJECTION_REASONS, rejectionCounts } from '../shared/rejections.js';
 import { VERSION } from '../shared/version.js';
 import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
@@ -14,6 +14,8 @@ export interface QueueDepth {
   shardId: number;
   writes: number;
   bytes: number;
+  /** Write and decode tasks sent to the shard's thread that it has not started (WritesWaiting). */
+  tasksWaiting: number;
 }
 
 export class ServerMetrics {
@@ -196,6 +198,16 @@ export class ServerMetrics {
         for (const q of queueDepths()) this.set({ shard: String(q.shardId) }, q.bytes);
       },
     });
+    new client.Gauge({
+      name: 'shoaldb_shard_write_tasks_waiting',
+      help: "Write and decode tasks sent to a shard's thread and not yet started there (they cut its query slices short)",
+      labelNames: ['shard'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of queueDepths()) this.set({ shard: String(q.shardId) }, q.tasksWaiting);
+      },
+    });
   }
 
   /**
@@ -285,6 +297,21 @@ export class ServerMetrics {
       'counter',
       (s) => s.queriesCancelled,
     );
+    new client.Gauge({
+      name: 'shoaldb_thread_heap_bytes',
+      help: "Each thread's V8 heap: used (objects not yet collected), total (reserved), external (buffers its objects hold)",
+      labelNames: ['thread', 'kind'],
+      registers: [this.registry],
+      async collect() {
+        const stats = await fetchOnce();
+        this.reset();
+        const threads: [string, ThreadHeap][] = [['router', threadHeap()]];
+        for (const s of stats) threads.push([`shard-${s.shardId}`, s.heap]);
+        for (const [thread, heap] of threads) {
+          for (const kind of ['used', 'total', 'external'] as const) this.set({ thread, kind }, heap[kind]);
+        }
+      },
+    });
     mirror('shoaldb_shard_ready', '1 once the shard has recovered', 'gauge', (s) => (s.ready ? 1 : 0));
 
     const timings = (pick: keyof ShardStats['timings']) => async () =>

@@ -18,6 +18,7 @@ import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
+import type { QueueDepth } from './metrics.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
 const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
@@ -41,6 +42,16 @@ function workerFilename(): string {
 
 /** Decode tasks one shard runs at once: one decoding while the previous answer travels back. */
 const DECODES_IN_FLIGHT = 2;
+
+/**
+ * Query tasks one shard runs at once. With the write and decode tasks above they fill the worker's
+ * task slots (concurrentTasksPerWorker), so a write never queues behind queries in Piscina; more
+ * queries wait here, in the router, for a slot.
+ */
+const QUERIES_IN_FLIGHT = 4;
+/** Worker task slots: writes, decodes and queries, each bounded above; control tasks queue in Piscina. */
+const TASK_SLOTS = WRITE_TASKS_IN_FLIGHT + DECODES_IN_FLIGHT + QUERIES_IN_FLIGHT;
+const CONTROL_TASKS_QUEUED_MAX = 1024;
 
 /** A counting gate with a FIFO of waiters. */
 class Gate {
@@ -73,6 +84,7 @@ class Gate {
 class Shard {
   ready = false;
   readonly decodes = new Gate(DECODES_IN_FLIGHT);
+  readonly queries = new Gate(QUERIES_IN_FLIGHT);
   openError: DbError | null = null;
   private readonly pending: PendingWrite[] = [];
   /** Payload bytes in `pending`: what waits for the next group commit. */
@@ -97,16 +109,24 @@ class Shard {
   async run<T>(task: ShardTask, transferList?: ArrayBuffer[], span: Span | null = null): Promise<T> {
     if (span !== null && (task.op === 'write' || task.op === 'query'))
       task.trace = { traceparent: traceparentOf(span) };
-    if (task.op === 'write' || task.op === 'decode') this.writesWaiting.sent();
+    const counted = task.op === 'write' || task.op === 'decode';
+    if (counted) this.writesWaiting.sent();
+    let reply: ShardReply<T>;
     try {
-      const reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
-      if (!reply.ok) throw fromWire(reply.error);
-      endSpan(span);
-      return reply.value;
+      reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
     } catch (err) {
+      // The shard's handler answers every task it takes, so no answer means it never took this one.
+      if (counted) this.writesWaiting.withdrawn();
       endSpan(span, err);
       throw err;
     }
+    if (!reply.ok) {
+      const err = fromWire(reply.error);
+      endSpan(span, err);
+      throw err;
+    }
+    endSpan(span);
+    return reply.value;
   }
 
   /** The router-side span of a task sent to this shard; null when tracing is off or nothing traced is active. */
@@ -231,9 +251,11 @@ export class ShardCluster {
         maxThreads: 1,
         idleTimeout: 60_000,
         atomics: 'disabled',
-        // Queries and decodes run while a write task awaits its fsync; at most WRITE_TASKS_IN_FLIGHT writes (above).
-        concurrentTasksPerWorker: 8,
-        maxQueue: 'auto',
+        // Queries and decodes run while a write task awaits its fsync; each kind is bounded above.
+        concurrentTasksPerWorker: TASK_SLOTS,
+        // Only control tasks (stats, flush, profiles, tracing) can queue here, and they are few:
+        // Piscina's 'auto' bound (1 for one thread) refused a second /metrics scrape's stats.
+        maxQueue: CONTROL_TASKS_QUEUED_MAX,
       });
       shards.push(new Shard(id, pool));
     }
@@ -295,8 +317,13 @@ export class ShardCluster {
   }
 
   /** Writes waiting in each shard's queue (payloads and bytes), for /metrics. */
-  queueDepths(): { shardId: number; writes: number; bytes: number }[] {
-    return this.shards.map((s) => ({ shardId: s.id, writes: s.queuedWrites, bytes: s.queuedBytes }));
+  queueDepths(): QueueDepth[] {
+    return this.shards.map((s) => ({
+      shardId: s.id,
+      writes: s.queuedWrites,
+      bytes: s.queuedBytes,
+      tasksWaiting: s.writesWaiting.count(),
+    }));
   }
 
   /** Appends one encoded WriteBatch to a shard; resolves once it is durable (per the WAL mode). */
@@ -356,17 +383,24 @@ export class ShardCluster {
   async query<T>(lang: 'sql' | 'promql', plan: unknown, signal?: AbortSignal): Promise<T[]> {
     for (const s of this.shards) this.requireReady(s);
     const cancel = new SharedArrayBuffer(4);
+    const flag = new Int32Array(cancel);
     const run = Promise.all(
-      this.shards.map((s) =>
-        s.run<T>(
-          { op: 'query', lang, plan, cancel },
-          undefined,
-          s.taskSpan(lang === 'sql' ? 'query sql' : 'query promql'),
-        ),
-      ),
+      this.shards.map(async (s) => {
+        await s.queries.acquire();
+        try {
+          // Cancelled while it waited for a slot: the caller has its answer already.
+          if (Atomics.load(flag, 0) !== 0) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
+          return await s.run<T>(
+            { op: 'query', lang, plan, cancel },
+            undefined,
+            s.taskSpan(lang === 'sql' ? 'query sql' : 'query promql'),
+          );
+        } finally {
+          s.queries.release();
+        }
+      }),
     );
     if (!signal) return run;
-    const flag = new Int32Array(cancel);
     return new Promise<T[]>((resolve, reject) => {
       const onAbort = (): void => {
         Atomics.store(flag, 0, 1);
@@ -449,6 +483,7 @@ function emptyStats(shardId: number): ShardStats {
     segmentBytes: 0,
     queriesCancelled: 0,
     seriesCached: {},
+    heap: { used: 0, total: 0, external: 0 },
     timings: { walFsync: emptySnapshot(), flush: emptySnapshot(), compaction: emptySnapshot() },
     rejections: {},
     recovery: { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 },

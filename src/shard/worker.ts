@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
 import { runShardPlan } from '../query/sql/shard-exec.js';
 import { toWire } from '../shared/errors.js';
-import type { ShardReply, ShardTask } from '../shared/messages.js';
+import { type ShardReply, type ShardTask, threadHeap } from '../shared/messages.js';
 import { endSpan, withSpan } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
 import { decoderSeriesCached, runDecodeTask } from './decode-task.js';
@@ -88,7 +88,12 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
       case 'stats':
         return {
           ok: true,
-          value: { ...requireStore().stats(), queriesCancelled, seriesCached: decoderSeriesCached() },
+          value: {
+            ...requireStore().stats(),
+            queriesCancelled,
+            seriesCached: decoderSeriesCached(),
+            heap: threadHeap(),
+          },
         };
       case 'log-level':
         log.level = task.level;

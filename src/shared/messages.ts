@@ -65,6 +65,22 @@ export type ShardTask =
 export type ShardReply<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
 
 /** Counters and gauges one shard reports for /metrics and /status. */
+/** One thread's V8 heap figures, in bytes. */
+export interface ThreadHeap {
+  /** Bytes of live and not yet collected objects. */
+  used: number;
+  /** Bytes the heap has reserved from the system. */
+  total: number;
+  /** Bytes of buffers and other memory held outside the heap by its objects. */
+  external: number;
+}
+
+/** The calling thread's heap figures. */
+export function threadHeap(): ThreadHeap {
+  const m = process.memoryUsage();
+  return { used: m.heapUsed, total: m.heapTotal, external: m.external };
+}
+
 export interface ShardStats {
   shardId: number;
   ready: boolean;
@@ -98,6 +114,8 @@ export interface ShardStats {
   timings: Record<'walFsync' | 'flush' | 'compaction', HistogramSnapshot>;
   /** Entries of each ingest decoder's series cache in this shard's thread, by protocol. */
   seriesCached: Record<string, number>;
+  /** This shard thread's V8 heap (its isolate alone; RSS is the process's and is not split by thread). */
+  heap: ThreadHeap;
   /** Refusals by limit in this shard's thread (memtable.reject_size, query bounds checked here). */
   rejections: Partial<Record<RejectionReason, number>>;
   /** What recovery did at the last open. */

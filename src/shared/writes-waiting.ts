@@ -5,19 +5,34 @@
  * waits for a query well under a slice instead of a whole one.
  */
 export class WritesWaiting {
-  private readonly count: Int32Array;
+  private readonly word: Int32Array;
 
   constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
-    this.count = new Int32Array(buffer);
+    this.word = new Int32Array(buffer);
   }
 
   sent(): void {
-    Atomics.add(this.count, 0, 1);
+    Atomics.add(this.word, 0, 1);
   }
 
   started(): void {
-    Atomics.sub(this.count, 0, 1);
+    Atomics.sub(this.word, 0, 1);
   }
 
-  readonly any = (): boolean => Atomics.load(this.count, 0) > 0;
+  /**
+   * Takes back a count for a task that never reached the shard's handler (the pool refused it, or
+   * its thread died). Never below zero: had the task started after all, the shard counted it down.
+   */
+  withdrawn(): void {
+    for (;;) {
+      const n = Atomics.load(this.word, 0);
+      if (n <= 0 || Atomics.compareExchange(this.word, 0, n, n - 1) === n) return;
+    }
+  }
+
+  readonly any = (): boolean => Atomics.load(this.word, 0) > 0;
+
+  count(): number {
+    return Atomics.load(this.word, 0);
+  }
 }

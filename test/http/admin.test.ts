@@ -47,6 +47,11 @@ t.test('metrics expose process, ingest, WAL and shard figures', async (t) => {
   t.match(text, /shoaldb_wal_fsyncs_total\{shard="1"\}/);
   t.match(text, /shoaldb_memtable_bytes\{shard="\d"\} [1-9]/);
   t.match(text, /greptime_app_version\{/);
+  // Every thread reports its own heap: the router and both shards, each with objects in use.
+  for (const thread of ['router', 'shard-0', 'shard-1']) {
+    const used = new RegExp(`^shoaldb_thread_heap_bytes\\{thread="${thread}",kind="used"\\} (\\d+)$`, 'm').exec(text);
+    t.ok(used && Number(used[1]) > 1_000_000, `${thread} reports a heap in use`);
+  }
   const rows = [...text.matchAll(/^shoaldb_shard_rows_written_total\{shard="\d"\} (\d+)$/gm)].map((m) => Number(m[1]));
   t.equal(
     rows.reduce((a, b) => a + b, 0),

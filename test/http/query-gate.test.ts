@@ -36,3 +36,42 @@ t.test('a query past max_concurrent_queries is refused with 503 and Retry-After'
   const after = await sql(server.url, 'SELECT count(*) FROM m');
   t.same(after.body.output?.[0]?.records?.rows, [[4]], 'the slot is free again');
 });
+
+t.test('every query up to the bound is answered, however many a shard is asked at once', async (t) => {
+  // Each query sends one task to each shard; more than the worker's task slots at once used to be
+  // refused by the thread pool's own queue bound (500, "Internal error"), now they wait their turn.
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  const lines = Array.from({ length: 2000 }, (_, i) => `cq,host=h${i % 50} v=${i} ${1_700_000_000_000 + i * 1000}`);
+  t.equal((await writeLines(server.url, lines.join('\n'))).status, 204);
+
+  const n = 32; // the default max_concurrent_queries
+  const sqlAnswers = Promise.all(
+    Array.from({ length: n / 2 }, (_, i) => sql(server.url, `SELECT count(*) FROM cq WHERE v >= ${i}`)),
+  );
+  const promAnswers = Promise.all(
+    Array.from({ length: n / 2 }, async () => {
+      const q = encodeURIComponent('count(cq)');
+      const res = await fetch(`${server.url}/v1/metricsapi/api/v1/query?query=${q}&time=1700002000`);
+      return { status: res.status, body: (await res.json()) as { data?: { result?: Array<{ value: unknown[] }> } } };
+    }),
+  );
+  // Writes meanwhile take their own slots.
+  const write = writeLines(server.url, 'cq_other,host=late v=1 1700000005000');
+  const answers = await sqlAnswers;
+  answers.forEach((a, i) => {
+    t.equal(a.status, 200, a.text);
+    t.same(a.body.output?.[0]?.records?.rows, [[2000 - i]], `SQL query ${i}`);
+  });
+  for (const a of await promAnswers) {
+    t.equal(a.status, 200);
+    t.equal(a.body.data?.result?.[0]?.value?.[1], '50', JSON.stringify(a.body));
+  }
+  t.equal((await write).status, 204);
+
+  // Every write and decode task the router counted toward a shard was counted down by it.
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  const waiting = [...metrics.matchAll(/^shoaldb_shard_write_tasks_waiting\{shard="(\d)"\} (\d+)$/gm)];
+  t.equal(waiting.length, 2);
+  for (const m of waiting) t.equal(m[2], '0', `shard ${m[1]} has no write task left waiting`);
+});

@@ -7,8 +7,7 @@
  * which Piscina reports nowhere: the task is lost and its request never answered. A copy made
  * while cloning is a fresh buffer of the router's, moved once, to the shard that writes it.
  */
-import { decodeIngest } from '../shared/ingest/decode.js';
-import { cachedSeriesCount } from '../shared/ingest/lineproto/parser.js';
+import { decodeIngest, lineSeriesCached } from '../shared/ingest/decode.js';
 import { putSeriesCached } from '../shared/ingest/opentsdb/decode-put.js';
 import { remoteWriteSeriesCached } from '../shared/ingest/prom-remote/decode-write.js';
 import { SchemaSnapshot } from '../shared/ingest/schema-snapshot.js';
@@ -26,5 +25,5 @@ export async function runDecodeTask(task: Extract<ShardTask, { op: 'decode' }>):
 
 /** Entries of this thread's decoder series caches, by protocol (for /metrics). */
 export function decoderSeriesCached(): Record<string, number> {
-  return { lineproto: cachedSeriesCount(), 'metricsapi-write': remoteWriteSeriesCached(), opentsdb: putSeriesCached() };
+  return { lineproto: lineSeriesCached(), 'metricsapi-write': remoteWriteSeriesCached(), opentsdb: putSeriesCached() };
 }

@@ -6,8 +6,11 @@
 import t from 'tap';
 import { parsePrecision } from '../../src/router/http/params.js';
 import { DbError, ErrorCode } from '../../src/shared/errors.js';
-import { type LinePoint, parseLineProtocol } from '../../src/shared/ingest/lineproto/parser.js';
+import { LineCaches, type LinePoint, parseLineProtocol } from '../../src/shared/ingest/lineproto/parser.js';
 import { type CaseField, type CasePoint, loadLineprotoCases } from '../helpers/lineproto-cases.js';
+
+/** One cache for the whole file, as a decoding thread keeps one across requests. */
+const caches = new LineCaches();
 
 type Field = CaseField;
 type Point = CasePoint;
@@ -37,7 +40,7 @@ t.test('line-protocol conformance against the parser', async (t) => {
       const precision = parsePrecision(c.precision);
       const body = Buffer.from(c.input, 'utf8');
       if (c.expect.result === 'ok') {
-        const batch = parseLineProtocol(body, precision);
+        const batch = parseLineProtocol(body, precision, caches);
         const ok = t.same(batch.points.map(asCorpusPoint), c.expect.points, 'points match');
         // Float values must be identical doubles, not merely close.
         let exact = true;
@@ -53,7 +56,7 @@ t.test('line-protocol conformance against the parser', async (t) => {
         const line = c.expect.line;
         let thrown: unknown;
         try {
-          parseLineProtocol(body, precision);
+          parseLineProtocol(body, precision, caches);
         } catch (err) {
           thrown = err;
         }

@@ -1,7 +1,7 @@
 /** Request parameters shared by several routes: database selection and form bodies. */
 
 import { InvalidArgument } from '../../shared/errors.js';
-import type { Precision } from '../../shared/ingest/lineproto/parser.js';
+import type { Precision } from '../../shared/ingest/lineproto/types.js';
 import type { RequestContext } from './context.js';
 import { HttpStatusError } from './http-status-error.js';
 

@@ -7,7 +7,7 @@
 import type { TableRows } from '../codec/write-batch.js';
 import { DbError } from '../errors.js';
 import type { InsertOptions, TableInsert } from '../insert.js';
-import { type Precision, parseLineProtocolSliced } from './lineproto/parser.js';
+import { LineCaches, type Precision, parseLineProtocolSliced } from './lineproto/parser.js';
 import { pointParts } from './lineproto/point-parts.js';
 import { toTableInserts } from './lineproto/to-inserts.js';
 import { decodePut } from './opentsdb/decode-put.js';
@@ -73,6 +73,14 @@ export type DecodeReply =
    */
   | { kind: 'schema'; inserts: TableInsert[]; options?: InsertOptions[] | undefined };
 
+/** What this thread's line-protocol parser remembers between requests (series, names). */
+const lineCaches = new LineCaches();
+
+/** Series held by this thread's line-protocol series cache. */
+export function lineSeriesCached(): number {
+  return lineCaches.seriesCount;
+}
+
 /** Decodes `request.body` against `schema` (null: none received yet). */
 export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapshot | null): Promise<DecodeReply> {
   if (schema === null || schema.generation !== request.schemaGeneration) return { kind: 'stale' };
@@ -128,7 +136,7 @@ async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promi
   switch (request.protocol) {
     case 'lineproto': {
       const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
-      const batch = await parseLineProtocolSliced(buf, request.precision, request.lineMaxBytes);
+      const batch = await parseLineProtocolSliced(buf, request.precision, lineCaches, request.lineMaxBytes);
       const { db, precision, nowNs, shardCount } = request;
       const parts = pointParts(batch, db, precision, nowNs, schema, shardCount, byRef);
       if (parts !== null) return { parts, rows: batch.points.length };

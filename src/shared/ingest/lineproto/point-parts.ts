@@ -36,8 +36,8 @@ import {
 } from '../direct-parts.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { newStamp } from '../series-inserts.js';
-import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
 import { DATA_TYPE_OF_KIND, NANOS_PER_PRECISION, nanosOf, setField, TIME_INDEX_COLUMN } from './to-inserts.js';
+import type { FieldKind, LinePoint, LineSeries, ParsedBatch, Precision } from './types.js';
 
 /** Column types a line-protocol field can be written to (each kind has exactly one). */
 const FIELD_TYPES = new Set<DataType>(Object.values(DATA_TYPE_OF_KIND));

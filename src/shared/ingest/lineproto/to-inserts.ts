@@ -12,7 +12,7 @@ import { intern } from '../../intern.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
 import type { DataType, Vector } from '../../types.js';
 import { newStamp } from '../series-inserts.js';
-import type { FieldKind, FieldValue, LinePoint, LineSeries, ParsedBatch, Precision } from './parser.js';
+import type { FieldKind, FieldValue, LinePoint, LineSeries, ParsedBatch, Precision } from './types.js';
 
 /** Name of the time index column of line-protocol tables. */
 export const TIME_INDEX_COLUMN = 'greptime_timestamp';

@@ -2,10 +2,18 @@
 import t from 'tap';
 import { parsePrecision } from '../../../../src/router/http/params.js';
 import { DbError, ErrorCode } from '../../../../src/shared/errors.js';
-import { type FieldValue, type LinePoint, parseLineProtocol } from '../../../../src/shared/ingest/lineproto/parser.js';
+import {
+  type FieldValue,
+  LineCaches,
+  type LinePoint,
+  parseLineProtocol,
+} from '../../../../src/shared/ingest/lineproto/parser.js';
+
+/** One cache for the whole file, as a decoding thread keeps one across requests. */
+const caches = new LineCaches();
 
 const parse = (text: string, precision = parsePrecision(undefined), maxLineBytes?: number): LinePoint[] =>
-  parseLineProtocol(Buffer.from(text, 'utf8'), precision, maxLineBytes).points;
+  parseLineProtocol(Buffer.from(text, 'utf8'), precision, caches, maxLineBytes).points;
 
 /** A point as plain maps, for readable expectations. */
 function plain(p: LinePoint) {

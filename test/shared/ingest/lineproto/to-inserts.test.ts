@@ -1,15 +1,17 @@
 /** Parsed points → one column-wise TableInsert per measurement. */
 import t from 'tap';
 import { ErrorCode } from '../../../../src/shared/errors.js';
-import { type Precision, parseLineProtocol } from '../../../../src/shared/ingest/lineproto/parser.js';
+import { LineCaches, type Precision, parseLineProtocol } from '../../../../src/shared/ingest/lineproto/parser.js';
 import { TIME_INDEX_COLUMN, toTableInserts } from '../../../../src/shared/ingest/lineproto/to-inserts.js';
 import type { InsertColumn, TableInsert } from '../../../../src/shared/insert.js';
 import { shardOfSeries, tableHash } from '../../../../src/shared/partition.js';
 
 const NOW_NS = 1_700_000_123_456_789_012n;
+/** One cache for the whole file, as a decoding thread keeps one across requests. */
+const caches = new LineCaches();
 
 const inserts = (text: string, precision: Precision = 'ns', nowNs = NOW_NS): TableInsert[] =>
-  toTableInserts(parseLineProtocol(Buffer.from(text), precision), 'public', precision, nowNs);
+  toTableInserts(parseLineProtocol(Buffer.from(text), precision, caches), 'public', precision, nowNs);
 
 const column = (insert: TableInsert | undefined, name: string): InsertColumn => {
   const c = insert?.columns.find((col) => col.name === name);
@@ -25,7 +27,7 @@ function valuesOf(c: InsertColumn): unknown[] {
 
 t.test('one insert per measurement, in first-seen order, with the request database', async (t) => {
   const result = toTableInserts(
-    parseLineProtocol(Buffer.from('cpu v=1 1\nmem u=2 2\ncpu v=3 3'), 'ns'),
+    parseLineProtocol(Buffer.from('cpu v=1 1\nmem u=2 2\ncpu v=3 3'), 'ns', caches),
     'metrics',
     'ns',
     NOW_NS,
@@ -207,7 +209,7 @@ t.test('series form: tuples and shards are those of the partition function, what
     { text: 'sf,a=x,b=y v=1 5\nsf,b=z v=2 5', db: 'other', shards: 7 },
   ];
   for (const { text, db, shards } of cases) {
-    const [insert] = toTableInserts(parseLineProtocol(Buffer.from(text), 'ns'), db, 'ns', NOW_NS, shards);
+    const [insert] = toTableInserts(parseLineProtocol(Buffer.from(text), 'ns', caches), db, 'ns', NOW_NS, shards);
     const series = insert?.series;
     if (!insert || !series) throw new Error('no series form');
     const tagNames = insert.columns

@@ -16,9 +16,9 @@ const BACKSLASH = 0x5c;
  * Byte classes for name scanning, one table per position so the loop does a single lookup per
  * byte. Keys (tag and field keys) also stop at `=`; measurements and tag values do not.
  */
-export const BYTE_PLAIN = 0;
-export const BYTE_STOP = 1;
-export const BYTE_ESCAPE = 2;
+/** The classes; the scanning loops define the first two as literals of their own. */
+const BYTE_STOP = 1;
+const BYTE_ESCAPE = 2;
 export const VALUE_BYTE_CLASS = byteClasses([COMMA, SPACE, NEWLINE]);
 export const KEY_BYTE_CLASS = byteClasses([COMMA, SPACE, NEWLINE, EQUALS]);
 

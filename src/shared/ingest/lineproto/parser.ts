@@ -19,14 +19,14 @@
 import { LINE_BYTES_MAX_DEFAULT } from '../../config.js';
 import { InvalidArgument } from '../../errors.js';
 import { yieldToEventLoop } from '../../yield.js';
-import { BYTE_PLAIN, BYTE_STOP, copyBytes, SERIES_BYTE_CLASS } from './bytes.js';
+import { copyBytes, SERIES_BYTE_CLASS } from './bytes.js';
 import { dedupeFields, sameKinds, upsertTag } from './field-keys.js';
 import { type LineCaches, SERIES_LENGTH_MAX, type SeriesEntry } from './line-caches.js';
 import { fail, LineError, tooLong } from './line-error.js';
 import { NAME_KEY, NAME_MEASUREMENT, NAME_TAG_VALUE, TokenScanner } from './token-scanner.js';
 import type { FieldKind, FieldValue, LinePoint, ParsedBatch, Precision } from './types.js';
 
-// Byte codes as literals, not imports: see bytes.ts.
+// Byte codes and classes as literals, not imports: see bytes.ts.
 const TAB = 0x09;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -34,6 +34,9 @@ const SPACE = 0x20;
 const HASH = 0x23;
 const COMMA = 0x2c;
 const EQUALS = 0x3d;
+/** Byte classes of the tables in bytes.ts. */
+const BYTE_PLAIN = 0;
+const BYTE_STOP = 1;
 
 export { LineCaches } from './line-caches.js';
 export type { FieldKind, FieldValue, LinePoint, LineSeries, ParsedBatch, Precision } from './types.js';

@@ -3,13 +3,13 @@
  * values and timestamps. Methods advance `pos`; token results come back as return values
  * (strings, numbers) so nothing is allocated per token beyond the values themselves.
  */
-import { BYTE_PLAIN, BYTE_STOP, KEY_BYTE_CLASS, VALUE_BYTE_CLASS } from './bytes.js';
+import { KEY_BYTE_CLASS, VALUE_BYTE_CLASS } from './bytes.js';
 import { I64_MAX, I64_MIN, POW10, parseBoolean, parseFloatValue, parseInteger, valueText } from './field-values.js';
 import { INTERN_LENGTH_MAX, type LineCaches } from './line-caches.js';
 import { fail, tooLong } from './line-error.js';
 import type { FieldKind, FieldValue } from './types.js';
 
-// Byte codes as literals, not imports: see bytes.ts.
+// Byte codes and classes as literals, not imports: see bytes.ts.
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
@@ -28,6 +28,9 @@ const LOWER_F = 0x66;
 const LOWER_I = 0x69;
 const LOWER_T = 0x74;
 const LOWER_U = 0x75;
+/** Byte classes of the tables in bytes.ts. */
+const BYTE_PLAIN = 0;
+const BYTE_STOP = 1;
 
 /** Which escapes a name position honours: measurements do not unescape `\=`. */
 export const NAME_MEASUREMENT = 0;

@@ -14,9 +14,9 @@ const BACKSLASH = 0x5c;
 
 /**
  * Byte classes for name scanning, one table per position so the loop does a single lookup per
- * byte. Keys (tag and field keys) also stop at `=`; measurements and tag values do not.
+ * byte. Keys (tag and field keys) also stop at `=`; measurements and tag values do not. Classes:
+ * 0 plain, 1 stop, 2 escape (the scanning loops define the first two as literals of their own).
  */
-/** The classes; the scanning loops define the first two as literals of their own. */
 const BYTE_STOP = 1;
 const BYTE_ESCAPE = 2;
 export const VALUE_BYTE_CLASS = byteClasses([COMMA, SPACE, NEWLINE]);

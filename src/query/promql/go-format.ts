@@ -220,3 +220,33 @@ export function formatDurationMs(totalMs: number): string {
   }
   return out;
 }
+
+/** Go `%f` for the out-of-bounds @ message. */
+export function formatGoF(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Number.POSITIVE_INFINITY) return '+Inf';
+  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
+  return v.toFixed(6);
+}
+
+/**
+ * Go's number parsing for PromQL literals: `strconv.ParseInt(s, 0, 64)` first (so `0x1f`, `0o17`,
+ * `010` octal, `0b101`, `1_000`), then `strconv.ParseFloat`. Null when neither accepts it.
+ */
+export function parseGoNumber(text: string): number | null {
+  const sign = text.startsWith('-') ? -1 : 1;
+  const body = text.startsWith('-') || text.startsWith('+') ? text.slice(1) : text;
+  const digits = body.replace(/_/g, '');
+  const underscoresOk = !/(^_|__|_$|\._|_\.|[eE]_|_[eE])/.test(body);
+  if (underscoresOk) {
+    if (/^0[xX](?:_?[0-9a-fA-F])+$/.test(body)) return sign * Number.parseInt(digits.slice(2), 16);
+    if (/^0[oO](?:_?[0-7])+$/.test(body)) return sign * Number.parseInt(digits.slice(2), 8);
+    if (/^0[bB](?:_?[01])+$/.test(body)) return sign * Number.parseInt(digits.slice(2), 2);
+    if (/^0(?:_?[0-7])+$/.test(body)) return sign * Number.parseInt(digits.slice(1), 8);
+    if (/^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(digits)) return sign * Number(digits);
+  }
+  const lower = body.toLowerCase();
+  if (lower === 'inf' || lower === 'infinity') return sign * Number.POSITIVE_INFINITY;
+  if (lower === 'nan') return Number.NaN;
+  return null;
+}

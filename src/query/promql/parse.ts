@@ -3,7 +3,8 @@
  * module turns its tree into ast.ts nodes, applying what Prometheus' yacc actions do
  * (offset/@ placement, number and duration literals, unary folding, aggregation arity) and
  * then the type checker (check.ts). Errors carry Prometheus' wording and a `line:col` position:
- * `1:9: parse error: unexpected <op:*>`.
+ * `1:9: parse error: unexpected <op:*>`. Literals, durations and node access are in
+ * parse-tree.ts, the syntax-error messages in syntax-error.ts.
  *
  * Quirk: lezer lexes `-1 ^ 2` with `-1` as one literal, while PromQL means `-(1 ^ 2)`; a power
  * whose left side is a signed literal is rebuilt as a unary operation (see convertBinary).
@@ -17,8 +18,6 @@ import type {
   BinaryExpr,
   BinaryOp,
   Call,
-  DurationExpr,
-  DurationNode,
   Expr,
   MatrixSelector,
   NumberLiteral,
@@ -30,13 +29,15 @@ import type {
 import { isAggregateOp, takesParam } from './ast.js';
 import { checkExpr } from './check.js';
 import { FUNCTIONS } from './functions/registry.js';
-import { GoSyntaxError, parseDurationMs, unquoteGoString } from './go-format.js';
+import { formatGoF } from './go-format.js';
 import { isValidLabelName, METRIC_NAME } from './labels.js';
-import { describeToken, scanPromql, type Token } from './lexer.js';
+import { scanPromql, type Token } from './lexer.js';
 import { compileMatcher } from './matchers.js';
 import { ParseError, positionText } from './parse-error.js';
+import { secondsToMs, TreeReader } from './parse-tree.js';
 import { fixPrecedence } from './precedence.js';
 import { GoRegexError } from './regex.js';
+import { syntaxErrorAt } from './syntax-error.js';
 import { type Matcher, type MatchOp, PromqlError } from './types.js';
 
 function toPromqlError(query: string, error: ParseError): PromqlError {
@@ -76,47 +77,7 @@ const BINARY_OPS: Record<string, BinaryOp> = {
   Unless: 'unless',
 };
 
-const DURATION_OPS: Record<string, DurationExpr['op']> = {
-  Pow: '^',
-  Mul: '*',
-  Div: '/',
-  Mod: '%',
-  Add: '+',
-  Sub: '-',
-};
-
-/** Keywords followed by a parenthesised label list. */
-const GROUPING_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
-
-/** Whether token `index` sits inside the `(...)` of a grouping keyword (`by (a, b)`). */
-function inGrouping(tokens: Token[], index: number): boolean {
-  for (let i = index - 1; i >= 1; i--) {
-    const t = tokens[i] as Token;
-    if (t.text === ')') return false;
-    if (t.text === '(') {
-      const before = tokens[i - 1] as Token;
-      return before.kind === 'keyword' && GROUPING_KEYWORDS.has(before.text.toLowerCase());
-    }
-    if (
-      t.kind !== 'identifier' &&
-      t.kind !== 'string' &&
-      t.text !== ',' &&
-      t.kind !== 'keyword' &&
-      t.kind !== 'aggregator' &&
-      t.kind !== 'operator'
-    ) {
-      return false;
-    }
-  }
-  return false;
-}
-
-/** Seconds a duration literal may hold before time.Duration (int64 ns) overflows. */
-const DURATION_SECONDS_MAX = 2 ** 63 / 1e9;
-
-class Converter {
-  constructor(private readonly query: string) {}
-
+class Converter extends TreeReader {
   parse(): Expr {
     const { tokens, error } = scanPromql(this.query);
     if (error) throw new ParseError(error.message, { start: error.pos, end: this.query.length });
@@ -126,99 +87,11 @@ class Converter {
       top = strictParser.parse(lezerInput(this.query, tokens)).topNode;
     } catch (parseFailure) {
       const match = /No parse at (\d+)/.exec(String((parseFailure as Error).message));
-      throw this.syntaxError(tokens, match ? Number(match[1]) : 0);
+      throw syntaxErrorAt(tokens, match ? Number(match[1]) : 0);
     }
     const root = this.children(top)[0];
     if (!root) throw new ParseError('no expression found in input', { start: 0, end: 0 });
     return this.expr(root);
-  }
-
-  /** Prometheus-style message for where lezer stopped. */
-  private syntaxError(tokens: Token[], offset: number): ParseError {
-    let index = tokens.findIndex((t) => t.pos + Math.max(t.text.length, 1) > offset);
-    if (index < 0) index = tokens.length - 1;
-    // Durations the lexer took but Prometheus' duration parser rejects (`5m1h`, `5y1hs`).
-    for (const t of tokens.slice(0, index + 1)) {
-      if (t.kind !== 'duration') continue;
-      try {
-        parseDurationMs(t.text);
-      } catch (error) {
-        if (error instanceof GoSyntaxError) return new ParseError(error.message, this.tokenRange(t));
-        throw error;
-      }
-    }
-    const token = tokens[index] as Token;
-    const previous = index > 0 ? (tokens[index - 1] as Token) : null;
-    // An unknown function name shows up as a failure at the "(" after it.
-    if (token.text === '(' && previous?.kind === 'identifier' && !previous.inBraces && !FUNCTIONS.has(previous.text)) {
-      return new ParseError(`unknown function with name ${JSON.stringify(previous.text)}`, this.tokenRange(previous));
-    }
-    if (token.text === ')' && previous?.text === ',' && !token.inBraces && !inGrouping(tokens, index)) {
-      return new ParseError('trailing commas not allowed in function call args', this.tokenRange(previous));
-    }
-    return new ParseError(`unexpected ${describeToken(token)}${this.context(tokens, index)}`, this.tokenRange(token));
-  }
-
-  /** The " in <context>, expected <what>" tail Prometheus adds for some grammar positions. */
-  private context(tokens: Token[], index: number): string {
-    const token = tokens[index] as Token;
-    const previous = index > 0 ? (tokens[index - 1] as Token) : null;
-    if (previous === null) return '';
-    if (token.inBraces) {
-      if (previous.text === '{' || previous.text === ',') return ' in label matching, expected identifier or "}"';
-      if (previous.kind === 'identifier') return ' in label matching, expected label matching operator';
-      if (previous.text === '=' || previous.text === '!=' || previous.text === '=~' || previous.text === '!~') {
-        return ' in label matching, expected string';
-      }
-      if (previous.kind === 'string') return ' in label matching, expected "," or "}"';
-      return '';
-    }
-    if (inGrouping(tokens, index)) {
-      if (previous.text === '(' || previous.text === ',') return ' in grouping opts, expected label';
-      return ' in grouping opts, expected "," or ")"';
-    }
-    if (previous.kind === 'keyword' && previous.text.toLowerCase() === 'offset') {
-      return ' in offset, expected number, duration, step(), or range()';
-    }
-    if (previous.text === '@') return ' in @, expected timestamp';
-    const rangeStart = ' in subquery or range selector, expected number, duration, step(), or range()';
-    if (previous.text === '[') return rangeStart;
-    if (token.inBrackets && previous.kind === 'keyword' && tokens[index - 2]?.text === '[') return rangeStart;
-    if (token.inBrackets && previous.text === ':') {
-      return ' in subquery selector, expected number, duration, step(), range(), or "]"';
-    }
-    if (token.inBrackets && (previous.kind === 'duration' || previous.kind === 'number' || previous.text === ')')) {
-      return ' in subquery or range, expected ":" or "]"';
-    }
-    const keyword = previous.text.toLowerCase();
-    if (previous.kind === 'keyword' && GROUPING_KEYWORDS.has(keyword)) return ' in grouping opts, expected "("';
-    return '';
-  }
-
-  private tokenRange(token: Token): PositionRange {
-    return { start: token.pos, end: token.pos + token.text.length };
-  }
-
-  private text(node: SyntaxNode): string {
-    return this.query.slice(node.from, node.to);
-  }
-
-  private range(node: SyntaxNode): PositionRange {
-    return { start: node.from, end: node.to };
-  }
-
-  /** Named children, without `# comments` (lezer keeps skipped comments in the tree). */
-  private children(node: SyntaxNode): SyntaxNode[] {
-    const out: SyntaxNode[] = [];
-    for (let child = node.firstChild; child; child = child.nextSibling)
-      if (child.name !== 'LineComment') out.push(child);
-    return out;
-  }
-
-  private child(node: SyntaxNode, index: number): SyntaxNode {
-    const found = this.children(node)[index];
-    if (!found) throw new ParseError('unexpected end of input', { start: node.to, end: node.to });
-    return found;
   }
 
   expr(node: SyntaxNode): Expr {
@@ -254,53 +127,6 @@ class Converter {
       default:
         throw new ParseError(`unexpected ${node.name}`, this.range(node));
     }
-  }
-
-  private unquote(node: SyntaxNode): string {
-    const raw = this.text(node);
-    try {
-      return unquoteGoString(raw);
-    } catch (error) {
-      if (error instanceof GoSyntaxError) {
-        throw new ParseError(`error unquoting string ${JSON.stringify(raw)}: ${error.message}`, this.range(node));
-      }
-      throw error;
-    }
-  }
-
-  /** A number or duration literal, possibly signed (`-1`, `+Inf`, `- 5m`). */
-  private numberLiteral(node: SyntaxNode): NumberLiteral {
-    const raw = this.text(node).trim();
-    let sign = 1;
-    let body = raw;
-    if (body.startsWith('-') || body.startsWith('+')) {
-      sign = body.startsWith('-') ? -1 : 1;
-      body = body.slice(1).trim();
-    }
-    const { value, duration } = this.numberValue(body, this.range(node));
-    return { type: 'NumberLiteral', value: sign * value, duration, pos: this.range(node) };
-  }
-
-  private numberValue(text: string, pos: PositionRange): { value: number; duration: boolean } {
-    const lower = text.toLowerCase();
-    if (lower === 'inf') return { value: Number.POSITIVE_INFINITY, duration: false };
-    if (lower === 'nan') return { value: Number.NaN, duration: false };
-    if (/^\d+(?:ms|[smhdwy])/.test(text) && !/^0[xX]/.test(text)) {
-      try {
-        return { value: parseDurationMs(text) / 1000, duration: true };
-      } catch (error) {
-        if (error instanceof GoSyntaxError) throw new ParseError(error.message, pos);
-        throw error;
-      }
-    }
-    const value = parseGoNumber(text);
-    if (value === null) {
-      throw new ParseError(`error parsing number: strconv.ParseFloat: parsing "${text}": invalid syntax`, pos);
-    }
-    if (!Number.isFinite(value) && !Number.isNaN(value)) {
-      throw new ParseError(`error parsing number: strconv.ParseFloat: parsing "${text}": value out of range`, pos);
-    }
-    return { value, duration: false };
   }
 
   private unary(node: SyntaxNode): Expr {
@@ -576,77 +402,6 @@ class Converter {
     });
   }
 
-  /** A range or step: a literal must be > 0; an expression is checked when evaluated. */
-  private positiveDuration(node: SyntaxNode): { ms: number; expr: DurationExpr | null } {
-    const duration = this.duration(node);
-    if (duration.type === 'NumberLiteral') {
-      if (!(duration.value > 0)) throw new ParseError('duration must be greater than 0', duration.pos);
-      return { ms: secondsToMs(duration.value), expr: null };
-    }
-    return { ms: 0, expr: duration };
-  }
-
-  /** DurationExpr / OffsetDurationExpr nodes → a literal when plain, else a DurationExpr. */
-  private duration(node: SyntaxNode): DurationNode {
-    const parts = this.children(node);
-    const first = parts[0];
-    if (!first) throw new ParseError('expected number literal or duration expression', this.range(node));
-    const pos = this.range(node);
-    if (first.name === 'NumberDurationLiteralInDurationContext') {
-      const { value, duration } = this.numberValue(this.text(first), this.range(first));
-      if (value > DURATION_SECONDS_MAX || value < -DURATION_SECONDS_MAX)
-        throw new ParseError('duration out of range', pos);
-      return { type: 'NumberLiteral', value, duration, pos };
-    }
-    if (first.name === 'UnaryOp') {
-      const operand = this.duration(parts[1] as SyntaxNode);
-      const op = this.text(first) === '-' ? '-' : '+';
-      if (operand.type === 'NumberLiteral') {
-        const value = op === '-' ? -operand.value : operand.value;
-        if (value > DURATION_SECONDS_MAX || value < -DURATION_SECONDS_MAX)
-          throw new ParseError('duration out of range', this.range(first));
-        return { ...operand, value, pos };
-      }
-      if (op === '+') return operand;
-      return { type: 'DurationExpr', op: '-', lhs: null, rhs: operand, wrapped: false, pos };
-    }
-    if (first.name === 'DurationStep' || first.name === 'DurationRange') {
-      return {
-        type: 'DurationExpr',
-        op: first.name === 'DurationStep' ? 'step' : 'range',
-        lhs: null,
-        rhs: null,
-        wrapped: false,
-        pos,
-      };
-    }
-    if (first.name === 'DurationMinOf' || first.name === 'DurationMaxOf') {
-      return {
-        type: 'DurationExpr',
-        op: first.name === 'DurationMinOf' ? 'min_of' : 'max_of',
-        lhs: this.duration(parts[1] as SyntaxNode),
-        rhs: this.duration(parts[2] as SyntaxNode),
-        wrapped: false,
-        pos,
-      };
-    }
-    if (parts.length === 1) {
-      // A parenthesised duration: keep the parentheses for printing.
-      const inner = this.duration(first);
-      if (inner.type === 'DurationExpr') return { ...inner, wrapped: true, pos };
-      return { type: 'DurationExpr', op: '+', lhs: null, rhs: inner, wrapped: true, pos };
-    }
-    const opNode = parts[1] as SyntaxNode;
-    const op = DURATION_OPS[opNode.name];
-    if (op === undefined) throw new ParseError('expected number literal or duration expression', this.range(opNode));
-    const lhs = this.duration(first);
-    const rhs = this.duration(parts[2] as SyntaxNode);
-    if ((op === '/' || op === '%') && rhs.type === 'NumberLiteral' && rhs.value === 0) {
-      throw new ParseError(op === '/' ? 'division by zero' : 'modulo by zero', this.range(opNode));
-    }
-    return { type: 'DurationExpr', op, lhs, rhs, wrapped: false, pos };
-  }
-
   private offset(node: SyntaxNode): Expr {
     const parts = this.children(node);
     return this.postfix(parts[0] as SyntaxNode, node.to, (inner) => {
@@ -733,40 +488,5 @@ function lezerInput(query: string, tokens: Token[]): string {
 function modifierTarget(expr: Expr): VectorSelector | SubqueryExpr | null {
   if (expr.type === 'VectorSelector' || expr.type === 'SubqueryExpr') return expr;
   if (expr.type === 'MatrixSelector') return expr.selector;
-  return null;
-}
-
-/** Seconds → whole ms, rounding through nanoseconds as Prometheus' time.Duration does. */
-function secondsToMs(seconds: number): number {
-  return Math.trunc(Math.round(seconds * 1e9) / 1e6);
-}
-
-/** Go `%f` for the out-of-bounds @ message. */
-function formatGoF(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Number.POSITIVE_INFINITY) return '+Inf';
-  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
-  return v.toFixed(6);
-}
-
-/**
- * Go's number parsing for PromQL literals: `strconv.ParseInt(s, 0, 64)` first (so `0x1f`, `0o17`,
- * `010` octal, `0b101`, `1_000`), then `strconv.ParseFloat`. Null when neither accepts it.
- */
-export function parseGoNumber(text: string): number | null {
-  const sign = text.startsWith('-') ? -1 : 1;
-  const body = text.startsWith('-') || text.startsWith('+') ? text.slice(1) : text;
-  const digits = body.replace(/_/g, '');
-  const underscoresOk = !/(^_|__|_$|\._|_\.|[eE]_|_[eE])/.test(body);
-  if (underscoresOk) {
-    if (/^0[xX](?:_?[0-9a-fA-F])+$/.test(body)) return sign * Number.parseInt(digits.slice(2), 16);
-    if (/^0[oO](?:_?[0-7])+$/.test(body)) return sign * Number.parseInt(digits.slice(2), 8);
-    if (/^0[bB](?:_?[01])+$/.test(body)) return sign * Number.parseInt(digits.slice(2), 2);
-    if (/^0(?:_?[0-7])+$/.test(body)) return sign * Number.parseInt(digits.slice(1), 8);
-    if (/^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(digits)) return sign * Number(digits);
-  }
-  const lower = body.toLowerCase();
-  if (lower === 'inf' || lower === 'infinity') return sign * Number.POSITIVE_INFINITY;
-  if (lower === 'nan') return Number.NaN;
   return null;
 }

@@ -3,7 +3,7 @@
  * `load` blocks, `clear`, and `eval` cases with their expectations.
  */
 
-import { parseGoNumber } from '../../../src/query/promql/parse.js';
+import { parseGoNumber } from '../../../src/query/promql/go-format.js';
 import { parseScriptDuration, parseSeriesLine, type SeriesDescription } from './series.js';
 
 export interface LoadCommand {

@@ -27,17 +27,17 @@ export const DEFAULT_MAX_NESTED_LEVELS = 10;
 
 export interface IdentityOptions {
   /** Objects nested deeper than this are kept as JSON text (default 10). */
-  maxNestedLevels?: number;
+  maxNestedLevels?: number | undefined;
   /** `<field>;epoch;<s|ms|us|ns>` or `<field>;datestr;<strftime>`. */
-  customTimeIndex?: string;
+  customTimeIndex?: string | undefined;
   /** A missing or bad custom time index value becomes "now" instead of failing the record. */
-  ignoreErrors?: boolean;
+  ignoreErrors?: boolean | undefined;
   /**
    * Every column but these (and the time index) is a tag, and these are Float64 when numeric:
    * remote write through the identity pipeline, where labels are the series and only the value
    * is a field (reference ingest §2.4).
    */
-  tagsExcept?: readonly string[];
+  tagsExcept?: readonly string[] | undefined;
 }
 
 type CustomTime = { field: string; unit: TimeUnit; format: StrftimeFormat | undefined };

@@ -71,8 +71,9 @@ export function sdkPipeline(options: SdkPipelineOptions): SdkPipeline {
     },
     forceFlush: () => inner.forceFlush(),
     shutdown: () => inner.shutdown(),
-    selectAggregationTemporality: inner.selectAggregationTemporality?.bind(inner),
   };
+  if (inner.selectAggregationTemporality)
+    exporter.selectAggregationTemporality = inner.selectAggregationTemporality.bind(inner);
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
   const provider = new MeterProvider({
     resource: resourceFromAttributes(options.resource ?? {}),

@@ -569,7 +569,7 @@ t.test('only greptimedb_v1 and influxdb_v1 carry several results', async (t) => 
     ['arrow', 'arrow'],
   ]) {
     const a = await query(url, two, { format: format as string });
-    t.equal(a.status, 400, format);
+    t.equal(a.status, 400, String(format));
     t.equal(a.headers.get('x-greptime-err-code'), '1004');
     t.equal(a.headers.get('x-greptime-format'), null, 'errors carry no format header');
     const body = JSON.parse(a.text);

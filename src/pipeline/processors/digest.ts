@@ -29,7 +29,7 @@ export const digest: ProcessorFactory = (options) => {
       for (const name of options.strings('presets') ?? []) {
         const source = PRESETS[name];
         if (source === undefined) {
-          options.fail(`invalid preset: ${name}, expected one of ${Object.keys(PRESETS).join(', ')}`, 'presets');
+          return options.fail(`invalid preset: ${name}, expected one of ${Object.keys(PRESETS).join(', ')}`, 'presets');
         }
         patterns.push(RE2JS.compile(source));
       }

@@ -16,7 +16,8 @@ export const letter: ProcessorFactory = (options) => {
   const fields = options.requiredFields();
   const method = options.string('method') ?? 'lower';
   const apply: ((s: string) => string) | undefined = METHODS[method];
-  if (apply === undefined) options.fail(`invalid method: ${method}, expected one of lower, upper, capital`, 'method');
+  if (apply === undefined)
+    return options.fail(`invalid method: ${method}, expected one of lower, upper, capital`, 'method');
   return {
     name: 'letter',
     exec(record) {

@@ -79,8 +79,8 @@ export type QueryResult =
 export interface QueryOptions {
   source: SampleSource;
   /** Lookback delta in ms; Prometheus' default is 5 minutes. */
-  lookbackDeltaMs?: number;
-  signal?: AbortSignal;
+  lookbackDeltaMs?: number | undefined;
+  signal?: AbortSignal | undefined;
   /**
    * Evaluate series-local subtrees and partial aggregations in the shards when the source can
    * (src/query/promql/distribute); default true. False evaluates everything in the router.

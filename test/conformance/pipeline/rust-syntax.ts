@@ -30,12 +30,12 @@ export type Expr =
   | { k: 'struct'; path: string[]; fields: Array<{ name: string; e: Expr }> }
   | { k: 'closure'; params: Pat[]; body: Expr }
   | { k: 'block'; stmts: Stmt[] }
-  | { k: 'if'; cond: Expr; letPat?: Pat; then: Expr; else?: Expr }
+  | { k: 'if'; cond: Expr; letPat?: Pat | undefined; then: Expr; else?: Expr | undefined }
   | { k: 'match'; e: Expr; arms: Array<{ pat: Pat; body: Expr }> }
   | { k: 'for'; pat: Pat; iter: Expr; body: Expr };
 
 export type Stmt =
-  | { k: 'let'; pat: Pat; init?: Expr; else?: Expr }
+  | { k: 'let'; pat: Pat; init?: Expr | undefined; else?: Expr | undefined }
   | { k: 'expr'; e: Expr; semi: boolean }
   | { k: 'fn'; fn: FnItem };
 

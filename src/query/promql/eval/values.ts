@@ -19,7 +19,7 @@ export interface StepSeries {
   values: Float64Array;
   present: Uint8Array;
   /** Sample timestamps per step (vector selectors only, for `timestamp()`). */
-  timestamps?: Float64Array;
+  timestamps?: Float64Array | undefined;
 }
 
 /** Raw samples of one series: a range vector, from a range selector or a subquery. */

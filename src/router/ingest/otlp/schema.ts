@@ -71,7 +71,7 @@ export const OtlpTypes = {
 
 /** `toObject` options that produce the decoded shape described at the top of this file. */
 export const DECODED_SHAPE_OPTIONS: protobuf.IConversionOptions = {
-  longs: BigInt as unknown as protobuf.IConversionOptions['longs'],
+  longs: BigInt as unknown as NonNullable<protobuf.IConversionOptions['longs']>,
   enums: Number,
   defaults: true,
   arrays: true,

@@ -14,7 +14,7 @@ import type { Config, ShardConfig } from '../shared/config.js';
 import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { DecodeReply } from '../shared/ingest/decode.js';
-import type { ShardReply, ShardStats, ShardTask } from '../shared/messages.js';
+import { type ShardReply, type ShardStats, type ShardTask, zeroShardCounters } from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
@@ -464,18 +464,8 @@ function emptyStats(shardId: number): ShardStats {
   return {
     shardId,
     ready: false,
-    rowsWritten: 0,
-    walBytesWritten: 0,
-    walFsyncs: 0,
+    ...zeroShardCounters(),
     walFiles: 0,
-    flushes: 0,
-    compactions: 0,
-    keyRefsRefused: 0,
-    indexBlocksSkipped: 0,
-    segmentBlocksRead: 0,
-    memtableRowsRead: 0,
-    seriesSummarised: 0,
-    indexSectionsCorrupt: 0,
     memtableBytes: 0,
     memtableRows: 0,
     keyRefs: 0,

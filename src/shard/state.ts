@@ -18,7 +18,7 @@ import type { MergeMode } from '../shared/codec/write-batch.js';
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DurationHistogram } from '../shared/duration-histogram.js';
-import type { ShardStats } from '../shared/messages.js';
+import { type ShardStats, zeroShardCounters } from '../shared/messages.js';
 import { KeyRefs } from './key-refs.js';
 import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
@@ -50,19 +50,7 @@ export class ShardState {
   walFiles = 0;
   nextSegmentId = 1;
   closing = false;
-  readonly counters = {
-    rowsWritten: 0,
-    walBytesWritten: 0,
-    walFsyncs: 0,
-    flushes: 0,
-    compactions: 0,
-    keyRefsRefused: 0,
-    indexBlocksSkipped: 0,
-    segmentBlocksRead: 0,
-    memtableRowsRead: 0,
-    seriesSummarised: 0,
-    indexSectionsCorrupt: 0,
-  };
+  readonly counters = zeroShardCounters();
   /** Indexed columns per table, as the router last sent them (op `indexes`); not persisted. */
   indexSpecs = new Map<number, SegmentIndexSpec[]>();
   readonly timings = {

@@ -81,33 +81,41 @@ export function threadHeap(): ThreadHeap {
   return { used: m.heapUsed, total: m.heapTotal, external: m.external };
 }
 
-export interface ShardStats {
+/** What a shard counts as it works, reported in its stats (and as zeros while it recovers). */
+export function zeroShardCounters() {
+  return {
+    rowsWritten: 0,
+    walBytesWritten: 0,
+    walFsyncs: 0,
+    flushes: 0,
+    compactions: 0,
+    /** Write payloads refused for naming series keys by ids the shard no longer knew (key-refs.ts). */
+    keyRefsRefused: 0,
+    /** Segment blocks scans skipped because a column index showed they cannot match. */
+    indexBlocksSkipped: 0,
+    /** Segment blocks decoded by scans (a scan that stops early decodes only what it reached). */
+    segmentBlocksRead: 0,
+    /** Memtable rows scans read as rows (series answered from statistics read none). */
+    memtableRowsRead: 0,
+    /** Series parts (one series' rows in one segment or memtable) scans took from statistics. */
+    seriesSummarised: 0,
+    /** Segment index sections that failed their checksum or decoding (scans then read every block). */
+    indexSectionsCorrupt: 0,
+  };
+}
+
+export type ShardCounters = ReturnType<typeof zeroShardCounters>;
+
+export interface ShardStats extends ShardCounters {
   shardId: number;
   ready: boolean;
-  rowsWritten: number;
-  walBytesWritten: number;
-  walFsyncs: number;
   walFiles: number;
-  flushes: number;
-  compactions: number;
-  /** Write payloads refused for naming series keys by ids the shard no longer knew (key-refs.ts). */
-  keyRefsRefused: number;
   memtableBytes: number;
   memtableRows: number;
   /** Series keys the shard knows by id, for writes that reference them (src/shard/key-refs.ts). */
   keyRefs: number;
   segmentCount: number;
   segmentBytes: number;
-  /** Segment blocks scans skipped because a column index showed they cannot match. */
-  indexBlocksSkipped: number;
-  /** Segment blocks decoded by scans (a scan that stops early decodes only what it reached). */
-  segmentBlocksRead: number;
-  /** Memtable rows scans read as rows (series answered from statistics read none). */
-  memtableRowsRead: number;
-  /** Series parts (one series' rows in one segment or memtable) scans took from statistics. */
-  seriesSummarised: number;
-  /** Segment index sections that failed their checksum or decoding (scans then read every block). */
-  indexSectionsCorrupt: number;
   /** Queries this shard stopped because their request was cancelled or timed out. */
   queriesCancelled: number;
   /** Durations of each WAL fsync, memtable flush and compaction since start-up. */

@@ -8,12 +8,11 @@
  * series completely before collecting the next one (scan and segment build both do).
  */
 import { allocValues, type PhysicalKind } from '../../shared/types.js';
-import { type ColumnData, type FieldSpec, lowerBound, type Part, type StringCells, upperBound } from '../merge/part.js';
+import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
 import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
 import { STATS_WIDTH, statsPerColumn } from '../segment/series-stats.js';
 import type { MemSeries } from './mem-series.js';
 import { foldedSeries } from './series-fold.js';
-import type { StringColumn } from './string-column.js';
 import type { MemColumn, TableMemtable } from './table-memtable.js';
 
 /** Copies 64-bit elements `rows[from..to)` of `src` into `dst[0..)`, word by word. */
@@ -42,32 +41,16 @@ function gatherColumn(
   to: number,
   dst: ColumnData,
 ): void {
-  if (col.strings !== null) {
-    // Strings stay bytes until the merge copies them out (see StringCells).
-    dst.values = new GatheredStrings(col.strings, rows, from);
-  } else if (kind === 'i64' || kind === 'u64') {
+  if (kind === 'i64' || kind === 'u64') {
     gather64(col.values as BigInt64Array, dst.values as BigInt64Array, rows, from, to);
   } else {
-    // f64 and bool share indexing; the cast only picks one for the type checker.
+    // f64, bool and str share indexing; the cast only picks one for the type checker.
     const src = col.values as Float64Array;
     const out = dst.values as Float64Array;
     for (let i = from, k = 0; i < to; i++, k++) out[k] = src[rows[i] as number] as number;
   }
   const valid = dst.valid as Uint8Array;
   for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
-}
-
-/** Row k of a gathered part is table row `rows[from + k]` of the string column. */
-class GatheredStrings implements StringCells {
-  constructor(
-    private readonly strings: StringColumn,
-    private readonly rows: Int32Array,
-    private readonly from: number,
-  ) {}
-
-  get(k: number): string {
-    return this.strings.get(this.rows[this.from + k] as number);
-  }
 }
 
 export class MemtableSource implements SeriesSource {
@@ -146,7 +129,7 @@ export class MemtableSource implements SeriesSource {
       const end = upperBound(this.ts, start, first + n, hi);
       if (start >= end) return;
       const cols = this.columns.map((col): ColumnData | null =>
-        col ? { values: col.strings ?? col.values, valid: col.valid } : null,
+        col ? { values: col.values, valid: col.valid } : null,
       );
       this.rowsRead += end - start;
       out.push({ ts: this.ts, start, end, cols, unique: s.unique });

@@ -24,14 +24,10 @@ import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-b
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { compareRowTimes, MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
-import { StringColumn } from './string-column.js';
 
 export interface MemColumn {
-  /** The values of a numeric or boolean slot; unused (empty) for a string slot. */
   values: Vector['values'];
   valid: Uint8Array;
-  /** The values of a string slot, as bytes (string-column.ts); null for other kinds. */
-  strings: StringColumn | null;
 }
 
 assert(endianness() === 'LE', 'the memtable reads timestamps as little-endian words');
@@ -39,20 +35,26 @@ assert(endianness() === 'LE', 'the memtable reads timestamps as little-endian wo
 export const INITIAL_TABLE_CAPACITY = 1024;
 /** Estimated cost of one entry of the key-id map. */
 const KEY_ID_ENTRY_BYTES = 40;
-/** Estimated cost of a string value beyond its UTF-8 bytes: its start and length. */
-const STRING_OVERHEAD_BYTES = 8;
+/** Estimated cost of a string value beyond its characters. */
+export const STRING_OVERHEAD_BYTES = 24;
 
-/** Bytes one row of a column takes in memory: the value (or string start and length) plus validity. */
+/** Bytes one row of a column takes in memory: the value (or string pointer) plus validity. */
 function rowWidthOf(kind: PhysicalKind): number {
   return kind === 'bool' ? 2 : 9;
 }
 
 function grown<T extends Vector['values'] | Uint8Array | BigInt64Array>(
   old: T,
-  kind: Exclude<PhysicalKind, 'str'> | 'valid',
+  kind: PhysicalKind | 'valid',
   capacity: number,
   used: number,
 ): T {
+  if (kind === 'str') {
+    const next = allocValues('str', capacity) as Array<string | null>;
+    const from = old as Array<string | null>;
+    for (let i = 0; i < used; i++) next[i] = from[i] ?? null;
+    return next as T;
+  }
   const next = kind === 'valid' ? new Uint8Array(capacity) : allocValues(kind, capacity);
   (next as Float64Array).set((old as Float64Array).subarray(0, used));
   return next as T;
@@ -106,8 +108,7 @@ export class TableMemtable {
       this.slotByKey.set(key, slot);
       const valid = new Uint8Array(this.capacity);
       valid.fill(ABSENT, 0, this.rows);
-      const strings = kind === 'str' ? new StringColumn(this.capacity) : null;
-      this.cols.push({ values: strings === null ? allocValues(kind, this.capacity) : [], valid, strings });
+      this.cols.push({ values: allocValues(kind, this.capacity), valid });
       this.bytes += this.capacity * rowWidthOf(kind);
     }
     return slot;
@@ -131,8 +132,7 @@ export class TableMemtable {
     let width = 8;
     this.cols.forEach((col, slot) => {
       const kind = (this.slots[slot] as FieldSpec).kind;
-      if (col.strings !== null) col.strings.grow(capacity, this.rows);
-      else col.values = grown(col.values, kind as Exclude<PhysicalKind, 'str'>, capacity, this.rows);
+      col.values = grown(col.values, kind, capacity, this.rows);
       col.valid = grown(col.valid, 'valid', capacity, this.rows);
       width += rowWidthOf(kind);
     });
@@ -248,15 +248,14 @@ export class TableMemtable {
       const valid = vector.valid;
       if (vector.kind === 'str') {
         const src = vector.values as Array<string | null>;
-        const strings = col.strings as StringColumn;
-        let bytes = 0;
+        const dst = col.values as Array<string | null>;
         for (let i = 0; i < n; i++) {
           const v = src[i];
           if (v === null || v === undefined || (valid !== undefined && valid[i] === 0)) continue;
-          bytes += STRING_OVERHEAD_BYTES + strings.set(base + i, v);
+          dst[base + i] = v;
           col.valid[base + i] = 1;
+          this.bytes += STRING_OVERHEAD_BYTES + v.length * 2;
         }
-        this.bytes += bytes;
         continue;
       }
       // Typed kinds share set/subarray; the cast only picks one for the type checker.

@@ -19,20 +19,11 @@ export interface FieldSpec {
 export const ABSENT = 2;
 
 /**
- * String values read one row at a time, decoded only when the merge copies the row out (a
- * memtable keeps its strings as bytes: memtable/string-column.ts). Rows not `valid` are not read.
- */
-export interface StringCells {
-  get(row: number): string;
-}
-
-/**
  * Values of one column; `valid[row]` is 1 (present), 0 (NULL) or ABSENT; `valid` undefined means
- * every row is present (for `str`, a null value is NULL). A `str` column may give its values as
- * StringCells, and then always has `valid`.
+ * every row is present (for `str`, a null value is NULL).
  */
 export interface ColumnData {
-  values: Vector['values'] | StringCells;
+  values: Vector['values'];
   valid: Uint8Array | undefined;
 }
 

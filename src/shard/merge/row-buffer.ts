@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
-import { ABSENT, type ColumnData, type FieldSpec, type Part, type StringCells } from './part.js';
+import { ABSENT, type ColumnData, type FieldSpec, type Part } from './part.js';
 
 /** What `RowBuffer.detach` hands out: the arrays of the rows written so far. */
 export interface DetachedRows {
@@ -22,23 +22,17 @@ function copyValues(
   kind: PhysicalKind,
   dst: Vector['values'],
   at: number,
-  src: ColumnData,
+  src: Vector['values'],
   from: number,
   to: number,
 ): void {
   if (kind === 'str') {
     const d = dst as Array<string | null>;
-    if (Array.isArray(src.values)) {
-      const s = src.values as Array<string | null>;
-      for (let i = from; i < to; i++) d[at++] = s[i] ?? null;
-    } else {
-      const cells = src.values as StringCells;
-      const valid = src.valid as Uint8Array;
-      for (let i = from; i < to; i++) d[at++] = valid[i] === 1 ? cells.get(i) : null;
-    }
+    const s = src as Array<string | null>;
+    for (let i = from; i < to; i++) d[at++] = s[i] ?? null;
   } else {
     // All four typed kinds share `set`/`subarray`; the cast only picks one for the type checker.
-    (dst as Float64Array).set((src.values as Float64Array).subarray(from, to), at);
+    (dst as Float64Array).set((src as Float64Array).subarray(from, to), at);
   }
 }
 
@@ -108,7 +102,7 @@ export class RowBuffer {
         if (kind === 'str') (values as Array<string | null>).fill(null, at, at + n);
         continue;
       }
-      copyValues(kind, values, at, col, from, to);
+      copyValues(kind, values, at, col.values, from, to);
       if (col.valid) valid.set(col.valid.subarray(from, to), at);
       else valid.fill(1, at, at + n);
       if (kind === 'str') {
@@ -167,8 +161,7 @@ export class RowBuffer {
       return;
     }
     valid[at] = 1;
-    if (Array.isArray(values) && !Array.isArray(col.values)) values[at] = (col.values as StringCells).get(row);
-    else (values as Float64Array)[at] = (col.values as Float64Array)[row] as number;
+    (values as Float64Array)[at] = (col.values as Float64Array)[row] as number;
   }
 
   /** Empties the buffer and keeps its arrays; the current series carries on at row 0. */

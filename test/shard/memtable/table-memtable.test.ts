@@ -5,7 +5,7 @@
 import t from 'tap';
 import { MemtableSource } from '../../../src/shard/memtable/memtable-source.js';
 import { TableMemtable } from '../../../src/shard/memtable/table-memtable.js';
-import { type ColumnData, I64_MAX, I64_MIN, type Part, type StringCells } from '../../../src/shard/merge/part.js';
+import { I64_MAX, I64_MIN, type Part } from '../../../src/shard/merge/part.js';
 import { parseSeriesKey, seriesKeyOf } from '../../../src/shared/series-key.js';
 import { type TestRow, tableRows } from '../helpers.js';
 
@@ -68,12 +68,10 @@ t.test('an out-of-order series is handed out sorted, stable for equal timestamps
   source.collectParts(0, I64_MIN, I64_MAX, parts);
   const p = parts[0] as Part;
   const values = p.cols[0]?.values as Float64Array;
-  // String values come as cells, decoded one row at a time, and only for valid rows.
-  const strCol = p.cols[1] as ColumnData;
-  const strings = [0, 1, 2, 3].map((i) => (strCol.valid?.[i] === 1 ? (strCol.values as StringCells).get(i) : null));
+  const strings = p.cols[1]?.values as string[];
   t.same([...p.ts.subarray(p.start, p.end)], [1n, 2n, 3n, 3n]);
   t.same([...values.subarray(0, 4)], [2, 4, 1, 3], 'equal timestamps keep write order');
-  t.same(strings, ['x', null, null, null]);
+  t.same(strings.slice(0, 4), ['x', null, null, null]);
   t.equal(p.unique, false);
 
   parts.length = 0;

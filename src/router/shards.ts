@@ -253,8 +253,8 @@ export class ShardCluster {
         atomics: 'disabled',
         // Queries and decodes run while a write task awaits its fsync; each kind is bounded above.
         concurrentTasksPerWorker: TASK_SLOTS,
-        // Only control tasks (stats, flush, profiles, tracing) can queue here, and they are few:
-        // Piscina's 'auto' bound (1 for one thread) refused a second /metrics scrape's stats.
+        // Only control tasks (stats, flush, profiles, tracing) can queue here, and they are few.
+        // Piscina's 'auto' bound (1 for one thread) refused any task past the slots plus one.
         maxQueue: CONTROL_TASKS_QUEUED_MAX,
       });
       shards.push(new Shard(id, pool));

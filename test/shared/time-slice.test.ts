@@ -38,3 +38,18 @@ t.test('a slice runs its length unless a write waits, then ends after half a mil
   spin(1);
   t.equal(slice.used(), false, 'the write started: full slices again');
 });
+
+t.test('a task the pool refused is taken back from the count, never below zero', async (t) => {
+  const router = new WritesWaiting();
+  const shard = new WritesWaiting(router.buffer);
+  router.sent();
+  router.sent();
+  router.withdrawn();
+  t.equal(shard.count(), 1, 'one refused, one still waiting');
+  t.equal(shard.any(), true);
+  // The other started after all (a thread that died after taking it): the count is already down.
+  shard.started();
+  router.withdrawn();
+  t.equal(shard.count(), 0, 'a withdrawal finding nothing leaves zero');
+  t.equal(shard.any(), false);
+});

@@ -6,27 +6,23 @@
  * One table, `KEYS`, drives all of it (file keys, environment names, `--help`, `/config` output), so
  * adding a key means adding one entry there plus its field and default in `config.ts`.
  */
-import fs from 'node:fs';
-import { parse, stringify, TomlDate, TomlError } from 'smol-toml';
+import os from 'node:os';
+import { stringify, TomlDate } from 'smol-toml';
 import {
   BLOCK_ROWS_MAX,
   type Config,
   defaultConfig,
   INIT_REGIONS_PARALLELISM_MAX,
   LOG_LEVELS,
+  memtableDefaults,
   SHARDS_MAX,
   type WalSyncMode,
   type WriteBytesExhaustedPolicy,
 } from './config.js';
+import { ConfigError, readDocument } from './config-file.js';
 import { formatDuration, sizeTomlValue, tryDurationMs, trySizeBytes } from './size-duration.js';
 
-/** A configuration problem that stops start-up. The message names the key (or file) and the value. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './config-file.js';
 
 /** Prefix of environment overrides: `SHOALDB_<SECTION>__<KEY>` or `SHOALDB_<TOP_LEVEL_KEY>`. */
 export const ENV_PREFIX = 'SHOALDB_';
@@ -418,7 +414,13 @@ function warnUnknown(prefix: string, value: unknown, warn: (msg: string) => void
   warn(`unknown configuration key ${prefix} ignored`);
 }
 
-function applyDocument(config: Config, doc: Record<string, unknown>, warn: (msg: string) => void): void {
+/** Applies a parsed file; the keys it set go into `given`. */
+function applyDocument(
+  config: Config,
+  doc: Record<string, unknown>,
+  warn: (msg: string) => void,
+  given: Set<string>,
+): void {
   for (const [top, value] of Object.entries(doc)) {
     if (SECTIONS.has(top)) {
       if (!isTable(value)) {
@@ -428,6 +430,7 @@ function applyDocument(config: Config, doc: Record<string, unknown>, warn: (msg:
         const key = KEYS_BY_NAME.get(`${top}.${name}`);
         if (key === undefined) warnUnknown(`${top}.${name}`, raw, warn);
         else if (!key.applyToml(config, raw)) throw invalid(key, raw, '');
+        else given.add(key.key);
       }
       continue;
     }
@@ -437,28 +440,12 @@ function applyDocument(config: Config, doc: Record<string, unknown>, warn: (msg:
   }
 }
 
-function readDocument(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(`config file not found: ${path}`);
-    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
-  }
-  try {
-    return parse(text) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof TomlError) {
-      // smol-toml appends a code excerpt after the first line; the position is enough here.
-      const reason = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
-      throw new ConfigError(`invalid TOML in ${path} at line ${err.line}, column ${err.column}: ${reason}`);
-    }
-    throw err;
-  }
-}
-
-function applyEnvironment(config: Config, env: NodeJS.ProcessEnv, warn: (msg: string) => void): void {
+function applyEnvironment(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  warn: (msg: string) => void,
+  given: Set<string>,
+): void {
   const names = Object.keys(env)
     .filter((name) => name.startsWith(ENV_PREFIX))
     .sort();
@@ -472,6 +459,7 @@ function applyEnvironment(config: Config, env: NodeJS.ProcessEnv, warn: (msg: st
       continue;
     }
     if (!key.applyEnv(config, text)) throw invalid(key, text, `environment variable ${name}`);
+    given.add(key.key);
   }
 }
 
@@ -552,8 +540,15 @@ export function loadConfig(
     }
   }
   const config = defaultConfig();
-  if (configPath !== undefined) applyDocument(config, readDocument(configPath), warn);
-  applyEnvironment(config, env, warn);
+  const given = new Set<string>();
+  if (configPath !== undefined) applyDocument(config, readDocument(configPath), warn, given);
+  applyEnvironment(config, env, warn, given);
+  // Memtable bounds follow the shard count and each other unless set (memtableDefaults).
+  const { flushBytes, rejectBytes } = config.memtable;
+  config.memtable = memtableDefaults(os.totalmem(), config.storage.shards, {
+    ...(given.has('memtable.flush_size') ? { flushBytes } : {}),
+    ...(given.has('memtable.reject_size') ? { rejectBytes } : {}),
+  });
   checkCrossKey(config);
   return { config };
 }

@@ -212,7 +212,32 @@ export interface DebugConfig {
 }
 
 /** Every default in one place; `config/shoaldb.example.toml` must stay equal to it (a test checks). */
+const MIB = 1024 * 1024;
+
+/**
+ * Memtable bounds sized to the machine: all shards' memtables together (`reject_size` each) may
+ * hold an eighth of its memory, from 64 MiB to 512 MiB a shard, and a shard flushes at an eighth
+ * of its bound, at most 64 MiB. A key the configuration sets is kept: `rejectBytes` then stays
+ * at least twice a given `flushBytes`, and `flushBytes` follows a given `rejectBytes` (0, no
+ * bound, flushes at 64 MiB).
+ */
+export function memtableDefaults(
+  totalMemoryBytes: number,
+  shards: number,
+  given: Partial<MemtableConfig> = {},
+): MemtableConfig {
+  const share = Math.floor(totalMemoryBytes / 8 / Math.max(1, shards));
+  let rejectBytes = given.rejectBytes ?? Math.min(512 * MIB, Math.max(64 * MIB, share));
+  if (given.rejectBytes === undefined && given.flushBytes !== undefined) {
+    rejectBytes = Math.max(rejectBytes, 2 * given.flushBytes);
+  }
+  const flushBytes =
+    given.flushBytes ?? (rejectBytes === 0 ? 64 * MIB : Math.min(64 * MIB, Math.floor(rejectBytes / 8)));
+  return { flushBytes, rejectBytes };
+}
+
 export function defaultConfig(): Config {
+  const shards = Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism()));
   return {
     enableTelemetry: true,
     userProvider: undefined,
@@ -230,10 +255,10 @@ export function defaultConfig(): Config {
       apiServerAddr: '127.0.0.1:4006',
       enableCors: true,
     },
-    storage: { dataHome: './data', shards: Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism())) },
+    storage: { dataHome: './data', shards },
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     ingest: { lineMaxBytes: LINE_BYTES_MAX_DEFAULT, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
-    memtable: { flushBytes: 64 * 1024 * 1024, rejectBytes: 512 * 1024 * 1024 },
+    memtable: memtableDefaults(os.totalmem(), shards),
     segment: { blockRows: 8192, compactionTrigger: 4 },
     query: {
       memoryLimitBytes: 1024 * 1024 * 1024,

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
 import t, { type Test } from 'tap';
-import { type Config, defaultConfig } from '../../src/shared/config.js';
+import { type Config, defaultConfig, memtableDefaults } from '../../src/shared/config.js';
 import { ConfigError, configKeys, configToToml, loadConfig, redactUserProvider } from '../../src/shared/config-load.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -478,4 +479,25 @@ t.test('ships an example file that equals the defaults', async (t) => {
     t.ok(index > 0, `example mentions ${key}`);
     t.match(lines[index - 1] ?? '', /^#/, `${key} has a comment`);
   }
+});
+
+t.test('memtable bounds follow the machine and the shard count unless set', async (t) => {
+  const MIB = 1024 * 1024;
+  const GIB = 1024 * MIB;
+  // An eighth of memory over the shards, from 64 MiB to 512 MiB a shard; flush at an eighth of it.
+  t.same(memtableDefaults(24 * GIB, 2), { rejectBytes: 512 * MIB, flushBytes: 64 * MIB });
+  t.same(memtableDefaults(4 * GIB, 2), { rejectBytes: 256 * MIB, flushBytes: 32 * MIB });
+  t.same(memtableDefaults(1 * GIB, 4), { rejectBytes: 64 * MIB, flushBytes: 8 * MIB });
+  t.same(memtableDefaults(24 * GIB, 2, { flushBytes: 300 * MIB }), { rejectBytes: 600 * MIB, flushBytes: 300 * MIB });
+  t.same(memtableDefaults(24 * GIB, 2, { rejectBytes: 0 }), { rejectBytes: 0, flushBytes: 64 * MIB });
+  t.same(memtableDefaults(24 * GIB, 2, { rejectBytes: 128 * MIB }), { rejectBytes: 128 * MIB, flushBytes: 16 * MIB });
+
+  // Through the loader: the shard count a file sets is the one the bounds are divided by.
+  const sixteen = loadToml(t, '[storage]\nshards = 16\n').config.memtable;
+  t.same(sixteen, memtableDefaults(os.totalmem(), 16));
+  const flushOnly = loadToml(t, '[memtable]\nflush_size = "1GiB"\n').config.memtable;
+  t.equal(flushOnly.flushBytes, GIB, 'a given flush size is kept');
+  t.ok(flushOnly.rejectBytes >= 2 * GIB, 'and the derived bound makes room for it instead of refusing to start');
+  const both = loadToml(t, '', { SHOALDB_MEMTABLE__REJECT_SIZE: '96MiB' }).config.memtable;
+  t.same(both, { rejectBytes: 96 * MIB, flushBytes: 12 * MIB }, 'the environment counts as setting a key');
 });

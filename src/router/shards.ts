@@ -293,7 +293,9 @@ export class ShardCluster {
     if (shard.ready) return;
     if (shard.openError)
       throw new DbError(ErrorCode.StorageUnavailable, `shard ${shard.id} failed to open: ${shard.openError.message}`);
-    throw new DbError(ErrorCode.RegionNotReady, `shard ${shard.id} is not ready (still recovering)`);
+    throw new DbError(ErrorCode.RegionNotReady, `shard ${shard.id} is not ready (still recovering)`, {
+      retryAfterSeconds: 1,
+    });
   }
 
   /**
@@ -312,6 +314,7 @@ export class ShardCluster {
       throw new DbError(
         ErrorCode.RateLimited,
         `Rate limited: shard ${id} has ${shard.queuedBytes} bytes of writes waiting, over ingest.shard_queue_size (${this.queueBytesMax}); retry later`,
+        { retryAfterSeconds: 1 },
       );
     }
   }

@@ -162,6 +162,7 @@ export class ShardStore implements ScanSource {
     countRejection('memtable');
     throw new StorageUnavailable(
       `shard ${state.config.shardId} memtables hold ${bytes} bytes, over memtable.reject_size (${limit}); writes resume once a flush completes`,
+      { retryAfterSeconds: 1 },
     );
   }
 

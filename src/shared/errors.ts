@@ -100,9 +100,15 @@ export function codeName(code: number): string {
 /** Any error the server means to show a client. `code` picks the HTTP status via `httpStatusOf`. */
 export class DbError extends Error {
   readonly code: number;
-  constructor(code: number, message: string, options?: { cause?: unknown }) {
+  /**
+   * For a refusal that passes once load drops (a full queue, memtables awaiting a flush, a shard
+   * still recovering): the seconds a client should wait, sent as `Retry-After`.
+   */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: number, message: string, options?: { cause?: unknown; retryAfterSeconds?: number | undefined }) {
     super(message, options);
     this.code = code;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
     this.name = 'DbError';
   }
 
@@ -135,8 +141,8 @@ export class Unsupported extends DbError {
 }
 
 export class StorageUnavailable extends DbError {
-  constructor(message: string) {
-    super(ErrorCode.StorageUnavailable, message);
+  constructor(message: string, options?: { retryAfterSeconds?: number }) {
+    super(ErrorCode.StorageUnavailable, message, options);
   }
 }
 
@@ -150,6 +156,7 @@ export class Internal extends DbError {
 export interface WireError {
   code: number;
   message: string;
+  retryAfterSeconds?: number | undefined;
 }
 
 /**
@@ -168,7 +175,7 @@ export function resourceErrorOf(err: unknown): DbError | null {
 }
 
 export function toWire(err: unknown): WireError {
-  if (err instanceof DbError) return { code: err.code, message: err.message };
+  if (err instanceof DbError) return { code: err.code, message: err.message, retryAfterSeconds: err.retryAfterSeconds };
   const resource = resourceErrorOf(err);
   if (resource) return { code: resource.code, message: resource.message };
   const message = err instanceof Error ? err.message : String(err);
@@ -176,7 +183,7 @@ export function toWire(err: unknown): WireError {
 }
 
 export function fromWire(wire: WireError): DbError {
-  return new DbError(wire.code, wire.message);
+  return new DbError(wire.code, wire.message, { retryAfterSeconds: wire.retryAfterSeconds });
 }
 
 /**

@@ -68,8 +68,10 @@ t.test('ingest.shard_queue_size refuses writes past a full queue with 429, stori
     );
     for (const r of results) {
       if (r.status === 204) accepted += rows;
-      else if (r.status === 429 && r.text.includes('ingest.shard_queue_size')) refused++;
-      else t.fail(`unexpected answer ${r.status} ${r.text}`);
+      else if (r.status === 429 && r.text.includes('ingest.shard_queue_size')) {
+        refused++;
+        t.equal(r.headers.get('retry-after'), '1', 'a refused writer is told when to retry');
+      } else t.fail(`unexpected answer ${r.status} ${r.text}`);
     }
   }
   t.ok(refused > 0, `some writes were refused (${refused})`);
@@ -107,6 +109,7 @@ t.test('memtable.reject_size refuses writes with 503 until a flush makes room', 
       }
     } else {
       t.equal(res.status, 503, res.text);
+      t.equal(res.headers.get('retry-after'), '1');
       refusedText = res.text;
     }
     if (refusedText === '' && next > big + 2000) break;

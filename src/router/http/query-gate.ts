@@ -9,11 +9,13 @@ import { countRejection } from '../../shared/rejections.js';
 
 /** The refusal; the server adds `Retry-After` to whatever error body the route uses. */
 export class TooManyQueries extends DbError {
-  readonly retryAfterSeconds = 1;
   constructor(max: number) {
     super(
       ErrorCode.RegionBusy,
       `Too many concurrent queries: ${max} are running (max_concurrent_queries); retry later`,
+      {
+        retryAfterSeconds: 1,
+      },
     );
   }
 }

@@ -22,7 +22,7 @@ import type { UserProvider } from '../auth/user-provider.js';
 import { errorResponse } from '../respond/error.js';
 import type { HttpResponse, Listener, RequestContext, Route } from './context.js';
 import { HttpStatusError } from './http-status-error.js';
-import { type QueryGate, TooManyQueries } from './query-gate.js';
+import type { QueryGate } from './query-gate.js';
 import { endRequestSpan, startRequestSpan } from './request-span.js';
 import { allowedOnApiServer, RouteTable } from './route-table.js';
 import type { WriteBytesLimiter } from './write-bytes-limiter.js';
@@ -310,8 +310,9 @@ async function handleRequest(
     }
     if (!(err instanceof DbError)) deps.log.error({ err, path }, 'request failed');
     const response = errorResponse(err, route.errorShape, Math.round(performance.now() - startMs));
-    if (err instanceof TooManyQueries)
-      response.headers = { ...response.headers, 'retry-after': String(err.retryAfterSeconds) };
+    // Refusals that pass once load drops say when to come back (DbError.retryAfterSeconds).
+    const retryAfter = err instanceof DbError ? err.retryAfterSeconds : undefined;
+    if (retryAfter !== undefined) response.headers = { ...response.headers, 'retry-after': String(retryAfter) };
     send(response);
   } finally {
     if (timer) clearTimeout(timer);

@@ -30,6 +30,7 @@ import {
   type TagMatcher,
 } from '../query/promql/store/plan.js';
 import type { Labels, Matcher, SampleSource, SelectRequest, SeriesSamples } from '../query/promql/types.js';
+import type { ShardQueryPlan } from '../shared/messages.js';
 import { spreadsRows } from '../shared/partition.js';
 import type { DatabaseSchema, TableSchema } from '../shared/types.js';
 import { physicalKindOf, timeUnitOf } from '../shared/types.js';
@@ -86,7 +87,7 @@ export interface CatalogView {
 
 /** What the source needs of the shards: the scatter of `ShardCluster.query`. */
 export interface ShardQuery {
-  query<T>(lang: 'promql', plan: unknown, signal?: AbortSignal): Promise<T[]>;
+  query<T>(query: ShardQueryPlan & { lang: 'promql' }, signal?: AbortSignal): Promise<T[]>;
 }
 
 export interface SampleSourceOptions {
@@ -236,7 +237,7 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
     const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.bounds);
     if (!select) return [];
     const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'select', select };
-    const perShard = await this.shards.query<SeriesSamples[]>('promql', plan, signal);
+    const perShard = await this.shards.query<SeriesSamples[]>({ lang: 'promql', plan }, signal);
     const series = perShard.flat();
     // Each shard stayed within the bound; their sum may not.
     if (seriesOverLimit(series.length, this.bounds.seriesMax)) throw tooManySeries(this.bounds.seriesMax);
@@ -273,7 +274,7 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
       op: 'eval',
       eval: { ...rest, selectors, ...this.bounds },
     };
-    const answers = await this.shards.query<EvalAnswer>('promql', plan, signal);
+    const answers = await this.shards.query<EvalAnswer>({ lang: 'promql', plan }, signal);
     this.checkSeriesSelected(answers, selectors.length);
     for (const answer of answers) countAnswer(answer);
     return answers;
@@ -305,7 +306,7 @@ export class ShardSampleSource implements SampleSource, ShardEvaluation {
         const select = planLocalSelect(this.catalog, this.options.db, matchers, minMs, maxMs, this.listBounds);
         if (!select) return [];
         const plan: PromqlShardPlan = { version: PROMQL_SHARD_PLAN_VERSION, op: 'series', select };
-        return (await this.shards.query<Labels[]>('promql', plan, signal)).flat();
+        return (await this.shards.query<Labels[]>({ lang: 'promql', plan }, signal)).flat();
       }),
     );
     const unique = new Map<string, Labels>();

@@ -14,7 +14,13 @@ import type { Config, ShardConfig } from '../shared/config.js';
 import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { DecodeReply } from '../shared/ingest/decode.js';
-import { type ShardReply, type ShardStats, type ShardTask, zeroShardCounters } from '../shared/messages.js';
+import {
+  type ShardQueryPlan,
+  type ShardReply,
+  type ShardStats,
+  type ShardTask,
+  zeroShardCounters,
+} from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
@@ -383,7 +389,7 @@ export class ShardCluster {
    * Runs a query fragment on every shard. When `signal` fires, the shards' shared cancel flag is
    * raised (they stop at their next scan chunk) and the returned promise rejects at once.
    */
-  async query<T>(lang: 'sql' | 'promql', plan: unknown, signal?: AbortSignal): Promise<T[]> {
+  async query<T>(query: ShardQueryPlan, signal?: AbortSignal): Promise<T[]> {
     for (const s of this.shards) this.requireReady(s);
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
@@ -394,9 +400,9 @@ export class ShardCluster {
           // Cancelled while it waited for a slot: the caller has its answer already.
           if (Atomics.load(flag, 0) !== 0) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
           return await s.run<T>(
-            { op: 'query', lang, plan, cancel },
+            { op: 'query', ...query, cancel },
             undefined,
-            s.taskSpan(lang === 'sql' ? 'query sql' : 'query promql'),
+            s.taskSpan(query.lang === 'sql' ? 'query sql' : 'query promql'),
           );
         } finally {
           s.queries.release();

@@ -5,6 +5,7 @@
  */
 import type { PromqlLimits } from '../query/promql/limits.js';
 import type { NewTable, SqlEnv } from '../query/sql/env.js';
+import type { ShardPlan } from '../query/sql/plan.js';
 import { DbError, ErrorCode } from '../shared/errors.js';
 import type { TableInsert } from '../shared/insert.js';
 import type { DatabaseSchema, TableSchema } from '../shared/types.js';
@@ -109,7 +110,7 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
     },
     async scatter(plan: unknown, signal?: AbortSignal) {
       mayRead();
-      return cluster.query('sql', plan, signal);
+      return cluster.query({ lang: 'sql', plan: plan as ShardPlan }, signal);
     },
     promqlSource: (db: string) => new ShardSampleSource(catalog, cluster, { db, user, limits: deps.promqlLimits }),
   };

@@ -4,6 +4,8 @@
  * (`WireError`) because structured clone drops Error subclasses and their `code`.
  */
 
+import type { PromqlShardPlan } from '../query/promql/distribute/shard-plan.js';
+import type { ShardPlan } from '../query/sql/plan.js';
 import type { SegmentIndexSpec } from './column-index.js';
 import type { ShardConfig } from './config.js';
 import type { HistogramSnapshot } from './duration-histogram.js';
@@ -12,6 +14,9 @@ import type { DecodeRequest } from './ingest/decode.js';
 import type { SchemaSnapshotData } from './ingest/schema-snapshot.js';
 import type { RejectionReason } from './rejections.js';
 import type { ProfileKind } from './thread-profiler.js';
+
+/** A query fragment for every shard, in the language that planned it. */
+export type ShardQueryPlan = { lang: 'sql'; plan: ShardPlan } | { lang: 'promql'; plan: PromqlShardPlan };
 
 export type ShardTask =
   /** First task of every shard: open (recover) the storage under config.dir. */
@@ -23,17 +28,12 @@ export type ShardTask =
    */
   | { op: 'write'; payloads: Uint8Array[]; trace?: ShardTraceContext | undefined }
   /**
-   * A query plan fragment; its shape belongs to the query layer (see src/query). `cancel` is a
-   * shared 4-byte flag the router sets to 1 when the request times out or its client goes away;
-   * the shard checks it between scan chunks, so a cancelled query stops using the shard's CPU.
+   * A query plan fragment, made by the query layer's planner for the shards (src/query/sql/plan.ts,
+   * src/query/promql/distribute/shard-plan.ts). `cancel` is a shared 4-byte flag the router sets
+   * to 1 when the request times out or its client goes away; the shard checks it between scan
+   * chunks, so a cancelled query stops using the shard's CPU.
    */
-  | {
-      op: 'query';
-      lang: 'sql' | 'promql';
-      plan: unknown;
-      cancel?: SharedArrayBuffer | undefined;
-      trace?: ShardTraceContext | undefined;
-    }
+  | (ShardQueryPlan & { op: 'query'; cancel?: SharedArrayBuffer | undefined; trace?: ShardTraceContext | undefined })
   /**
    * Decode an ingest body in the shard's thread instead of the router's (see
    * src/shared/ingest/decode.ts): the router's thread is then left with HTTP alone, and every

@@ -5,6 +5,7 @@
  * structured clone with transfer as they do between worker and router.
  */
 import t from 'tap';
+import type { PromqlShardPlan } from '../../src/query/promql/distribute/shard-plan.js';
 import { selectLocal, selectLocalSeries } from '../../src/query/promql/store/local-select.js';
 import { type LocalSelect, PROMQL_SHARD_PLAN_VERSION, type TableSelect } from '../../src/query/promql/store/plan.js';
 import { runPromqlShardPlan } from '../../src/query/promql/store/shard-entry.js';
@@ -132,7 +133,10 @@ t.test('local select over one shard', async (t) => {
     t.equal(answer.transfer.length, 2);
     const copy = structuredClone(answer.value, { transfer: answer.transfer }) as SeriesSamples[];
     t.same(plain(copy), plain(await selectLocal(store, local([table()]))));
-    await t.rejects(runPromqlShardPlan({ version: 99, op: 'select' }, store), /unsupported PromQL shard plan/);
+    await t.rejects(
+      runPromqlShardPlan({ version: 99, op: 'select' } as unknown as PromqlShardPlan, store),
+      /unsupported PromQL shard plan/,
+    );
   });
 });
 
@@ -219,7 +223,7 @@ t.test('the router source resolves names, databases and fields against the catal
   // Runs each shard's part in process and passes answers through a structured clone with
   // transfer, as the worker boundary does.
   const shards: ShardQuery = {
-    async query<T>(_lang: 'promql', plan: unknown): Promise<T[]> {
+    async query<T>({ plan }: { plan: PromqlShardPlan }): Promise<T[]> {
       return Promise.all(
         stores.map(async (store) => {
           const answer = await runPromqlShardPlan(structuredClone(plan), store);

@@ -88,6 +88,7 @@ export interface SqlEnv {
   /** Writes rows durably through the shards; the table must exist and the types must match. */
   insert(rows: TableInsert): Promise<number>;
   /** Runs a plan fragment on every shard and returns their results in shard order. */
+  /** `plan` is the planner's ShardPlan (plan.ts, not imported here: plan.ts reaches this module). */
   scatter(plan: unknown, signal?: AbortSignal): Promise<unknown[]>;
   /**
    * Where `TQL EVAL` reads series from in database `db` (matchers on the database labels may pick

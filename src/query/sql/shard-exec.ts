@@ -28,8 +28,9 @@ import { castValue, type Value, valueKey } from './values.js';
  * Executes a plan fragment made by the planner against this shard's storage. Chunks may come
  * asynchronously: a shard's scan pauses between slices so writes waiting for the thread get it.
  */
-export async function runShardPlan(plan: unknown, source: ScanSource): Promise<ShardResult> {
-  const p = plan as ShardPlan;
+export async function runShardPlan(plan: ShardPlan, source: ScanSource): Promise<ShardResult> {
+  const p = plan;
+  // The plan crossed a thread boundary as data: its version is checked, not assumed.
   if (p?.version !== 1) throw new Internal('unsupported SQL shard plan');
   const run = new PlanRun(p);
   for await (const batch of batchesOf(p, source)) if (!run.add(batch)) break;

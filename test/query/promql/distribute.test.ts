@@ -210,8 +210,8 @@ async function setUp(t: { teardown(fn: () => unknown): void }): Promise<Env> {
 
 function sourceOf(env: Env): ShardSampleSource {
   const shards: ShardQuery = {
-    async query<T>(_lang: 'promql', plan: unknown): Promise<T[]> {
-      env.ops.push((plan as PromqlShardPlan).op);
+    async query<T>({ plan }: { plan: PromqlShardPlan }): Promise<T[]> {
+      env.ops.push(plan.op);
       return Promise.all(
         env.stores.map(async (store) => {
           const answer = await runPromqlShardPlan(structuredClone(plan), store);

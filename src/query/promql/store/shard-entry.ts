@@ -21,11 +21,12 @@ export interface PromqlShardAnswer {
  * evaluation once the router cancelled the query and paces it in slices; scans pause on their own.
  */
 export async function runPromqlShardPlan(
-  plan: unknown,
+  plan: PromqlShardPlan,
   source: ScanSource,
   turn?: EvalTurn,
 ): Promise<PromqlShardAnswer> {
-  const p = plan as PromqlShardPlan;
+  const p = plan;
+  // The plan crossed a thread boundary as data: its version is checked, not assumed.
   if (p?.version !== PROMQL_SHARD_PLAN_VERSION) throw new Internal('unsupported PromQL shard plan');
   switch (p.op) {
     case 'select': {

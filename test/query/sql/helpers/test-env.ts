@@ -4,10 +4,12 @@
  * exactly as the worker boundary would.
  */
 
+import type { PromqlShardPlan } from '../../../../src/query/promql/distribute/shard-plan.js';
 import { runPromqlShardPlan } from '../../../../src/query/promql/store/shard-entry.js';
 import type { SampleSource } from '../../../../src/query/promql/types.js';
 import type { AlteredTable, NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
 import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
+import type { ShardPlan } from '../../../../src/query/sql/plan.js';
 import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
 import { type ShardQuery, ShardSampleSource } from '../../../../src/router/promql-source.js';
 import {
@@ -197,7 +199,7 @@ export class TestEnv implements SqlEnv {
   /** PromQL selectors over the same stores, as the router's source reads the shards. */
   promqlSource(db: string): SampleSource {
     const shards: ShardQuery = {
-      query: async <T>(_lang: 'promql', plan: unknown): Promise<T[]> =>
+      query: async <T>({ plan }: { plan: PromqlShardPlan }): Promise<T[]> =>
         Promise.all(
           this.shards.map(
             async (shard) => structuredClone((await runPromqlShardPlan(structuredClone(plan), shard)).value) as T,
@@ -211,7 +213,7 @@ export class TestEnv implements SqlEnv {
     this.lastPlans = [];
     return Promise.all(
       this.shards.map(async (shard) => {
-        const cloned = structuredClone(plan);
+        const cloned = structuredClone(plan as ShardPlan);
         this.lastPlans.push(cloned);
         return structuredClone(await runShardPlan(cloned, shard));
       }),

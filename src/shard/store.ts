@@ -216,12 +216,12 @@ export class ShardStore implements ScanSource {
     }
   }
 
-  /** The storage's figures; the worker adds its decoders' (`seriesCached`) and its heap's. */
   /** Replaces the indexed columns of every table; later flushes and compactions build them. */
   setIndexes(tables: ReadonlyArray<{ tableId: number; columns: SegmentIndexSpec[] }>): void {
     this.state.indexSpecs = new Map(tables.map((t) => [t.tableId, t.columns]));
   }
 
+  /** The storage's figures; the worker adds its decoders' (`seriesCached`) and its heap's. */
   stats(): Omit<ShardStats, 'seriesCached' | 'heap'> {
     const s = this.state;
     let memtableRows = s.active.rows;

@@ -437,6 +437,7 @@ function applyDocument(
     const key = KEYS_BY_NAME.get(top);
     if (key === undefined || key.section !== undefined) warnUnknown(top, value, warn);
     else if (!key.applyToml(config, value)) throw invalid(key, value, '');
+    else given.add(key.key);
   }
 }
 

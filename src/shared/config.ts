@@ -211,7 +211,6 @@ export interface DebugConfig {
   heapProfiling: boolean;
 }
 
-/** Every default in one place; `config/shoaldb.example.toml` must stay equal to it (a test checks). */
 const MIB = 1024 * 1024;
 
 /**
@@ -236,6 +235,7 @@ export function memtableDefaults(
   return { flushBytes, rejectBytes };
 }
 
+/** Every default in one place; `config/shoaldb.example.toml` must stay equal to it (a test checks). */
 export function defaultConfig(): Config {
   const shards = Math.min(SHARDS_MAX, Math.max(1, os.availableParallelism()));
   return {

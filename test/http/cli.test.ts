@@ -62,9 +62,11 @@ t.test('init_regions_in_background starts serving and recovers', async (t) => {
   const deadline = Date.now() + 10_000;
   let status = 0;
   while (Date.now() < deadline) {
-    status = (await fetch(`${server.url}/v1/lineproto/write?db=public`, { method: 'POST', body: 'bg v=1 1' })).status;
+    const res = await fetch(`${server.url}/v1/lineproto/write?db=public`, { method: 'POST', body: 'bg v=1 1' });
+    status = res.status;
     if (status === 204) break;
     t.equal(status, 503, 'a shard still recovering answers 503');
+    t.equal(res.headers.get('retry-after'), '1', 'and says when to try again');
     await new Promise((r) => setTimeout(r, 50));
   }
   t.equal(status, 204);

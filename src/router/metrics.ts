@@ -274,6 +274,12 @@ export class ServerMetrics {
       (s) => s.seriesSummarised,
     );
     mirror(
+      'shoaldb_scan_series_visited_total',
+      'Series scans visited: every series of the table, or with tag matchers only the candidates of the series index',
+      'counter',
+      (s) => s.seriesVisited,
+    );
+    mirror(
       'shoaldb_index_blocks_skipped_total',
       'Segment blocks scans skipped because a column index showed they cannot match',
       'counter',

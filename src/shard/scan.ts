@@ -134,6 +134,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
   const memtableSources: MemtableSource[] = [];
   /** Series parts answered from statistics. */
   let summarised = 0;
+  let visited = 0;
   try {
     const sources: SeriesSource[] = segmentSources.slice();
     let pruning = false;
@@ -183,7 +184,10 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
           };
     let summaries: SeriesSummary[] = [];
     let skipped = 0;
-    for (const group of walkSeries(sources)) {
+    const matchers = request.seriesMatchers;
+    const only = matchers && matchers.length > 0 ? sources.map((s) => s.candidates?.(matchers) ?? null) : undefined;
+    for (const group of walkSeries(sources, only)) {
+      visited++;
       parts.length = 0;
       if (!filter || filter(tagMapOf(tagsOf(group.key)))) {
         if (summaryScan !== null) {
@@ -220,6 +224,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
     }
     for (const source of memtableSources) state.counters.memtableRowsRead += source.rowsRead;
     state.counters.seriesSummarised += summarised;
+    state.counters.seriesVisited += visited;
     for (const f of files) f.unpin();
   }
 }

@@ -99,6 +99,8 @@ export function zeroShardCounters() {
     memtableRowsRead: 0,
     /** Series parts (one series' rows in one segment or memtable) scans took from statistics. */
     seriesSummarised: 0,
+    /** Series scans visited (a series index lets a selective scan visit only its candidates). */
+    seriesVisited: 0,
     /** Segment index sections that failed their checksum or decoding (scans then read every block). */
     indexSectionsCorrupt: 0,
   };

@@ -29,6 +29,22 @@ export interface BlockFilter {
   text: string;
 }
 
+/**
+ * A condition on one tag that every series the caller keeps meets (a PromQL matcher, a SQL
+ * `tag = 'x'` or `tag IN (...)`), which storage may answer from its series index. A hint only:
+ * storage may return series that fail it, so `seriesFilter` must check it too.
+ */
+export interface SeriesMatcher {
+  /** The tag column. */
+  id: number;
+  /** Whether a value passes. */
+  test: (value: string) => boolean;
+  /** The values that pass, when they are a known list (equality, IN): looked up, not tested. */
+  values?: readonly string[] | undefined;
+  /** Whether a series without the tag passes (PromQL reads a missing label as ''). */
+  missingMatches: boolean;
+}
+
 export interface ScanRequest {
   tableId: number;
   /** Columns to return, in this order, in every chunk. */
@@ -42,6 +58,8 @@ export interface ScanRequest {
    * series for which it returns false is skipped without reading its fields.
    */
   seriesFilter?: ((tags: ReadonlyMap<number, string>) => boolean) | undefined;
+  /** `seriesFilter`'s conditions that a series index can answer: only candidates are visited. */
+  seriesMatchers?: SeriesMatcher[] | undefined;
   /**
    * Optional block pruning: conditions every row the caller keeps meets. Storage may leave out
    * blocks whose column index shows no row can meet them all; it never leaves out a row that

@@ -125,6 +125,7 @@ async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Ba
     timeMin: scan.timeMin,
     timeMax: scan.timeMax,
     seriesFilter: seriesFilterOf(scan.seriesFilter),
+    seriesMatchers: seriesMatchersOf(scan.seriesFilter),
   };
   const runs = seriesRunPlanOf(plan);
   // Only the series-run fold takes series by their statistics (storage checks the rest).
@@ -143,6 +144,15 @@ export function seriesFilterOf(specs: SeriesFilterSpec[]): ScanRequest['seriesFi
       const v = tags.get(s.id);
       return v !== undefined && s.values.has(v);
     });
+}
+
+/** The same conditions as index lookups: a series without the tag never passes. */
+export function seriesMatchersOf(specs: SeriesFilterSpec[]): ScanRequest['seriesMatchers'] {
+  if (specs.length === 0) return undefined;
+  return specs.map((s) => {
+    const values = new Set(s.values);
+    return { id: s.columnId, values: s.values, test: (v: string) => values.has(v), missingMatches: false };
+  });
 }
 
 /**

@@ -7,13 +7,14 @@
  * Gathered parts live in scratch arrays reused by the next `collectParts` call: callers merge a
  * series completely before collecting the next one (scan and segment build both do).
  */
+import type { SeriesMatcher } from '../../shared/scan.js';
 import { allocValues, type PhysicalKind } from '../../shared/types.js';
 import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
 import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
 import { STATS_WIDTH, statsPerColumn } from '../segment/series-stats.js';
 import type { MemSeries } from './mem-series.js';
 import { foldedSeries } from './series-fold.js';
-import type { MemColumn, TableMemtable } from './table-memtable.js';
+import type { MemColumn, SortedSeries, TableMemtable } from './table-memtable.js';
 
 /** Copies 64-bit elements `rows[from..to)` of `src` into `dst[0..)`, word by word. */
 function gather64(
@@ -71,8 +72,11 @@ export class MemtableSource implements SeriesSource {
   private scratchTs = new BigInt64Array(0);
   private scratchCols: ColumnData[] = [];
 
+  private readonly sorted: SortedSeries;
+
   constructor(table: TableMemtable, specs: readonly FieldSpec[]) {
     const sorted = table.sortedSeries();
+    this.sorted = sorted;
     this.series = sorted.series;
     this.keys = sorted.keys;
     this.slots = specs.map((s) => table.slotOf(s.id, s.kind));
@@ -116,6 +120,10 @@ export class MemtableSource implements SeriesSource {
       return slot < 0 ? -1 : slot * STATS_WIDTH;
     });
     return stats === null ? null : { stats, rows: n, span };
+  }
+
+  candidates(matchers: readonly SeriesMatcher[]): Int32Array | null {
+    return this.sorted.seriesIndex().candidates(matchers);
   }
 
   collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {

@@ -23,6 +23,7 @@ import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/se
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
+import { SeriesIndex } from '../series-index.js';
 import { compareRowTimes, MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
 
 export interface MemColumn {
@@ -60,6 +61,21 @@ function grown<T extends Vector['values'] | Uint8Array | BigInt64Array>(
   return next as T;
 }
 
+/** A memtable table's series in key order, with their index once a scan asked for it. */
+export class SortedSeries {
+  readonly keys: string[];
+  private index: SeriesIndex | null = null;
+
+  constructor(readonly series: MemSeries[]) {
+    this.keys = series.map((s) => s.key);
+  }
+
+  seriesIndex(): SeriesIndex {
+    this.index ??= new SeriesIndex(this.keys);
+    return this.index;
+  }
+}
+
 export class TableMemtable {
   rows = 0;
   capacity = INITIAL_TABLE_CAPACITY;
@@ -78,7 +94,7 @@ export class TableMemtable {
   private leastRow = -1;
   private greatestRow = -1;
   private readonly slotByKey = new Map<number, number>();
-  private sorted: { series: MemSeries[]; keys: string[] } | null = null;
+  private sorted: SortedSeries | null = null;
 
   constructor(
     readonly tableId: number,
@@ -115,10 +131,10 @@ export class TableMemtable {
   }
 
   /** Series sorted by key (cached until a series is added). */
-  sortedSeries(): { series: MemSeries[]; keys: string[] } {
+  sortedSeries(): SortedSeries {
     if (!this.sorted) {
       const series = Array.from(this.series.values()).sort((a, b) => compareSeriesKeys(a.key, b.key));
-      this.sorted = { series, keys: series.map((s) => s.key) };
+      this.sorted = new SortedSeries(series);
     }
     return this.sorted;
   }

@@ -3,6 +3,7 @@
  * for each key the sources that hold it. Sources are given oldest first, and members come out in
  * that order, which is what makes parts reach the merge oldest first.
  */
+import type { SeriesMatcher } from '../../shared/scan.js';
 import type { Part } from './part.js';
 
 /** Something that holds series of one table: a memtable or a segment. */
@@ -21,6 +22,8 @@ export interface SeriesSource {
    * scan-summaries.ts); else null. Sources without statistics leave it out.
    */
   summaryOf?(index: number, lo: bigint, hi: bigint, request: SummaryRequest): SourceSummary | null;
+  /** Positions of the series that may pass `matchers` (series-index.ts); null: any may. */
+  candidates?(matchers: readonly SeriesMatcher[]): Int32Array | null;
 }
 
 /** What a scan asks of a source's statistics. */
@@ -48,26 +51,40 @@ export interface SeriesGroup {
   indexes: number[];
 }
 
-export function* walkSeries(sources: readonly SeriesSource[]): Generator<SeriesGroup, void, void> {
+/**
+ * `only[s]`, when given and not null, lists the positions (ascending) of source s's keys to walk;
+ * its other series are passed over without a comparison (a series index narrowed them).
+ */
+export function* walkSeries(
+  sources: readonly SeriesSource[],
+  only?: ReadonlyArray<Int32Array | null>,
+): Generator<SeriesGroup, void, void> {
   const k = sources.length;
   const pos = new Array<number>(k).fill(0);
+  const ends = sources.map((s, i) => only?.[i]?.length ?? s.keys.length);
+  const indexOf = (s: number, at: number): number => {
+    const list = only?.[s];
+    return list === null || list === undefined ? at : (list[at] as number);
+  };
   const group: SeriesGroup = { key: '', count: 0, sources: [], indexes: [] };
   for (;;) {
     let min: string | undefined;
     for (let s = 0; s < k; s++) {
-      const keys = (sources[s] as SeriesSource).keys;
       const at = pos[s] as number;
-      if (at < keys.length && (min === undefined || (keys[at] as string) < min)) min = keys[at];
+      if (at >= (ends[s] as number)) continue;
+      const key = (sources[s] as SeriesSource).keys[indexOf(s, at)] as string;
+      if (min === undefined || key < min) min = key;
     }
     if (min === undefined) return;
     group.key = min;
     group.count = 0;
     for (let s = 0; s < k; s++) {
-      const keys = (sources[s] as SeriesSource).keys;
       const at = pos[s] as number;
-      if (at < keys.length && keys[at] === min) {
+      if (at >= (ends[s] as number)) continue;
+      const index = indexOf(s, at);
+      if ((sources[s] as SeriesSource).keys[index] === min) {
         group.sources[group.count] = s;
-        group.indexes[group.count] = at;
+        group.indexes[group.count] = index;
         group.count++;
         pos[s] = at + 1;
       }

@@ -7,10 +7,12 @@
  * compaction still reads it. Readers pin it; the file is unlinked at retirement (an open fd keeps
  * the inode readable on POSIX) and the fd is closed when the last pin goes.
  */
+
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { StorageUnavailable } from '../../shared/errors.js';
 import { type FieldSpec, specKey } from '../merge/part.js';
+import { SeriesIndex } from '../series-index.js';
 import { type BlockMeta, DecodedBlock, openBlockBody } from './block-codec.js';
 import { ByteReader, FormatError } from './byte-io.js';
 import { decodeFooter, type SeriesMeta } from './footer.js';
@@ -58,6 +60,7 @@ export class SegmentFile {
   /** The statistics once read; null once they proved corrupt. */
   private statsCache: Float64Array | null | undefined;
   private readonly columnIndex = new Map<number, number>();
+  private index: SeriesIndex | null = null;
   private pins = 0;
   private retired = false;
   private closed = false;
@@ -231,6 +234,12 @@ export class SegmentFile {
   blockError(index: number, err: unknown): StorageUnavailable {
     if (err instanceof StorageUnavailable) return err;
     return new StorageUnavailable(`segment ${this.relPath} block ${index}: ${(err as Error).message}`);
+  }
+
+  /** The inverted index of the series (built at the first scan that asks; the file never changes). */
+  seriesIndex(): SeriesIndex {
+    this.index ??= new SeriesIndex(this.keys);
+    return this.index;
   }
 
   pin(): void {

@@ -3,6 +3,7 @@
  * only the blocks that hold them and overlap the time range are read; the last block read is kept
  * because the walk visits series in the same order as the file stores them.
  */
+import type { SeriesMatcher } from '../../shared/scan.js';
 import type { ColumnData, FieldSpec, Part } from '../merge/part.js';
 import { lowerBound, upperBound } from '../merge/part.js';
 import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
@@ -39,6 +40,10 @@ export class SegmentSource implements SeriesSource {
   ) {
     this.keys = file.keys;
     this.specColumns = specs.map((s) => file.columnOf(s));
+  }
+
+  candidates(matchers: readonly SeriesMatcher[]): Int32Array | null {
+    return this.file.seriesIndex().candidates(matchers);
   }
 
   collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {

@@ -12,11 +12,11 @@
  */
 
 import { floorDiv } from '../../../shared/bigint-math.js';
-import type { ScanColumn, ScanRequest, ScanSource } from '../../../shared/scan.js';
+import type { ScanColumn, ScanRequest, ScanSource, SeriesMatcher } from '../../../shared/scan.js';
 import type { TimeUnit, Vector } from '../../../shared/types.js';
 import { seriesOverLimit, tooManySamples, tooManySeries } from '../limits.js';
 import type { Label, Labels, SeriesSamples } from '../types.js';
-import { compileLabelTest, type LabelTest } from './matchers.js';
+import { compileLabelTest } from './matchers.js';
 import type { LocalSelect, TableSelect } from './plan.js';
 
 const TWO_POW_32 = 4294967296;
@@ -134,14 +134,23 @@ function labelsOf(table: TableSelect, tagVectors: Array<Array<string | null>>, r
   return labels;
 }
 
-/** The scan's series predicate for a table's matchers (undefined when there are none). */
-function seriesFilterOf(table: TableSelect): ScanRequest['seriesFilter'] {
-  if (table.matchers.length === 0) return undefined;
-  const tests: Array<{ id: number; test: LabelTest }> = table.matchers.map((m) => {
+/**
+ * The scan's series predicate for a table's matchers, and the same matchers as series-index
+ * lookups (an absent label reads '' in both); undefined when there are none.
+ */
+function seriesConditionsOf(table: TableSelect): Pick<ScanRequest, 'seriesFilter' | 'seriesMatchers'> {
+  if (table.matchers.length === 0) return {};
+  const matchers = table.matchers.map((m): SeriesMatcher => {
     const name = table.tags.find((t) => t.id === m.columnId)?.name ?? String(m.columnId);
-    return { id: m.columnId, test: compileLabelTest(name, m.op, m.value) };
+    const test = compileLabelTest(name, m.op, m.value);
+    const matcher: SeriesMatcher = { id: m.columnId, test, missingMatches: test('') };
+    if (m.op === '=') matcher.values = [m.value];
+    return matcher;
   });
-  return (tags) => tests.every((m) => m.test(tags.get(m.id) ?? ''));
+  return {
+    seriesFilter: (tags) => matchers.every((m) => m.test(tags.get(m.id) ?? '')),
+    seriesMatchers: matchers,
+  };
 }
 
 /**
@@ -168,7 +177,7 @@ async function selectTable(
     columns,
     timeMin,
     timeMax,
-    seriesFilter: seriesFilterOf(table),
+    ...seriesConditionsOf(table),
   };
   let open: OpenSeries | null = null;
   let openHasSample = false;

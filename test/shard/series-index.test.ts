@@ -33,7 +33,7 @@ function matcherOf(): SeriesMatcher {
   return { id, test, missingMatches: test('') };
 }
 
-t.test('candidates hold every passing series, exactly for value lists', async (t) => {
+t.test('candidates hold every passing series, exactly for value lists', async (t): Promise<void> => {
   let checked = 0;
   for (let round = 0; round < 200; round++) {
     const unique = new Map<string, Map<number, string>>();
@@ -58,18 +58,27 @@ t.test('candidates hold every passing series, exactly for value lists', async (t
     const want = keys.flatMap((k, i) => (passes(k) ? [i] : []));
     const got = index.candidates(matchers);
     if (matchers.every((m) => m.missingMatches)) {
-      if (got !== null) return t.fail(`round ${round}: no matcher can narrow, yet candidates came`);
+      if (got !== null) {
+        t.fail(`round ${round}: no matcher can narrow, yet candidates came`);
+        return;
+      }
       continue;
     }
     const list = [...(got ?? [])];
-    if (list.some((p, i) => i > 0 && p <= (list[i - 1] as number))) return t.fail(`round ${round}: not ascending`);
+    if (list.some((p, i) => i > 0 && p <= (list[i - 1] as number))) {
+      t.fail(`round ${round}: not ascending`);
+      return;
+    }
     const missing = want.filter((p) => !list.includes(p));
-    if (missing.length > 0) return t.fail(`round ${round}: candidates miss ${missing} for ${JSON.stringify(keys)}`);
+    if (missing.length > 0) {
+      t.fail(`round ${round}: candidates miss ${missing} for ${JSON.stringify(keys)}`);
+      return;
+    }
     const exact = matchers.every((m) => m.values !== undefined);
-    if (exact && list.length !== want.length)
-      return t.fail(
-        `round ${round}: value lists should be exact: ${JSON.stringify({ keys, list, want, m: matchers })}`,
-      );
+    if (exact && list.length !== want.length) {
+      t.fail(`round ${round}: value lists should be exact: ${JSON.stringify({ keys, list, want, m: matchers })}`);
+      return;
+    }
     checked++;
   }
   t.ok(checked > 100, `${checked} rounds checked against the model`);

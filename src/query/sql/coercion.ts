@@ -14,7 +14,7 @@ import {
   timeUnitOf,
 } from '../../shared/types.js';
 import { decimalOfInteger, decimalResultType, widerDecimalType } from './decimal.js';
-import type { ArithmeticOperator } from './plan.js';
+import type { ArithmeticOperator } from './operators.js';
 import {
   arrowNameOf,
   integerBits,

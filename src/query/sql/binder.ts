@@ -10,14 +10,7 @@ import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js
 import type { Expr, FunctionCall, Ident } from './ast.js';
 import { arithmeticTypes, commonType, comparisonType, planError } from './coercion.js';
 import { lookupFunction } from './functions/registry.js';
-import {
-  fixedIntervalNanos,
-  type Interval,
-  intervalOfText,
-  isIntervalExpr,
-  packInterval,
-  parseInterval,
-} from './interval.js';
+import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from './interval.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
 import { noFieldError, normalizeIdent, type Scope } from './scope.js';
@@ -32,6 +25,13 @@ import {
   isTimestamp,
 } from './type-names.js';
 import { canCast, castValue, negateValue, type Value } from './values.js';
+
+/** True when an expression is written as an interval: `INTERVAL '...'` or `'...'::INTERVAL`. */
+function isIntervalExpr(expr: Expr): boolean {
+  let e = expr;
+  while (e.kind === 'nested') e = e.expr;
+  return e.kind === 'interval' || (e.kind === 'cast' && e.dataType.name === 'INTERVAL');
+}
 
 /** Subquery expressions as they appear in the syntax tree. */
 export type SubqueryExpr = Extract<Expr, { kind: 'subquery' | 'exists' | 'in_subquery' }>;

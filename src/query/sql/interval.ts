@@ -6,7 +6,6 @@
  * `packInterval`). There is no interval column type.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { Expr } from './ast.js';
 import { civilFromDays, daysFromCivil } from './timestamps.js';
 
 /** Arrow's `IntervalMonthDayNano`. */
@@ -182,13 +181,6 @@ function addMonths(nanos: bigint, months: number): bigint {
 export function addInterval(nanos: bigint, i: Interval, sign: 1 | -1): bigint {
   const months = addMonths(nanos, sign * i.months);
   return months + BigInt(sign * i.days) * NANOS_PER_DAY + BigInt(sign) * i.nanos;
-}
-
-/** True when an expression is written as an interval: `INTERVAL '...'` or `'...'::INTERVAL`. */
-export function isIntervalExpr(expr: Expr): boolean {
-  let e = expr;
-  while (e.kind === 'nested') e = e.expr;
-  return e.kind === 'interval' || (e.kind === 'cast' && e.dataType.name === 'INTERVAL');
 }
 
 /**

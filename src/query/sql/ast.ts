@@ -8,6 +8,8 @@
  * exhaustive default.
  */
 
+import type { SqlType } from './type-names.js';
+
 /** An identifier as written. `quote` is null for a bare word, whose case folds to lower. */
 export interface Ident {
   value: string;
@@ -17,12 +19,8 @@ export interface Ident {
 /** A dotted name: `t`, `db.t`, `greptime.db.t`. */
 export type ObjectName = Ident[];
 
-/** A SQL type as written: `TIMESTAMP(3)`, `INT UNSIGNED`, `VARCHAR(20)`. `name` is upper case. */
-export interface SqlType {
-  name: string;
-  args: number[];
-  unsigned: boolean;
-}
+// Declared with the type names, which sit below the parser and read it; the tree still exports it.
+export type { SqlType };
 
 /** Binary operators as the parser normalises them (`<>` and `==` become `!=` and `=`). */
 export type BinaryOperator =

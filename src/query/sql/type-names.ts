@@ -18,7 +18,13 @@ import {
   timestampTypeOf,
   timeUnitOf,
 } from '../../shared/types.js';
-import type { SqlType } from './ast.js';
+
+/** A SQL type as written: `TIMESTAMP(3)`, `INT UNSIGNED`, `VARCHAR(20)`. `name` is upper case. */
+export interface SqlType {
+  name: string;
+  args: number[];
+  unsigned: boolean;
+}
 
 /** Largest precision of Decimal128. */
 export const DECIMAL_PRECISION_MAX = 38;

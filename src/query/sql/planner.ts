@@ -24,7 +24,7 @@ import { type Relation, scopeColumnsOf } from './relation.js';
 import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
 import { normalizeIdent, Scope, type ScopeColumn } from './scope.js';
 import { arrowNameOf, isInteger } from './type-names.js';
-import { WindowCollector } from './window.js';
+import { WindowCollector } from './window-bind.js';
 
 export type { QuerySource, SelectPlan };
 export { scanOf };

@@ -4,11 +4,11 @@
  * named after the statement, as GreptimeDB prints it.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { records, type StatementResult } from '../result.js';
 import type { Ident, Statement } from './ast.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { printExpr } from './printer.js';
-import { records, type StatementResult } from './result.js';
 import { normalizeIdent } from './scope.js';
 
 const ACTIONS: Record<string, 'flush' | 'compact'> = {

@@ -8,6 +8,7 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { endSpan, startSpan } from '../../shared/tracing/active-tracer.js';
+import { affected, type ResultColumn, records, type StatementResult } from '../result.js';
 import { executeAdmin } from './admin.js';
 import { executeAlter } from './alter.js';
 import type { Query, Statement } from './ast.js';
@@ -23,7 +24,6 @@ import { executeInsert } from './insert.js';
 import { parseSql } from './parser.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { queryContext, runQuery as runQueryIn } from './query-exec.js';
-import { affected, type ResultColumn, records, type StatementResult } from './result.js';
 import { normalizeIdent } from './scope.js';
 import {
   describeTable,
@@ -38,7 +38,7 @@ import { isValidTimezone } from './timestamps.js';
 import { executeTql } from './tql.js';
 
 /** Re-exported for the router, which formats results. */
-export type { StatementResult } from './result.js';
+export type { StatementResult } from '../result.js';
 
 function checkAborted(session: SqlSession): void {
   if (session.signal?.aborted) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');

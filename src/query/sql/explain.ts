@@ -6,12 +6,12 @@
  * read at execution time. EXPLAIN never runs the query.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { type StatementResult, stringRecords } from '../result.js';
 import type { Query, QueryBody, Statement, TableFactor } from './ast.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
 import { NO_FROM, planSelect, tableInput } from './planner.js';
 import { printExpr, printObjectName, printQuery } from './printer.js';
-import { type StatementResult, stringRecords } from './result.js';
 import { collectSubqueries } from './subquery.js';
 
 /** Compact text of a bound expression: columns as `#slot`, literals typed. */

@@ -16,6 +16,7 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';
+import type { ResultColumn } from '../result.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
 import { planError } from './coercion.js';
@@ -42,7 +43,6 @@ import {
   tableScopeColumns,
 } from './planner.js';
 import { aliasRelation, type Relation, relationBatch, relationOfRows, rowsOf } from './relation.js';
-import type { ResultColumn } from './result.js';
 import { normalizeIdent, Scope } from './scope.js';
 import { combineSet } from './set-ops.js';
 import { runPlanOnBatches, runShardPlan } from './shard-exec.js';

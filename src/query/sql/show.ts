@@ -4,6 +4,7 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ColumnIndex, TableSchema } from '../../shared/types.js';
+import { records, type StatementResult, stringRecords } from '../result.js';
 import type { Ident, ShowFilter, Statement } from './ast.js';
 import { Binder } from './binder.js';
 import { planError } from './coercion.js';
@@ -15,7 +16,6 @@ import { compileLike } from './like.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { printString } from './printer.js';
-import { records, type StatementResult, stringRecords } from './result.js';
 import { normalizeIdent, Scope } from './scope.js';
 import { sqlNameOf } from './type-names.js';
 import type { Value } from './values.js';

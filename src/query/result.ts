@@ -3,8 +3,11 @@
  * kind f64: Float32/64, Int8..Int32, UInt8..UInt32, Date as days), `bigint` (Int64, UInt64 and every
  * Timestamp type as a count of its unit) or `string`. Formatting (floats, timestamps) is the
  * router's job, per output format.
+ *
+ * Beside both languages rather than in sql/: PromQL answers in this shape too (TQL, /v1/pql), and
+ * it must not import SQL to do so.
  */
-import type { DataType } from '../../shared/types.js';
+import type { DataType } from '../shared/types.js';
 
 /** Name and type of one result column. */
 export interface ResultColumn {

@@ -12,6 +12,7 @@
 
 import { floorDiv } from '../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { ryuFloat, ryuFloat32 } from '../../shared/ryu.js';
 import {
   type DataType,
   decimalPartsOf,
@@ -29,7 +30,7 @@ import {
   integerToDecimal,
   parseDecimalText,
 } from './decimal.js';
-import { displayValue, ryuFloat, ryuFloat32, timestampText } from './display.js';
+import { displayValue, timestampText } from './display.js';
 import { packInterval, parseInterval, unpackInterval } from './interval.js';
 import { jsonValueOfText } from './json-value.js';
 import { convertTimeOfDay, parseTimeOfDay, timeOfDayOfTimestamp } from './time-of-day.js';

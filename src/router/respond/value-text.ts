@@ -7,7 +7,7 @@
  * `compareUtf8` gives serde_json's map order (byte order of UTF-8 keys).
  */
 import { formatDecimal } from '../../query/sql/decimal.js';
-import { ryuFloat } from '../../query/sql/display.js';
+import { ryuFloat } from '../../shared/ryu.js';
 import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 
 const FLOAT_TYPES: ReadonlySet<DataType> = new Set<DataType>(['Float32', 'Float64']);

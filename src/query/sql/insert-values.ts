@@ -6,6 +6,7 @@
  * Column defaults are SQL texts kept in the catalog and go through the same path.
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { jsonValueOfText } from '../../shared/json-value.js';
 import {
   type ColumnSchema,
   type DataType,
@@ -20,7 +21,6 @@ import { planError } from './coercion.js';
 import { parseDecimalText } from './decimal.js';
 import { evaluateConstant } from './eval.js';
 import type { EvalContext } from './functions/types.js';
-import { jsonValueOfText } from './json-value.js';
 import { numberLiteral } from './naming.js';
 import { parseExpression } from './parser.js';
 import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './timestamps.js';

@@ -12,6 +12,7 @@
 
 import { floorDiv } from '../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
+import { jsonValueOfText } from '../../shared/json-value.js';
 import { ryuFloat, ryuFloat32 } from '../../shared/ryu.js';
 import {
   type DataType,
@@ -32,7 +33,6 @@ import {
 } from './decimal.js';
 import { displayValue, timestampText } from './display.js';
 import { packInterval, parseInterval, unpackInterval } from './interval.js';
-import { jsonValueOfText } from './json-value.js';
 import { convertTimeOfDay, parseTimeOfDay, timeOfDayOfTimestamp } from './time-of-day.js';
 import { convertTimeUnit, formatDate, nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './timestamps.js';
 import {

@@ -9,10 +9,17 @@
  * path) is NULL. A `String` where a `Json` is expected is read as JSON text.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
+import {
+  type JsonNode,
+  JsonSyntaxError,
+  jsonNodeOf,
+  jsonText,
+  objectNode,
+  parseJson,
+} from '../../../shared/json-value.js';
 import { type DataType, listTypeOf } from '../../../shared/types.js';
 import { planError } from '../coercion.js';
 import { type JsonPath, JsonPathError, matchJsonPath, parseJsonPath, selectJsonPath } from '../json-path.js';
-import { type JsonNode, JsonSyntaxError, jsonNodeOf, jsonText, objectNode, parseJson } from '../json-value.js';
 import { arrowNameOf, isFloat, isInteger } from '../type-names.js';
 import type { Value } from '../values.js';
 import { mapRows, type ScalarFunction } from './types.js';

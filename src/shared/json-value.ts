@@ -7,8 +7,8 @@
  *
  *   text → parseJson (JsonNode tree, JSONB's error texts with a position) → jsonText (canonical)
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { ryuFloat } from '../../shared/ryu.js';
+import { DbError, ErrorCode } from './errors.js';
+import { ryuFloat } from './ryu.js';
 
 /** A parsed JSON document. Object entries are sorted by key and unique. */
 export type JsonNode =

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { jsonString } from '../../../src/shared/json-value.js';
+import { jsonString } from '../../src/shared/json-value.js';
 
 t.test('every control character is escaped, so stored JSON text parses back', async (t) => {
   const all = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');

@@ -5,7 +5,7 @@
  */
 
 import { insertColumnOf } from '../query/sql/insert.js';
-import type { Value } from '../query/sql/values.js';
+import type { Value } from '../query/sql/types/values.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../shared/insert.js';
 import { physicalKindOf } from '../shared/types.js';
 import type { Cell, OutputColumn, OutputTable } from './output.js';

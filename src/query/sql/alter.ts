@@ -18,7 +18,7 @@ import type { EvalContext } from './functions/types.js';
 import { defaultValueOf } from './insert-values.js';
 import { CATALOG_NAME, resolveTableName, tableNotFound } from './planner.js';
 import { normalizeIdent } from './scope.js';
-import { dataTypeOfSql, sqlNameOf } from './type-names.js';
+import { dataTypeOfSql, sqlNameOf } from './types/type-names.js';
 
 type Column = AlteredTable['columns'][number];
 

@@ -8,13 +8,13 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import type { Expr, FunctionCall, Ident } from './ast.js';
-import { arithmeticTypes, commonType, comparisonType, planError } from './coercion.js';
 import { lookupFunction } from './functions/registry.js';
-import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from './interval.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
 import { noFieldError, normalizeIdent, type Scope } from './scope.js';
-import { parseTimestampNanos } from './timestamps.js';
+import { arithmeticTypes, commonType, comparisonType, planError } from './types/coercion.js';
+import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from './types/interval.js';
+import { parseTimestampNanos } from './types/timestamps.js';
 import {
   arrowNameOf,
   dataTypeOfArrowName,
@@ -23,8 +23,8 @@ import {
   isInteger,
   isNumericOrDecimal,
   isTimestamp,
-} from './type-names.js';
-import { canCast, castValue, negateValue, type Value } from './values.js';
+} from './types/type-names.js';
+import { canCast, castValue, negateValue, type Value } from './types/values.js';
 
 /** True when an expression is written as an interval: `INTERVAL '...'` or `'...'::INTERVAL`. */
 function isIntervalExpr(expr: Expr): boolean {

@@ -15,8 +15,8 @@ import { parseExpression } from './parser.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { printExpr, printString } from './printer.js';
 import { normalizeIdent } from './scope.js';
-import { formatTimestamp, parseTimestampNanos } from './timestamps.js';
-import { dataTypeOfSql, isTimestamp } from './type-names.js';
+import { formatTimestamp, parseTimestampNanos } from './types/timestamps.js';
+import { dataTypeOfSql, isTimestamp } from './types/type-names.js';
 
 /** GreptimeDB's rule for table and database names. */
 export const NAME_PATTERN = /^[a-zA-Z_:-][a-zA-Z0-9_:\-.@#]*$/;

@@ -13,7 +13,7 @@ import type { QueryRunner } from './insert.js';
 import { insertColumnOf } from './insert.js';
 import { isNumbersTable } from './numbers-table.js';
 import { resolveTableName, tableNotFound } from './planner.js';
-import { castValue, type Value } from './values.js';
+import { castValue, type Value } from './types/values.js';
 
 /** Executes DELETE and returns the number of rows deleted. */
 export async function executeDelete(

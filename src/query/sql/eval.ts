@@ -11,14 +11,22 @@ import { floorDiv } from '../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ScanChunk } from '../../shared/scan.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
-import { decimalArithmetic } from './decimal.js';
 import { scalarFunction } from './functions/registry.js';
 import type { EvalContext } from './functions/types.js';
-import { addInterval, combineIntervals, packInterval, unpackInterval } from './interval.js';
 import { compileLike } from './like.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
-import { isBigIntType, isDecimal, isInteger } from './type-names.js';
-import { castValue, compareValues, negateValue, type Value, valueKey, wrapBigInt, wrapInteger } from './values.js';
+import { decimalArithmetic } from './types/decimal.js';
+import { addInterval, combineIntervals, packInterval, unpackInterval } from './types/interval.js';
+import { isBigIntType, isDecimal, isInteger } from './types/type-names.js';
+import {
+  castValue,
+  compareValues,
+  negateValue,
+  type Value,
+  valueKey,
+  wrapBigInt,
+  wrapInteger,
+} from './types/values.js';
 
 /** Rows held column by column; every column has `rowCount` values. */
 export interface Batch {

@@ -13,7 +13,6 @@ import { executeAdmin } from './admin.js';
 import { executeAlter } from './alter.js';
 import type { Query, Statement } from './ast.js';
 import { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
 import { executeDelete } from './delete.js';
 import type { SqlEnv, SqlSession } from './env.js';
@@ -34,8 +33,9 @@ import {
   showDatabases,
   showTables,
 } from './show.js';
-import { isValidTimezone } from './timestamps.js';
 import { executeTql } from './tql.js';
+import { planError } from './types/coercion.js';
+import { isValidTimezone } from './types/timestamps.js';
 
 /** Re-exported for the router, which formats results. */
 export type { StatementResult } from '../result.js';

@@ -9,8 +9,8 @@ import type { SqlEnv } from './env.js';
 import { NUMBERS_TABLE, numbersTableListed } from './numbers-table.js';
 import { parseExpression } from './parser.js';
 import type { Relation } from './relation.js';
-import { sqlNameOf } from './type-names.js';
-import type { Value } from './values.js';
+import { sqlNameOf } from './types/type-names.js';
+import type { Value } from './types/values.js';
 
 /** The database name of the virtual schema. */
 export const INFORMATION_SCHEMA = 'information_schema';

@@ -17,15 +17,15 @@ import {
 } from '../../shared/types.js';
 import type { Expr } from './ast.js';
 import { Binder } from './binder.js';
-import { planError } from './coercion.js';
-import { parseDecimalText } from './decimal.js';
 import { evaluateConstant } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { numberLiteral } from './naming.js';
 import { parseExpression } from './parser.js';
-import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './timestamps.js';
-import { isNumeric } from './type-names.js';
-import { castValue, type Value } from './values.js';
+import { planError } from './types/coercion.js';
+import { parseDecimalText } from './types/decimal.js';
+import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './types/timestamps.js';
+import { isNumeric } from './types/type-names.js';
+import { castValue, type Value } from './types/values.js';
 
 /** GreptimeDB's debug spelling of a column type, as its value-parse errors print it. */
 export function greptimeTypeDebug(type: DataType): string {

@@ -22,8 +22,8 @@ import { defaultValueOf, insertValueOf, timestampFromText } from './insert-value
 import { isNumbersTable } from './numbers-table.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { normalizeIdent } from './scope.js';
-import { tagText } from './tag-text.js';
-import { castValue, type Value } from './values.js';
+import { tagText } from './types/tag-text.js';
+import { castValue, type Value } from './types/values.js';
 
 /** Runs the query part of INSERT ... SELECT; supplied by execute.ts to avoid an import cycle. */
 export type QueryRunner = (

@@ -8,7 +8,6 @@
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { Expr, Ident, JoinType } from './ast.js';
 import { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { CELL_BYTES, type MemoryBudget } from './memory-budget.js';
@@ -18,8 +17,9 @@ import { scopeColumnsOf } from './relation.js';
 import { Scope } from './scope.js';
 import { groupKeyOf } from './shard-exec.js';
 import { conjuncts } from './time-range.js';
-import { arrowNameOf } from './type-names.js';
-import type { Value } from './values.js';
+import { planError } from './types/coercion.js';
+import { arrowNameOf } from './types/type-names.js';
+import type { Value } from './types/values.js';
 
 /** A scope whose scan slots are the column indexes (every column pre-assigned in order). */
 export function identityScope(relation: Relation): Scope {

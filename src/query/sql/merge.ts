@@ -18,7 +18,7 @@ import type { MergePlan, ShardResult } from './plan.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
-import type { Value } from './values.js';
+import type { Value } from './types/values.js';
 import { applyWindows } from './window.js';
 
 /** Merges shard results into the statement's rows (visible columns only, in column order). */

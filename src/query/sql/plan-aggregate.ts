@@ -5,11 +5,11 @@
  */
 import type { Ident, OrderByItem, Query, Select } from './ast.js';
 import type { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import { exprName } from './naming.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
 import { type Item, resolveOrderBy, unnest } from './plan-order.js';
 import { normalizeIdent, type Scope } from './scope.js';
+import { planError } from './types/coercion.js';
 
 /** Planner inputs beyond the query. */
 export interface AggregatePlanOptions {

@@ -5,9 +5,9 @@
  */
 import type { DbError } from '../../shared/errors.js';
 import type { Expr, Ident, OrderByItem } from './ast.js';
-import { planError } from './coercion.js';
 import { type PlanExpr, planExprKey, type SortKey } from './plan.js';
 import { normalizeIdent } from './scope.js';
+import { planError } from './types/coercion.js';
 
 /** One SELECT item after `*` expansion. */
 export interface Item {

@@ -11,17 +11,8 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
 import type { Expr, FillSpec, FunctionCall, Ident, Query, Select } from './ast.js';
 import type { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import type { SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
-import {
-  combineIntervals,
-  fixedIntervalNanos,
-  type Interval,
-  intervalDisplay,
-  intervalOfText,
-  parseInterval,
-} from './interval.js';
 import { durationName } from './naming.js';
 import type { AggregateCall, MergePlan, PlanExpr, RangeAggregate, RangeFill, ShardPlan } from './plan.js';
 import { mapChildren, planExprKey } from './plan.js';
@@ -30,8 +21,17 @@ import { type Item, resolveOrderBy } from './plan-order.js';
 import { checkRangeFanOut, rangeBoundsOf } from './range-bounds.js';
 import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
 import { normalizeIdent, type Scope } from './scope.js';
-import { parseTimestampNanos, zoneOffsetSeconds } from './timestamps.js';
-import { isDecimal, isInteger } from './type-names.js';
+import { planError } from './types/coercion.js';
+import {
+  combineIntervals,
+  fixedIntervalNanos,
+  type Interval,
+  intervalDisplay,
+  intervalOfText,
+  parseInterval,
+} from './types/interval.js';
+import { parseTimestampNanos, zoneOffsetSeconds } from './types/timestamps.js';
+import { isDecimal, isInteger } from './types/type-names.js';
 
 /** What planSelect has resolved before handing a range query over. */
 export interface RangeContext {

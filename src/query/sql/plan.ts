@@ -14,9 +14,9 @@
 import type { ScanColumn } from '../../shared/scan.js';
 import type { DataType } from '../../shared/types.js';
 import type { AggregateOrder } from './functions/types.js';
-import type { ArithmeticOperator, ComparisonOperator } from './operators.js';
 import type { RangeBounds } from './range-bounds.js';
-import type { Value } from './values.js';
+import type { ArithmeticOperator, ComparisonOperator } from './types/operators.js';
+import type { Value } from './types/values.js';
 
 export type { ArithmeticOperator, ComparisonOperator };
 

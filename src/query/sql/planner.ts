@@ -10,7 +10,6 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { TableSchema } from '../../shared/types.js';
 import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from './ast.js';
 import { Binder, type OuterScope, type SubqueryHook } from './binder.js';
-import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
 import { isAggregateName } from './functions/registry.js';
@@ -23,7 +22,8 @@ import { planRange } from './plan-range.js';
 import { type Relation, scopeColumnsOf } from './relation.js';
 import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
 import { normalizeIdent, Scope, type ScopeColumn } from './scope.js';
-import { arrowNameOf, isInteger } from './type-names.js';
+import { planError } from './types/coercion.js';
+import { arrowNameOf, isInteger } from './types/type-names.js';
 import { WindowCollector } from './window-bind.js';
 
 export type { QuerySource, SelectPlan };

@@ -19,7 +19,6 @@ import { inSpan } from '../../shared/tracing/active-tracer.js';
 import type { ResultColumn } from '../result.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
-import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { exprChildren } from './expr-children.js';
 import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
@@ -47,7 +46,8 @@ import { normalizeIdent, Scope } from './scope.js';
 import { combineSet } from './set-ops.js';
 import { runPlanOnBatches, runShardPlan } from './shard-exec.js';
 import { collectSubqueries, type QueryRows, SubqueryResolutions } from './subquery.js';
-import type { Value } from './values.js';
+import { planError } from './types/coercion.js';
+import type { Value } from './types/values.js';
 
 /** Most iterations a recursive CTE may take before it is refused. */
 const RECURSIVE_CTE_ITERATIONS_MAX = 10_000;

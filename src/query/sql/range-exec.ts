@@ -16,7 +16,7 @@ import type { EvalContext } from './functions/types.js';
 import type { ShardOutput, ShardResult } from './plan.js';
 import { RangeGroupGuard } from './range-bounds.js';
 import type { Sink } from './sink.js';
-import { type Value, valueKey } from './values.js';
+import { type Value, valueKey } from './types/values.js';
 
 type RangeOutput = Extract<ShardOutput, { kind: 'range' }>;
 

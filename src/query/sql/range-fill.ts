@@ -15,7 +15,7 @@ import type { DataType } from '../../shared/types.js';
 import type { AggregateCall, RangeMerge } from './plan.js';
 import { checkFillGrid, tooManyRangeRows } from './range-bounds.js';
 import { groupKeyOf } from './shard-exec.js';
-import { castValue, type Value } from './values.js';
+import { castValue, type Value } from './types/values.js';
 
 /** Applies slot generation and FILL to the finished groups (column-major, changed in place). */
 export async function fillRange(

@@ -15,7 +15,7 @@ import type { Ident } from './ast.js';
 import type { Batch } from './eval.js';
 import type { ShardPlan } from './plan.js';
 import { normalizeIdent, type ScopeColumn } from './scope.js';
-import type { Value } from './values.js';
+import type { Value } from './types/values.js';
 
 /** One column of a relation, with how queries may qualify it. */
 export interface RelationColumn {

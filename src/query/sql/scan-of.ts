@@ -12,7 +12,7 @@ import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
 import type { Relation } from './relation.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { extractPruning } from './time-range.js';
-import type { Value } from './values.js';
+import type { Value } from './types/values.js';
 
 /** Where a query's rows come from. */
 export type QuerySource =

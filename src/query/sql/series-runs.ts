@@ -12,8 +12,8 @@ import type { DataType, Vector } from '../../shared/types.js';
 import { aggregateFunction } from './functions/registry.js';
 import type { AggregateFunction } from './functions/types.js';
 import type { ShardPlan } from './plan.js';
-import { tagValue } from './tag-text.js';
-import type { Value } from './values.js';
+import { tagValue } from './types/tag-text.js';
+import type { Value } from './types/values.js';
 
 export interface SeriesRunPlan {
   /** Scan slots of the GROUP BY tags, and their logical types. */

@@ -10,11 +10,11 @@
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import type { SetOperation } from './ast.js';
-import { commonType, planError } from './coercion.js';
 import type { Relation } from './relation.js';
 import { groupKeyOf } from './shard-exec.js';
-import { arrowNameOf } from './type-names.js';
-import { castValue, type Value } from './values.js';
+import { commonType, planError } from './types/coercion.js';
+import { arrowNameOf } from './types/type-names.js';
+import { castValue, type Value } from './types/values.js';
 
 /** The relation's rows (row-major), each value cast to `types`. */
 async function castRows(relation: Relation, types: DataType[], slice: TimeSlice): Promise<Value[][]> {

@@ -21,8 +21,8 @@ import { RangeSink } from './range-exec.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
 import type { Sink } from './sink.js';
 import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
-import { tagValue } from './tag-text.js';
-import { castValue, type Value, valueKey } from './values.js';
+import { tagValue } from './types/tag-text.js';
+import { castValue, type Value, valueKey } from './types/values.js';
 
 /**
  * Executes a plan fragment made by the planner against this shard's storage. Chunks may come

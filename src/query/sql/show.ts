@@ -7,7 +7,6 @@ import type { ColumnIndex, TableSchema } from '../../shared/types.js';
 import { records, type StatementResult, stringRecords } from '../result.js';
 import type { Ident, ShowFilter, Statement } from './ast.js';
 import { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { selectRows } from './eval.js';
 import type { EvalContext } from './functions/types.js';
@@ -17,8 +16,9 @@ import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { printString } from './printer.js';
 import { normalizeIdent, Scope } from './scope.js';
-import { sqlNameOf } from './type-names.js';
-import type { Value } from './values.js';
+import { planError } from './types/coercion.js';
+import { sqlNameOf } from './types/type-names.js';
+import type { Value } from './types/values.js';
 
 /** Databases that exist without being stored. */
 const VIRTUAL_DATABASES = ['information_schema'];

@@ -15,14 +15,14 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { DataType } from '../../shared/types.js';
 import type { Expr, Query, Select } from './ast.js';
 import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from './binder.js';
-import { commonType, planError } from './coercion.js';
 import { exprChildren } from './expr-children.js';
 import type { PlanExpr } from './plan.js';
 import type { FromInput } from './planner.js';
 import type { Relation } from './relation.js';
 import { groupKeyOf } from './shard-exec.js';
-import { arrowNameOf } from './type-names.js';
-import type { Value } from './values.js';
+import { commonType, planError } from './types/coercion.js';
+import { arrowNameOf } from './types/type-names.js';
+import type { Value } from './types/values.js';
 
 /** A query's result as subqueries need it: column types and row-major rows. */
 export interface QueryRows {

@@ -19,10 +19,10 @@ import { PromqlError, type QueryResult, type SampleSource } from '../promql/type
 import { type StatementResult, stringRecords } from '../result.js';
 import type { Statement, TqlParameter } from './ast.js';
 import { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
 import type { EvalContext } from './functions/types.js';
+import { planError } from './types/coercion.js';
 
 type TqlStatement = Extract<Statement, { kind: 'tql' }>;
 

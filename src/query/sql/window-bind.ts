@@ -8,11 +8,11 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { DataType } from '../../shared/types.js';
 import type { Expr, FrameBound, FunctionCall, Ident } from './ast.js';
 import type { Binder } from './binder.js';
-import { planError } from './coercion.js';
 import { evaluateConstant } from './eval.js';
 import { lookupFunction } from './functions/registry.js';
 import { mapChildren, type PlanExpr, planExprKey, type WindowBound, type WindowCall } from './plan.js';
 import { normalizeIdent } from './scope.js';
+import { planError } from './types/coercion.js';
 
 /** Functions that exist only as window functions, with their result type rule. */
 const WINDOW_ONLY: Record<string, { min: number; max: number; type: (args: DataType[]) => DataType }> = {

@@ -18,7 +18,7 @@ import { lookupFunction } from './functions/registry.js';
 import type { EvalContext } from './functions/types.js';
 import type { AggregateCall, WindowBound, WindowCall } from './plan.js';
 import { compareRows, sortPermutationSliced } from './sort.js';
-import type { Value } from './values.js';
+import type { Value } from './types/values.js';
 
 /**
  * Computes every window call over `batch` and returns the batch with their columns appended. It

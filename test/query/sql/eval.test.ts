@@ -4,7 +4,7 @@ import { evaluate } from '../../../src/query/sql/eval.js';
 import { parseExpression } from '../../../src/query/sql/parser.js';
 import type { PlanExpr } from '../../../src/query/sql/plan.js';
 import { Scope } from '../../../src/query/sql/scope.js';
-import type { Value } from '../../../src/query/sql/values.js';
+import type { Value } from '../../../src/query/sql/types/values.js';
 import type { DataType } from '../../../src/shared/types.js';
 
 interface Column {

@@ -3,7 +3,7 @@
  * strings), whatever their SQL type. These two functions are the only place that text form is
  * defined: INSERT writes it, the shard reads it back into typed values.
  */
-import type { DataType } from '../../shared/types.js';
+import type { DataType } from '../../../shared/types.js';
 import { isBigIntType, isNumeric } from './type-names.js';
 import type { Value } from './values.js';
 

@@ -6,7 +6,7 @@
  * `ryu` does (src/shared/ryu.ts).
  */
 
-import { ryuFloat, ryuFloat32 } from '../../shared/ryu.js';
+import { ryuFloat, ryuFloat32 } from '../../../shared/ryu.js';
 import {
   type DataType,
   decimalPartsOf,
@@ -16,7 +16,7 @@ import {
   type TimeUnit,
   timeOfDayUnitOf,
   timeUnitOf,
-} from '../../shared/types.js';
+} from '../../../shared/types.js';
 import { formatDecimal } from './decimal.js';
 import { intervalText, unpackInterval } from './interval.js';
 import { formatTimeOfDay, fractionDigits } from './time-of-day.js';

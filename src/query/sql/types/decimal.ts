@@ -7,8 +7,8 @@
  * smaller scale round half away from zero; a value wider than its precision is refused with
  * `… is too large to store in a Decimal128 of precision p. Max is …`.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, type DecimalParts, decimalPartsOf, decimalTypeOf } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { type DataType, type DecimalParts, decimalPartsOf, decimalTypeOf } from '../../../shared/types.js';
 import type { ArithmeticOperator } from './operators.js';
 import { arrowNameOf, DECIMAL_PRECISION_MAX, integerBits, isSignedInteger } from './type-names.js';
 

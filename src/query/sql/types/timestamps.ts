@@ -6,7 +6,7 @@
  * Zone-less text is read in the session time zone (GreptimeDB's `x-greptime-timezone` /
  * `SET time_zone`); text with `Z` or an offset ignores it.
  */
-import { NANOS_PER_UNIT, type TimeUnit } from '../../shared/types.js';
+import { NANOS_PER_UNIT, type TimeUnit } from '../../../shared/types.js';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 const NANOS_PER_DAY = 86_400n * NANOS_PER_SECOND;

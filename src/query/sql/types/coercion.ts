@@ -3,7 +3,7 @@
  * DataFusion's rules in miniature (its planner is what GreptimeDB runs), including the wording of
  * its plan errors.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import {
   type DataType,
   durationTypeOf,
@@ -12,7 +12,7 @@ import {
   timeOfDayUnitOf,
   timestampTypeOf,
   timeUnitOf,
-} from '../../shared/types.js';
+} from '../../../shared/types.js';
 import { decimalOfInteger, decimalResultType, widerDecimalType } from './decimal.js';
 import type { ArithmeticOperator } from './operators.js';
 import {

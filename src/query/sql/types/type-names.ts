@@ -3,7 +3,7 @@
  * (`TimestampMillisecond`, the `DataType`), and Arrow's (`Timestamp(ms)`, `Utf8`), which DataFusion
  * uses in error messages. Also the type predicates the rest of the engine uses.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import {
   type DataType,
   decimalPartsOf,
@@ -17,7 +17,7 @@ import {
   timeOfDayUnitOf,
   timestampTypeOf,
   timeUnitOf,
-} from '../../shared/types.js';
+} from '../../../shared/types.js';
 
 /** A SQL type as written: `TIMESTAMP(3)`, `INT UNSIGNED`, `VARCHAR(20)`. `name` is upper case. */
 export interface SqlType {

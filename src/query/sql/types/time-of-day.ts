@@ -4,9 +4,9 @@
  * Display follows chrono's `NaiveTime`: `01:02:03`, then 3, 6 or 9 fraction digits as needed.
  */
 
-import { floorDiv } from '../../shared/bigint-math.js';
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, NANOS_PER_UNIT, type TimeUnit } from '../../shared/types.js';
+import { floorDiv } from '../../../shared/bigint-math.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { type DataType, NANOS_PER_UNIT, type TimeUnit } from '../../../shared/types.js';
 import { arrowNameOf } from './type-names.js';
 
 const NANOS_PER_DAY = 86_400_000_000_000n;

@@ -10,10 +10,10 @@
  * shows; the exceptions GreptimeDB adds at INSERT time live in insert-values.ts.
  */
 
-import { floorDiv } from '../../shared/bigint-math.js';
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { jsonValueOfText } from '../../shared/json-value.js';
-import { ryuFloat, ryuFloat32 } from '../../shared/ryu.js';
+import { floorDiv } from '../../../shared/bigint-math.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { jsonValueOfText } from '../../../shared/json-value.js';
+import { ryuFloat, ryuFloat32 } from '../../../shared/ryu.js';
 import {
   type DataType,
   decimalPartsOf,
@@ -22,7 +22,7 @@ import {
   NANOS_PER_UNIT,
   timeOfDayUnitOf,
   timeUnitOf,
-} from '../../shared/types.js';
+} from '../../../shared/types.js';
 import {
   castDecimalToDecimal,
   decimalToFloat,

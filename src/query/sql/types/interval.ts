@@ -5,7 +5,7 @@
  * interval selected as a value is a bigint packed the way GreptimeDB encodes it in JSON (see
  * `packInterval`). There is no interval column type.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { civilFromDays, daysFromCivil } from './timestamps.js';
 
 /** Arrow's `IntervalMonthDayNano`. */

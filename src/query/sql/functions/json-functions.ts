@@ -18,10 +18,10 @@ import {
   parseJson,
 } from '../../../shared/json-value.js';
 import { type DataType, listTypeOf } from '../../../shared/types.js';
-import { type JsonPath, JsonPathError, matchJsonPath, parseJsonPath, selectJsonPath } from '../json-path.js';
 import { planError } from '../types/coercion.js';
 import { arrowNameOf, isFloat, isInteger } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { type JsonPath, JsonPathError, matchJsonPath, parseJsonPath, selectJsonPath } from './json-path.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): DbError {

@@ -6,7 +6,7 @@
  *
  *   text → parseJsonPath → JsonPath (steps [+ predicate]) → selectJsonPath(node) → matches
  */
-import type { JsonNode } from '../../shared/json-value.js';
+import type { JsonNode } from '../../../shared/json-value.js';
 
 /** One index of an array step: a position, or `last` minus an offset. */
 type IndexRef = { kind: 'at'; index: number } | { kind: 'last'; minus: number };

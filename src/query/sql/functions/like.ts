@@ -6,7 +6,7 @@
  * a match. With `_`, a two-pointer matcher that backtracks only to the last `%` takes
  * O(text × pattern) at worst. ILIKE lower-cases both sides.
  */
-import { PatternCache } from '../re2.js';
+import { PatternCache } from '../../re2.js';
 
 /** A compiled LIKE pattern. */
 export interface LikePattern {

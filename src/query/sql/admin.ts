@@ -5,10 +5,10 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { records, type StatementResult } from '../result.js';
-import type { Ident, Statement } from './ast.js';
 import type { SqlEnv, SqlSession } from './env.js';
+import type { Ident, Statement } from './parse/ast.js';
+import { printExpr } from './parse/printer.js';
 import { resolveTableName, tableNotFound } from './planner.js';
-import { printExpr } from './printer.js';
 import { normalizeIdent } from './scope.js';
 
 const ACTIONS: Record<string, 'flush' | 'compact'> = {

@@ -7,9 +7,9 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
-import type { Expr, FunctionCall, Ident } from './ast.js';
 import { lookupFunction } from './functions/registry.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
+import type { Expr, FunctionCall, Ident } from './parse/ast.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
 import { noFieldError, normalizeIdent, type Scope } from './scope.js';
 import { arithmeticTypes, commonType, comparisonType, planError } from './types/coercion.js';

@@ -7,11 +7,11 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { TableInsert } from '../../shared/insert.js';
 import type { ColumnSchema, DataType } from '../../shared/types.js';
-import type { Query, Statement } from './ast.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import type { QueryRunner } from './insert.js';
 import { insertColumnOf } from './insert.js';
 import { isNumbersTable } from './numbers-table.js';
+import type { Query, Statement } from './parse/ast.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { castValue, type Value } from './types/values.js';
 

@@ -7,7 +7,7 @@
 import type { DataType, TableSchema } from '../../shared/types.js';
 import type { SqlEnv } from './env.js';
 import { NUMBERS_TABLE, numbersTableListed } from './numbers-table.js';
-import { parseExpression } from './parser.js';
+import { parseExpression } from './parse/parser.js';
 import type { Relation } from './relation.js';
 import { sqlNameOf } from './types/type-names.js';
 import type { Value } from './types/values.js';

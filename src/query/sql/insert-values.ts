@@ -15,12 +15,12 @@ import {
   timeOfDayUnitOf,
   timeUnitOf,
 } from '../../shared/types.js';
-import type { Expr } from './ast.js';
 import { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { numberLiteral } from './naming.js';
-import { parseExpression } from './parser.js';
+import type { Expr } from './parse/ast.js';
+import { parseExpression } from './parse/parser.js';
 import { planError } from './types/coercion.js';
 import { parseDecimalText } from './types/decimal.js';
 import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './types/timestamps.js';

@@ -15,11 +15,11 @@ import {
   timeUnitOf,
   type Vector,
 } from '../../shared/types.js';
-import type { Expr, Query, Statement } from './ast.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
 import { defaultValueOf, insertValueOf, timestampFromText } from './insert-values.js';
 import { isNumbersTable } from './numbers-table.js';
+import type { Expr, Query, Statement } from './parse/ast.js';
 import { resolveTableName, tableNotFound } from './planner.js';
 import { normalizeIdent } from './scope.js';
 import { tagText } from './types/tag-text.js';

@@ -6,11 +6,11 @@
  */
 
 import type { TimeSlice } from '../../shared/time-slice.js';
-import type { Expr, Ident, JoinType } from './ast.js';
 import { Binder } from './binder.js';
 import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import { CELL_BYTES, type MemoryBudget } from './memory-budget.js';
+import type { Expr, Ident, JoinType } from './parse/ast.js';
 import type { PlanExpr } from './plan.js';
 import type { Relation, RelationColumn } from './relation.js';
 import { scopeColumnsOf } from './relation.js';

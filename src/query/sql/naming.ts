@@ -6,8 +6,9 @@
  * A plain column reference is named by the bare column name; inside any larger expression it
  * is qualified (`t.a`).
  */
-import type { Expr, FillSpec, Ident, OrderByItem, SqlType } from './ast.js';
+
 import { isAggregateName } from './functions/registry.js';
+import type { Expr, FillSpec, Ident, OrderByItem, SqlType } from './parse/ast.js';
 import { normalizeIdent, type Scope } from './scope.js';
 import { expandIntervalText, intervalDisplay, intervalOfText } from './types/interval.js';
 import { arrowNameOf, dataTypeOfSql, isTimestamp } from './types/type-names.js';

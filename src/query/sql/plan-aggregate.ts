@@ -3,9 +3,10 @@
  * rows into partial states per group, the router merges groups and evaluates everything above
  * them over the row `[group keys..., aggregate results...]`.
  */
-import type { Ident, OrderByItem, Query, Select } from './ast.js';
+
 import type { Binder } from './binder.js';
 import { exprName } from './naming.js';
+import type { Ident, OrderByItem, Query, Select } from './parse/ast.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
 import { type Item, resolveOrderBy, unnest } from './plan-order.js';
 import { normalizeIdent, type Scope } from './scope.js';

@@ -4,7 +4,7 @@
  * hidden extra column appended after them.
  */
 import type { DbError } from '../../shared/errors.js';
-import type { Expr, Ident, OrderByItem } from './ast.js';
+import type { Expr, Ident, OrderByItem } from './parse/ast.js';
 import { type PlanExpr, planExprKey, type SortKey } from './plan.js';
 import { normalizeIdent } from './scope.js';
 import { planError } from './types/coercion.js';

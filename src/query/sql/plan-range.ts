@@ -9,11 +9,11 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
-import type { Expr, FillSpec, FunctionCall, Ident, Query, Select } from './ast.js';
 import type { Binder } from './binder.js';
 import type { SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
 import { durationName } from './naming.js';
+import type { Expr, FillSpec, FunctionCall, Ident, Query, Select } from './parse/ast.js';
 import type { AggregateCall, MergePlan, PlanExpr, RangeAggregate, RangeFill, ShardPlan } from './plan.js';
 import { mapChildren, planExprKey } from './plan.js';
 import { aggregateCallOf } from './plan-aggregate.js';

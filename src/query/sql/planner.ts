@@ -8,13 +8,13 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { TableSchema } from '../../shared/types.js';
-import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from './ast.js';
 import { Binder, type OuterScope, type SubqueryHook } from './binder.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
 import { isAggregateName } from './functions/registry.js';
 import { exprName, selectItemName, withAlignFill } from './naming.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
+import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from './parse/ast.js';
 import type { MergePlan, PlanExpr, ShardPlan, SortKey } from './plan.js';
 import { planAggregate } from './plan-aggregate.js';
 import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';

@@ -17,15 +17,15 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';
 import type { ResultColumn } from '../result.js';
-import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './ast.js';
 import type { OuterScope } from './binder.js';
 import type { SqlEnv, SqlSession } from './env.js';
-import { exprChildren } from './expr-children.js';
 import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
 import { joinRelations } from './join.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import { mergeShardResults } from './merge.js';
 import { numbersSource } from './numbers-table.js';
+import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './parse/ast.js';
+import { exprChildren } from './parse/expr-children.js';
 import type { ShardResult } from './plan.js';
 import {
   containsAggregate,

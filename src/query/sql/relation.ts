@@ -11,8 +11,8 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
-import type { Ident } from './ast.js';
 import type { Batch } from './eval.js';
+import type { Ident } from './parse/ast.js';
 import type { ShardPlan } from './plan.js';
 import { normalizeIdent, type ScopeColumn } from './scope.js';
 import type { Value } from './types/values.js';

@@ -8,7 +8,7 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ColumnSchema, DataType } from '../../shared/types.js';
-import type { Ident } from './ast.js';
+import type { Ident } from './parse/ast.js';
 
 /** Unquoted identifiers fold to lower case; quoted ones keep their case (GreptimeDB). */
 export function normalizeIdent(ident: Ident): string {

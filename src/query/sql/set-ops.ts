@@ -9,7 +9,7 @@
  */
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
-import type { SetOperation } from './ast.js';
+import type { SetOperation } from './parse/ast.js';
 import type { Relation } from './relation.js';
 import { groupKeyOf } from './shard-exec.js';
 import { commonType, planError } from './types/coercion.js';

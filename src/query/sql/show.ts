@@ -5,7 +5,6 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ColumnIndex, TableSchema } from '../../shared/types.js';
 import { records, type StatementResult, stringRecords } from '../result.js';
-import type { Ident, ShowFilter, Statement } from './ast.js';
 import { Binder } from './binder.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { selectRows } from './eval.js';
@@ -13,8 +12,9 @@ import { compileLike } from './functions/like.js';
 import type { EvalContext } from './functions/types.js';
 import { defaultDisplay, INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES } from './information-schema.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
+import type { Ident, ShowFilter, Statement } from './parse/ast.js';
+import { printString } from './parse/printer.js';
 import { resolveTableName, tableNotFound } from './planner.js';
-import { printString } from './printer.js';
 import { normalizeIdent, Scope } from './scope.js';
 import { planError } from './types/coercion.js';
 import { sqlNameOf } from './types/type-names.js';

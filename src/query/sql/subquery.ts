@@ -13,9 +13,9 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { DataType } from '../../shared/types.js';
-import type { Expr, Query, Select } from './ast.js';
 import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from './binder.js';
-import { exprChildren } from './expr-children.js';
+import type { Expr, Query, Select } from './parse/ast.js';
+import { exprChildren } from './parse/expr-children.js';
 import type { PlanExpr } from './plan.js';
 import type { FromInput } from './planner.js';
 import type { Relation } from './relation.js';

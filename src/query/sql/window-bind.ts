@@ -6,10 +6,10 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { DataType } from '../../shared/types.js';
-import type { Expr, FrameBound, FunctionCall, Ident } from './ast.js';
 import type { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
 import { lookupFunction } from './functions/registry.js';
+import type { Expr, FrameBound, FunctionCall, Ident } from './parse/ast.js';
 import { mapChildren, type PlanExpr, planExprKey, type WindowBound, type WindowCall } from './plan.js';
 import { normalizeIdent } from './scope.js';
 import { planError } from './types/coercion.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { SqlEnv } from '../../../src/query/sql/env.js';
 import { mergeShardResults } from '../../../src/query/sql/merge.js';
-import { parseSql } from '../../../src/query/sql/parser.js';
+import { parseSql } from '../../../src/query/sql/parse/parser.js';
 import { planQuery } from '../../../src/query/sql/planner.js';
 import { runShardPlan } from '../../../src/query/sql/shard-exec.js';
 import { TimeSlice } from '../../../src/shared/time-slice.js';

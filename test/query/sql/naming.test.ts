@@ -1,6 +1,6 @@
 import t from 'tap';
 import { exprName, selectItemName } from '../../../src/query/sql/naming.js';
-import { parseExpression } from '../../../src/query/sql/parser.js';
+import { parseExpression } from '../../../src/query/sql/parse/parser.js';
 import { Scope } from '../../../src/query/sql/scope.js';
 
 const scope = new Scope(

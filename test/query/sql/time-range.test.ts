@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Binder } from '../../../src/query/sql/binder.js';
-import { parseExpression } from '../../../src/query/sql/parser.js';
+import { parseExpression } from '../../../src/query/sql/parse/parser.js';
 import { Scope } from '../../../src/query/sql/scope.js';
 import { extractPruning } from '../../../src/query/sql/time-range.js';
 import type { ColumnSchema, DataType } from '../../../src/shared/types.js';

@@ -3,7 +3,7 @@
  * set operations (`UNION [ALL]`, `EXCEPT`, `INTERSECT`), parenthesised queries, then ORDER BY,
  * LIMIT and OFFSET. FROM takes tables, derived tables (`(SELECT ...) AS t(x)`) and joins.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type {
   AlignClause,
   CommonTableExpr,

@@ -4,7 +4,7 @@
  * `;` are skipped, and anything left after a complete statement is refused as
  * `SQL statement is not supported, keyword: <token>` (code 1001).
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { Expr, FunctionCall, Ident, ShowFilter, Statement } from './ast.js';
 import { describeToken } from './lexer.js';
 import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js';

@@ -8,7 +8,7 @@
  * exhaustive default.
  */
 
-import type { SqlType } from './types/type-names.js';
+import type { SqlType } from '../types/type-names.js';
 
 /** An identifier as written. `quote` is null for a bare word, whose case folds to lower. */
 export interface Ident {

@@ -2,7 +2,7 @@
  * Expression and data-type parsing: a Pratt parser with sqlparser-rs's binding powers, so that
  * `a = 1 OR b = 2 AND c` and `NOT a LIKE 'x'` group the way GreptimeDB groups them.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type {
   BinaryOperator,
   Expr,

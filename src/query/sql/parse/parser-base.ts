@@ -2,7 +2,7 @@
  * The token cursor every parsing function shares, with sqlparser-rs style error reporting:
  * `Expected: <what>, found: <token> at Line: L, Column: C`.
  */
-import { DbError, ErrorCode, SqlSyntaxError } from '../../shared/errors.js';
+import { DbError, ErrorCode, SqlSyntaxError } from '../../../shared/errors.js';
 import type { Ident, ObjectName, Query } from './ast.js';
 import { describeToken, locationSuffix, type Token, tokenize } from './lexer.js';
 

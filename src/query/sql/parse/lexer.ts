@@ -5,7 +5,7 @@
  * Double quotes and backquotes delimit identifiers (GreptimeDB's dialect), single quotes delimit
  * strings with `''` as the only escape. Comments (`-- ...`, nested `/* ... *\/`) are skipped.
  */
-import { SqlSyntaxError } from '../../shared/errors.js';
+import { SqlSyntaxError } from '../../../shared/errors.js';
 
 /** Kinds of tokens; keywords are bare words (checked case-insensitively by the parser). */
 export type TokenKind = 'word' | 'number' | 'string' | 'op' | 'eof';

@@ -12,7 +12,7 @@
  *   GreptimeDB lets the query run to the end of the whole request; here a `;` ends it, which only
  *   differs for requests that put more statements after a TQL one.
  */
-import { SqlSyntaxError } from '../../shared/errors.js';
+import { SqlSyntaxError } from '../../../shared/errors.js';
 import type { Expr, Ident, Statement, TqlParameter } from './ast.js';
 import { describeToken, type Token } from './lexer.js';
 import { parseExpr } from './parse-expr.js';

@@ -5,7 +5,7 @@
  */
 
 import type { PromqlShardPlan } from '../query/promql/distribute/shard-plan.js';
-import type { ShardPlan } from '../query/sql/plan.js';
+import type { ShardPlan } from '../query/sql/plan/plan.js';
 import type { SegmentIndexSpec } from './column-index.js';
 import type { ShardConfig } from './config.js';
 import type { HistogramSnapshot } from './duration-histogram.js';

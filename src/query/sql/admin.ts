@@ -5,11 +5,11 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { records, type StatementResult } from '../result.js';
-import type { SqlEnv, SqlSession } from './env.js';
 import type { Ident, Statement } from './parse/ast.js';
 import { printExpr } from './parse/printer.js';
-import { resolveTableName, tableNotFound } from './planner.js';
-import { normalizeIdent } from './scope.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import { resolveTableName, tableNotFound } from './plan/planner.js';
+import { normalizeIdent } from './plan/scope.js';
 
 const ACTIONS: Record<string, 'flush' | 'compact'> = {
   flush_table: 'flush',

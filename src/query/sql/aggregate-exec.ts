@@ -5,7 +5,7 @@
  */
 import type { DataType } from '../../shared/types.js';
 import { aggregateFunction } from './functions/registry.js';
-import type { AggregateCall, AggregateOrder } from './plan.js';
+import type { AggregateCall, AggregateOrder } from './plan/plan.js';
 import type { Value } from './types/values.js';
 
 /** Partial state of a DISTINCT aggregate. Sets survive structured clone. */

@@ -12,12 +12,12 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
 import { columnIndexOf, defaultSqlOf, NAME_PATTERN, newColumnOf, normalizeTimestampDefault } from './ddl.js';
-import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
-import { defaultValueOf } from './insert-values.js';
 import type { AlterOperation, Statement } from './parse/ast.js';
-import { CATALOG_NAME, resolveTableName, tableNotFound } from './planner.js';
-import { normalizeIdent } from './scope.js';
+import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from './plan/env.js';
+import { defaultValueOf } from './plan/insert-values.js';
+import { CATALOG_NAME, resolveTableName, tableNotFound } from './plan/planner.js';
+import { normalizeIdent } from './plan/scope.js';
 import { dataTypeOfSql, sqlNameOf } from './types/type-names.js';
 
 type Column = AlteredTable['columns'][number];

@@ -5,7 +5,7 @@
  * so these only let storage skip blocks that cannot hold a matching row.
  */
 import type { BlockFilter } from '../../shared/scan.js';
-import type { PlanExpr, ShardScan } from './plan.js';
+import type { PlanExpr, ShardScan } from './plan/plan.js';
 
 /** Slot of a String field the scan reads unchanged (no cast, fill or DEFAULT replaces values). */
 function plainStringField(scan: ShardScan, e: PlanExpr): number | null {

@@ -7,14 +7,14 @@
 import { normalizeIndexOptions } from '../../shared/column-index.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ColumnIndex, ColumnSchema, DataType } from '../../shared/types.js';
-import type { NewColumn, NewTable, SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
-import { defaultValueOf } from './insert-values.js';
 import type { ColumnDef, Expr, Ident, IndexKind, OptionEntry, Statement } from './parse/ast.js';
 import { parseExpression } from './parse/parser.js';
 import { printExpr, printString } from './parse/printer.js';
-import { resolveTableName, tableNotFound } from './planner.js';
-import { normalizeIdent } from './scope.js';
+import type { NewColumn, NewTable, SqlEnv, SqlSession } from './plan/env.js';
+import { defaultValueOf } from './plan/insert-values.js';
+import { resolveTableName, tableNotFound } from './plan/planner.js';
+import { normalizeIdent } from './plan/scope.js';
 import { formatTimestamp, parseTimestampNanos } from './types/timestamps.js';
 import { dataTypeOfSql, isTimestamp } from './types/type-names.js';
 

@@ -7,12 +7,12 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { TableInsert } from '../../shared/insert.js';
 import type { ColumnSchema, DataType } from '../../shared/types.js';
-import type { SqlEnv, SqlSession } from './env.js';
 import type { QueryRunner } from './insert.js';
 import { insertColumnOf } from './insert.js';
-import { isNumbersTable } from './numbers-table.js';
 import type { Query, Statement } from './parse/ast.js';
-import { resolveTableName, tableNotFound } from './planner.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import { isNumbersTable } from './plan/numbers-table.js';
+import { resolveTableName, tableNotFound } from './plan/planner.js';
 import { castValue, type Value } from './types/values.js';
 
 /** Executes DELETE and returns the number of rows deleted. */

@@ -11,19 +11,19 @@ import { endSpan, startSpan } from '../../shared/tracing/active-tracer.js';
 import { affected, type ResultColumn, records, type StatementResult } from '../result.js';
 import { executeAdmin } from './admin.js';
 import { executeAlter } from './alter.js';
-import { Binder } from './binder.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
 import { executeDelete } from './delete.js';
-import type { SqlEnv, SqlSession } from './env.js';
-import { evaluateConstant } from './eval.js';
 import { explainStatement } from './explain.js';
 import type { EvalContext } from './functions/types.js';
 import { executeInsert } from './insert.js';
 import type { Query, Statement } from './parse/ast.js';
 import { parseSql } from './parse/parser.js';
-import { resolveTableName, tableNotFound } from './planner.js';
+import { Binder } from './plan/binder.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import { evaluateConstant } from './plan/eval.js';
+import { resolveTableName, tableNotFound } from './plan/planner.js';
+import { normalizeIdent } from './plan/scope.js';
 import { queryContext, runQuery as runQueryIn } from './query-exec.js';
-import { normalizeIdent } from './scope.js';
 import {
   describeTable,
   showCharset,

@@ -7,11 +7,11 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { type StatementResult, stringRecords } from '../result.js';
-import type { SqlEnv, SqlSession } from './env.js';
 import type { Query, QueryBody, Statement, TableFactor } from './parse/ast.js';
 import { printExpr, printObjectName, printQuery } from './parse/printer.js';
-import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
-import { NO_FROM, planSelect, tableInput } from './planner.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import type { MergePlan, PlanExpr, ShardPlan } from './plan/plan.js';
+import { NO_FROM, planSelect, tableInput } from './plan/planner.js';
 import { collectSubqueries } from './subquery.js';
 
 /** Compact text of a bound expression: columns as `#slot`, literals typed. */

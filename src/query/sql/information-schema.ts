@@ -5,10 +5,10 @@
  * left out.
  */
 import type { DataType, TableSchema } from '../../shared/types.js';
-import type { SqlEnv } from './env.js';
-import { NUMBERS_TABLE, numbersTableListed } from './numbers-table.js';
 import { parseExpression } from './parse/parser.js';
-import type { Relation } from './relation.js';
+import type { SqlEnv } from './plan/env.js';
+import { NUMBERS_TABLE, numbersTableListed } from './plan/numbers-table.js';
+import type { Relation } from './plan/relation.js';
 import { sqlNameOf } from './types/type-names.js';
 import type { Value } from './types/values.js';
 

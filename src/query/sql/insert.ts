@@ -15,13 +15,13 @@ import {
   timeUnitOf,
   type Vector,
 } from '../../shared/types.js';
-import type { SqlEnv, SqlSession } from './env.js';
 import type { EvalContext } from './functions/types.js';
-import { defaultValueOf, insertValueOf, timestampFromText } from './insert-values.js';
-import { isNumbersTable } from './numbers-table.js';
 import type { Expr, Query, Statement } from './parse/ast.js';
-import { resolveTableName, tableNotFound } from './planner.js';
-import { normalizeIdent } from './scope.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import { defaultValueOf, insertValueOf, timestampFromText } from './plan/insert-values.js';
+import { isNumbersTable } from './plan/numbers-table.js';
+import { resolveTableName, tableNotFound } from './plan/planner.js';
+import { normalizeIdent } from './plan/scope.js';
 import { tagText } from './types/tag-text.js';
 import { castValue, type Value } from './types/values.js';
 

@@ -6,17 +6,17 @@
  */
 
 import type { TimeSlice } from '../../shared/time-slice.js';
-import { Binder } from './binder.js';
-import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
-import { CELL_BYTES, type MemoryBudget } from './memory-budget.js';
 import type { Expr, Ident, JoinType } from './parse/ast.js';
-import type { PlanExpr } from './plan.js';
-import type { Relation, RelationColumn } from './relation.js';
-import { scopeColumnsOf } from './relation.js';
-import { Scope } from './scope.js';
+import { Binder } from './plan/binder.js';
+import { type Batch, evaluate, filterBatch } from './plan/eval.js';
+import { CELL_BYTES, type MemoryBudget } from './plan/memory-budget.js';
+import type { PlanExpr } from './plan/plan.js';
+import type { Relation, RelationColumn } from './plan/relation.js';
+import { scopeColumnsOf } from './plan/relation.js';
+import { Scope } from './plan/scope.js';
+import { conjuncts } from './plan/time-range.js';
 import { groupKeyOf } from './shard-exec.js';
-import { conjuncts } from './time-range.js';
 import { planError } from './types/coercion.js';
 import { arrowNameOf } from './types/type-names.js';
 import type { Value } from './types/values.js';

@@ -12,9 +12,9 @@
 
 import type { TimeSlice } from '../../shared/time-slice.js';
 import { createState, finishState, mergeState } from './aggregate-exec.js';
-import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
-import type { MergePlan, ShardResult } from './plan.js';
+import { type Batch, evaluate, filterBatch } from './plan/eval.js';
+import type { MergePlan, ShardResult } from './plan/plan.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';

@@ -17,16 +17,16 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';
 import type { ResultColumn } from '../result.js';
-import type { OuterScope } from './binder.js';
-import type { SqlEnv, SqlSession } from './env.js';
 import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
 import { joinRelations } from './join.js';
-import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 import { mergeShardResults } from './merge.js';
-import { numbersSource } from './numbers-table.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './parse/ast.js';
 import { exprChildren } from './parse/expr-children.js';
-import type { ShardResult } from './plan.js';
+import type { OuterScope } from './plan/binder.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './plan/memory-budget.js';
+import { numbersSource } from './plan/numbers-table.js';
+import type { ShardResult } from './plan/plan.js';
 import {
   containsAggregate,
   type FromInput,
@@ -40,9 +40,9 @@ import {
   tableInput,
   tableNotFound,
   tableScopeColumns,
-} from './planner.js';
-import { aliasRelation, type Relation, relationBatch, relationOfRows, rowsOf } from './relation.js';
-import { normalizeIdent, Scope } from './scope.js';
+} from './plan/planner.js';
+import { aliasRelation, type Relation, relationBatch, relationOfRows, rowsOf } from './plan/relation.js';
+import { normalizeIdent, Scope } from './plan/scope.js';
 import { combineSet } from './set-ops.js';
 import { runPlanOnBatches, runShardPlan } from './shard-exec.js';
 import { collectSubqueries, type QueryRows, SubqueryResolutions } from './subquery.js';

@@ -11,10 +11,10 @@
 
 import { floorDiv } from '../../shared/bigint-math.js';
 import { createState, updateStates } from './aggregate-exec.js';
-import { type Batch, evaluate } from './eval.js';
 import type { EvalContext } from './functions/types.js';
-import type { ShardOutput, ShardResult } from './plan.js';
-import { RangeGroupGuard } from './range-bounds.js';
+import { type Batch, evaluate } from './plan/eval.js';
+import type { ShardOutput, ShardResult } from './plan/plan.js';
+import { RangeGroupGuard } from './plan/range-bounds.js';
 import type { Sink } from './sink.js';
 import { type Value, valueKey } from './types/values.js';
 

@@ -12,8 +12,8 @@
  */
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
-import type { AggregateCall, RangeMerge } from './plan.js';
-import { checkFillGrid, tooManyRangeRows } from './range-bounds.js';
+import type { AggregateCall, RangeMerge } from './plan/plan.js';
+import { checkFillGrid, tooManyRangeRows } from './plan/range-bounds.js';
 import { groupKeyOf } from './shard-exec.js';
 import { castValue, type Value } from './types/values.js';
 

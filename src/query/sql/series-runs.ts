@@ -11,7 +11,7 @@ import type { ScanChunk, SeriesSummary } from '../../shared/scan.js';
 import type { DataType, Vector } from '../../shared/types.js';
 import { aggregateFunction } from './functions/registry.js';
 import type { AggregateFunction } from './functions/types.js';
-import type { ShardPlan } from './plan.js';
+import type { ShardPlan } from './plan/plan.js';
 import { tagValue } from './types/tag-text.js';
 import type { Value } from './types/values.js';
 

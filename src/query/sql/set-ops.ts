@@ -10,7 +10,7 @@
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import type { SetOperation } from './parse/ast.js';
-import type { Relation } from './relation.js';
+import type { Relation } from './plan/relation.js';
 import { groupKeyOf } from './shard-exec.js';
 import { commonType, planError } from './types/coercion.js';
 import { arrowNameOf } from './types/type-names.js';

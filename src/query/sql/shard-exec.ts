@@ -13,10 +13,10 @@ import type { ScanChunk, ScanRequest, ScanSource, SeriesSummary } from '../../sh
 import type { DataType, Vector } from '../../shared/types.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
-import { type Batch, evaluate, filterBatch } from './eval.js';
 import type { EvalContext } from './functions/types.js';
-import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
-import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan.js';
+import { type Batch, evaluate, filterBatch } from './plan/eval.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './plan/memory-budget.js';
+import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan/plan.js';
 import { RangeSink } from './range-exec.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
 import type { Sink } from './sink.js';

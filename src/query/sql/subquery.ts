@@ -13,12 +13,12 @@
  */
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { DataType } from '../../shared/types.js';
-import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from './binder.js';
 import type { Expr, Query, Select } from './parse/ast.js';
 import { exprChildren } from './parse/expr-children.js';
-import type { PlanExpr } from './plan.js';
-import type { FromInput } from './planner.js';
-import type { Relation } from './relation.js';
+import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from './plan/binder.js';
+import type { PlanExpr } from './plan/plan.js';
+import type { FromInput } from './plan/planner.js';
+import type { Relation } from './plan/relation.js';
 import { groupKeyOf } from './shard-exec.js';
 import { commonType, planError } from './types/coercion.js';
 import { arrowNameOf } from './types/type-names.js';

@@ -17,11 +17,11 @@ import { parseDurationParamMs, parseTimeMs } from '../promql/time-params.js';
 import { promqlToRecords } from '../promql/to-records.js';
 import { PromqlError, type QueryResult, type SampleSource } from '../promql/types.js';
 import { type StatementResult, stringRecords } from '../result.js';
-import { Binder } from './binder.js';
-import type { SqlEnv, SqlSession } from './env.js';
-import { evaluateConstant } from './eval.js';
 import type { EvalContext } from './functions/types.js';
 import type { Statement, TqlParameter } from './parse/ast.js';
+import { Binder } from './plan/binder.js';
+import type { SqlEnv, SqlSession } from './plan/env.js';
+import { evaluateConstant } from './plan/eval.js';
 import { planError } from './types/coercion.js';
 
 type TqlStatement = Extract<Statement, { kind: 'tql' }>;

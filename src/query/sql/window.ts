@@ -13,10 +13,10 @@ import { DbError, ErrorCode } from '../../shared/errors.js';
 import { SLICE_UNITS, type TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { createState, finishState, updateStates } from './aggregate-exec.js';
-import { type Batch, evaluate } from './eval.js';
 import { lookupFunction } from './functions/registry.js';
 import type { EvalContext } from './functions/types.js';
-import type { AggregateCall, WindowBound, WindowCall } from './plan.js';
+import { type Batch, evaluate } from './plan/eval.js';
+import type { AggregateCall, WindowBound, WindowCall } from './plan/plan.js';
 import { compareRows, sortPermutationSliced } from './sort.js';
 import type { Value } from './types/values.js';
 

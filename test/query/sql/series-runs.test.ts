@@ -5,7 +5,7 @@
  * a plan with a row filter or a non-Float64 argument is not.
  */
 import t from 'tap';
-import type { AggregateCall, PlanExpr, ShardPlan } from '../../../src/query/sql/plan.js';
+import type { AggregateCall, PlanExpr, ShardPlan } from '../../../src/query/sql/plan/plan.js';
 import { seriesRunPlanOf } from '../../../src/query/sql/series-runs.js';
 import { chunkToBatch, runPlanOnBatches } from '../../../src/query/sql/shard-exec.js';
 import type { ScanChunk } from '../../../src/shared/scan.js';

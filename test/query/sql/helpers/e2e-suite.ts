@@ -5,7 +5,7 @@
  */
 import type { Test } from 'tap';
 import { executeSql } from '../../../../src/query/sql/execute.js';
-import type { ShardPlan } from '../../../../src/query/sql/plan.js';
+import type { ShardPlan } from '../../../../src/query/sql/plan/plan.js';
 import { rows, run, session, type TestEnv } from './test-env.js';
 
 export interface EnvFactory {

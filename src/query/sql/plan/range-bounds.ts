@@ -6,9 +6,9 @@
  * estimates how many it is about to create and refuses with 6000 past `query.range_max_rows`
  * (and past `query.memory_limit`, at the same estimated cost per row as other groups).
  */
-import { RANGE_MAX_ROWS_DEFAULT } from '../../shared/config.js';
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { countRejection } from '../../shared/rejections.js';
+import { RANGE_MAX_ROWS_DEFAULT } from '../../../shared/config.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { countRejection } from '../../../shared/rejections.js';
 import type { SqlSession } from './env.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './memory-budget.js';
 

@@ -8,14 +8,14 @@
  * A relation is column-major: `values[c][r]` is row r of column c.
  */
 
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { TimeSlice } from '../../shared/time-slice.js';
-import type { DataType } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { DataType } from '../../../shared/types.js';
+import type { Ident } from '../parse/ast.js';
+import type { Value } from '../types/values.js';
 import type { Batch } from './eval.js';
-import type { Ident } from './parse/ast.js';
 import type { ShardPlan } from './plan.js';
 import { normalizeIdent, type ScopeColumn } from './scope.js';
-import type { Value } from './types/values.js';
 
 /** One column of a relation, with how queries may qualify it. */
 export interface RelationColumn {

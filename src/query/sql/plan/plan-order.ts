@@ -3,11 +3,11 @@
  * the result columns (an ordinal, an alias, an expression equal to a result column) or over a
  * hidden extra column appended after them.
  */
-import type { DbError } from '../../shared/errors.js';
-import type { Expr, Ident, OrderByItem } from './parse/ast.js';
+import type { DbError } from '../../../shared/errors.js';
+import type { Expr, Ident, OrderByItem } from '../parse/ast.js';
+import { planError } from '../types/coercion.js';
 import { type PlanExpr, planExprKey, type SortKey } from './plan.js';
 import { normalizeIdent } from './scope.js';
-import { planError } from './types/coercion.js';
 
 /** One SELECT item after `*` expansion. */
 export interface Item {

@@ -6,15 +6,17 @@
  * Without ORDER BY, rows come back in GreptimeDB's scan order — primary key columns, then the
  * time index — so results do not depend on how series are spread over shards.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { TableSchema } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { TableSchema } from '../../../shared/types.js';
+import { isAggregateName } from '../functions/registry.js';
+import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from '../parse/ast.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf, isInteger } from '../types/type-names.js';
 import { Binder, type OuterScope, type SubqueryHook } from './binder.js';
 import type { SqlEnv, SqlSession } from './env.js';
 import { evaluateConstant } from './eval.js';
-import { isAggregateName } from './functions/registry.js';
 import { exprName, selectItemName, withAlignFill } from './naming.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
-import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from './parse/ast.js';
 import type { MergePlan, PlanExpr, ShardPlan, SortKey } from './plan.js';
 import { planAggregate } from './plan-aggregate.js';
 import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
@@ -22,8 +24,6 @@ import { planRange } from './plan-range.js';
 import { type Relation, scopeColumnsOf } from './relation.js';
 import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
 import { normalizeIdent, Scope, type ScopeColumn } from './scope.js';
-import { planError } from './types/coercion.js';
-import { arrowNameOf, isInteger } from './types/type-names.js';
 import { WindowCollector } from './window-bind.js';
 
 export type { QuerySource, SelectPlan };

@@ -7,21 +7,10 @@
  * toward every slot whose window holds it — and the router merges them, fills missing slots
  * (FILL NULL | PREV | LINEAR | constant) per BY key, then projects, orders and limits.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
-import type { Binder } from './binder.js';
-import type { SqlSession } from './env.js';
-import { evaluateConstant } from './eval.js';
-import { durationName } from './naming.js';
-import type { Expr, FillSpec, FunctionCall, Ident, Query, Select } from './parse/ast.js';
-import type { AggregateCall, MergePlan, PlanExpr, RangeAggregate, RangeFill, ShardPlan } from './plan.js';
-import { mapChildren, planExprKey } from './plan.js';
-import { aggregateCallOf } from './plan-aggregate.js';
-import { type Item, resolveOrderBy } from './plan-order.js';
-import { checkRangeFanOut, rangeBoundsOf } from './range-bounds.js';
-import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
-import { normalizeIdent, type Scope } from './scope.js';
-import { planError } from './types/coercion.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
+import type { Expr, FillSpec, FunctionCall, Ident, Query, Select } from '../parse/ast.js';
+import { planError } from '../types/coercion.js';
 import {
   combineIntervals,
   fixedIntervalNanos,
@@ -29,9 +18,20 @@ import {
   intervalDisplay,
   intervalOfText,
   parseInterval,
-} from './types/interval.js';
-import { parseTimestampNanos, zoneOffsetSeconds } from './types/timestamps.js';
-import { isDecimal, isInteger } from './types/type-names.js';
+} from '../types/interval.js';
+import { parseTimestampNanos, zoneOffsetSeconds } from '../types/timestamps.js';
+import { isDecimal, isInteger } from '../types/type-names.js';
+import type { Binder } from './binder.js';
+import type { SqlSession } from './env.js';
+import { evaluateConstant } from './eval.js';
+import { durationName } from './naming.js';
+import type { AggregateCall, MergePlan, PlanExpr, RangeAggregate, RangeFill, ShardPlan } from './plan.js';
+import { mapChildren, planExprKey } from './plan.js';
+import { aggregateCallOf } from './plan-aggregate.js';
+import { type Item, resolveOrderBy } from './plan-order.js';
+import { checkRangeFanOut, rangeBoundsOf } from './range-bounds.js';
+import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
+import { normalizeIdent, type Scope } from './scope.js';
 
 /** What planSelect has resolved before handing a range query over. */
 export interface RangeContext {

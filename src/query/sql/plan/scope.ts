@@ -6,9 +6,9 @@
  * suffix of `greptime.db.table`. Error texts quote names as DataFusion does
  * (`No field named "A".`, `Valid fields are s1.tbl.i, s1.tbl.ts.`).
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { ColumnSchema, DataType } from '../../shared/types.js';
-import type { Ident } from './parse/ast.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { ColumnSchema, DataType } from '../../../shared/types.js';
+import type { Ident } from '../parse/ast.js';
 
 /** Unquoted identifiers fold to lower case; quoted ones keep their case (GreptimeDB). */
 export function normalizeIdent(ident: Ident): string {

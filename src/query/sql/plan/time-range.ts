@@ -5,8 +5,8 @@
  * shard still evaluates the full predicate, so anything not understood here is simply ignored.
  */
 
-import { floorDiv } from '../../shared/bigint-math.js';
-import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
+import { floorDiv } from '../../../shared/bigint-math.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
 import type { ComparisonOperator, PlanExpr, SeriesFilterSpec } from './plan.js';
 
 /** What a WHERE clause lets storage skip. */

@@ -7,17 +7,16 @@
  * wrapping); integer division truncates and division by zero is an error, as in DataFusion.
  */
 
-import { floorDiv } from '../../shared/bigint-math.js';
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { ScanChunk } from '../../shared/scan.js';
-import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
-import { compileLike } from './functions/like.js';
-import { scalarFunction } from './functions/registry.js';
-import type { EvalContext } from './functions/types.js';
-import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
-import { decimalArithmetic } from './types/decimal.js';
-import { addInterval, combineIntervals, packInterval, unpackInterval } from './types/interval.js';
-import { isBigIntType, isDecimal, isInteger } from './types/type-names.js';
+import { floorDiv } from '../../../shared/bigint-math.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { ScanChunk } from '../../../shared/scan.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
+import { compileLike } from '../functions/like.js';
+import { scalarFunction } from '../functions/registry.js';
+import type { EvalContext } from '../functions/types.js';
+import { decimalArithmetic } from '../types/decimal.js';
+import { addInterval, combineIntervals, packInterval, unpackInterval } from '../types/interval.js';
+import { isBigIntType, isDecimal, isInteger } from '../types/type-names.js';
 import {
   castValue,
   compareValues,
@@ -26,7 +25,8 @@ import {
   valueKey,
   wrapBigInt,
   wrapInteger,
-} from './types/values.js';
+} from '../types/values.js';
+import type { ArithmeticOperator, ComparisonOperator, PlanExpr } from './plan.js';
 
 /** Rows held column by column; every column has `rowCount` values. */
 export interface Batch {

@@ -4,15 +4,15 @@
  * (`extractWindows`). Running them is exec's (window.ts); the split keeps the planner from
  * importing the executor.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { DataType } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { DataType } from '../../../shared/types.js';
+import { lookupFunction } from '../functions/registry.js';
+import type { Expr, FrameBound, FunctionCall, Ident } from '../parse/ast.js';
+import { planError } from '../types/coercion.js';
 import type { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
-import { lookupFunction } from './functions/registry.js';
-import type { Expr, FrameBound, FunctionCall, Ident } from './parse/ast.js';
 import { mapChildren, type PlanExpr, planExprKey, type WindowBound, type WindowCall } from './plan.js';
 import { normalizeIdent } from './scope.js';
-import { planError } from './types/coercion.js';
 
 /** Functions that exist only as window functions, with their result type rule. */
 const WINDOW_ONLY: Record<string, { min: number; max: number; type: (args: DataType[]) => DataType }> = {

@@ -3,16 +3,16 @@
  * defaults rows written without a column read, casts of rows written before a column changed
  * kind, pruning from the filter). Used by the planner and by RANGE/ALIGN planning alike.
  */
-import type { ScanColumn } from '../../shared/scan.js';
-import { type DataType, type PhysicalKind, physicalKindOf, type TableSchema } from '../../shared/types.js';
-import type { EvalContext } from './functions/types.js';
+import type { ScanColumn } from '../../../shared/scan.js';
+import { type DataType, type PhysicalKind, physicalKindOf, type TableSchema } from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Value } from '../types/values.js';
 import { defaultValueOf } from './insert-values.js';
 import { NUMBERS_TABLE } from './numbers-table.js';
 import type { MergePlan, PlanExpr, ShardPlan } from './plan.js';
 import type { Relation } from './relation.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { extractPruning } from './time-range.js';
-import type { Value } from './types/values.js';
 
 /** Where a query's rows come from. */
 export type QuerySource =

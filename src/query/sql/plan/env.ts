@@ -4,10 +4,10 @@
  * fragments run inside shards.
  */
 
-import type { TableInsert } from '../../shared/insert.js';
-import type { ColumnIndex, DatabaseSchema, DataType, TableSchema } from '../../shared/types.js';
-import type { PromqlLimits } from '../promql/limits.js';
-import type { SampleSource } from '../promql/types.js';
+import type { TableInsert } from '../../../shared/insert.js';
+import type { ColumnIndex, DatabaseSchema, DataType, TableSchema } from '../../../shared/types.js';
+import type { PromqlLimits } from '../../promql/limits.js';
+import type { SampleSource } from '../../promql/types.js';
 
 /** A column of a table to create. */
 export interface NewColumn {

@@ -2,8 +2,8 @@
  * GreptimeDB's built-in `public.numbers`: one non-null UInt32 column `number` holding 0..99.
  * Virtual: it has no storage and is scanned in the router.
  */
-import type { ScanSource } from '../../shared/scan.js';
-import type { TableSchema } from '../../shared/types.js';
+import type { ScanSource } from '../../../shared/scan.js';
+import type { TableSchema } from '../../../shared/types.js';
 
 /** Rows of `numbers`: 0..99. */
 export const NUMBERS_ROWS = 100;

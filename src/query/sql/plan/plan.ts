@@ -11,12 +11,12 @@
  *   router: merge results (merge.ts): final aggregate, HAVING, projection, DISTINCT, ORDER BY, LIMIT
  */
 
-import type { ScanColumn } from '../../shared/scan.js';
-import type { DataType } from '../../shared/types.js';
-import type { AggregateOrder } from './functions/types.js';
+import type { ScanColumn } from '../../../shared/scan.js';
+import type { DataType } from '../../../shared/types.js';
+import type { AggregateOrder } from '../functions/types.js';
+import type { ArithmeticOperator, ComparisonOperator } from '../types/operators.js';
+import type { Value } from '../types/values.js';
 import type { RangeBounds } from './range-bounds.js';
-import type { ArithmeticOperator, ComparisonOperator } from './types/operators.js';
-import type { Value } from './types/values.js';
 
 export type { ArithmeticOperator, ComparisonOperator };
 
@@ -110,7 +110,7 @@ export interface WindowCall {
 }
 
 /** Direction of one ORDER BY key inside an aggregate call. */
-export type { AggregateOrder } from './functions/types.js';
+export type { AggregateOrder } from '../functions/types.js';
 
 /** How a range query fills a slot: nothing, NULL, the previous value, interpolation, or a constant. */
 export type RangeFill =

@@ -4,8 +4,8 @@
  * cell counts, not measured heap: the point is to fail one oversized query with a clear error
  * before it takes the whole process down, not to account bytes exactly.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { countRejection } from '../../shared/rejections.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { countRejection } from '../../../shared/rejections.js';
 
 /** Estimated bytes per accumulated value (a JS value slot plus its share of boxing and strings). */
 export const CELL_BYTES = 24;

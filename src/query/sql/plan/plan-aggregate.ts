@@ -4,13 +4,13 @@
  * them over the row `[group keys..., aggregate results...]`.
  */
 
+import type { Ident, OrderByItem, Query, Select } from '../parse/ast.js';
+import { planError } from '../types/coercion.js';
 import type { Binder } from './binder.js';
 import { exprName } from './naming.js';
-import type { Ident, OrderByItem, Query, Select } from './parse/ast.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
 import { type Item, resolveOrderBy, unnest } from './plan-order.js';
 import { normalizeIdent, type Scope } from './scope.js';
-import { planError } from './types/coercion.js';
 
 /** Planner inputs beyond the query. */
 export interface AggregatePlanOptions {

@@ -5,8 +5,8 @@
  * Any other expression (`now()`, `1 + 1`, `CAST(...)`) is evaluated and cast with SQL cast rules.
  * Column defaults are SQL texts kept in the catalog and go through the same path.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { jsonValueOfText } from '../../shared/json-value.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { jsonValueOfText } from '../../../shared/json-value.js';
 import {
   type ColumnSchema,
   type DataType,
@@ -14,18 +14,18 @@ import {
   durationUnitOf,
   timeOfDayUnitOf,
   timeUnitOf,
-} from '../../shared/types.js';
+} from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Expr } from '../parse/ast.js';
+import { parseExpression } from '../parse/parser.js';
+import { planError } from '../types/coercion.js';
+import { parseDecimalText } from '../types/decimal.js';
+import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from '../types/timestamps.js';
+import { isNumeric } from '../types/type-names.js';
+import { castValue, type Value } from '../types/values.js';
 import { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
-import type { EvalContext } from './functions/types.js';
 import { numberLiteral } from './naming.js';
-import type { Expr } from './parse/ast.js';
-import { parseExpression } from './parse/parser.js';
-import { planError } from './types/coercion.js';
-import { parseDecimalText } from './types/decimal.js';
-import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from './types/timestamps.js';
-import { isNumeric } from './types/type-names.js';
-import { castValue, type Value } from './types/values.js';
 
 /** GreptimeDB's debug spelling of a column type, as its value-parse errors print it. */
 export function greptimeTypeDebug(type: DataType): string {

@@ -7,12 +7,12 @@
  * is qualified (`t.a`).
  */
 
-import { isAggregateName } from './functions/registry.js';
-import type { Expr, FillSpec, Ident, OrderByItem, SqlType } from './parse/ast.js';
+import { isAggregateName } from '../functions/registry.js';
+import type { Expr, FillSpec, Ident, OrderByItem, SqlType } from '../parse/ast.js';
+import { expandIntervalText, intervalDisplay, intervalOfText } from '../types/interval.js';
+import { arrowNameOf, dataTypeOfSql, isTimestamp } from '../types/type-names.js';
+import { rustFloatDisplay } from '../types/values.js';
 import { normalizeIdent, type Scope } from './scope.js';
-import { expandIntervalText, intervalDisplay, intervalOfText } from './types/interval.js';
-import { arrowNameOf, dataTypeOfSql, isTimestamp } from './types/type-names.js';
-import { rustFloatDisplay } from './types/values.js';
 
 /** Functions written with special SQL syntax that DataFusion names after its own function. */
 const SYNTAX_FUNCTION_NAMES: Record<string, string> = { trim: 'btrim', substring: 'substr' };

@@ -5,16 +5,13 @@
  * compared with a timestamp column becomes a timestamp (strings read in the session time zone),
  * a string compared with a boolean column becomes a boolean.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../shared/types.js';
-import { lookupFunction } from './functions/registry.js';
-import { normalizeTypedString, numberLiteral } from './naming.js';
-import type { Expr, FunctionCall, Ident } from './parse/ast.js';
-import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
-import { noFieldError, normalizeIdent, type Scope } from './scope.js';
-import { arithmeticTypes, commonType, comparisonType, planError } from './types/coercion.js';
-import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from './types/interval.js';
-import { parseTimestampNanos } from './types/timestamps.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
+import { lookupFunction } from '../functions/registry.js';
+import type { Expr, FunctionCall, Ident } from '../parse/ast.js';
+import { arithmeticTypes, commonType, comparisonType, planError } from '../types/coercion.js';
+import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from '../types/interval.js';
+import { parseTimestampNanos } from '../types/timestamps.js';
 import {
   arrowNameOf,
   dataTypeOfArrowName,
@@ -23,8 +20,11 @@ import {
   isInteger,
   isNumericOrDecimal,
   isTimestamp,
-} from './types/type-names.js';
-import { canCast, castValue, negateValue, type Value } from './types/values.js';
+} from '../types/type-names.js';
+import { canCast, castValue, negateValue, type Value } from '../types/values.js';
+import { normalizeTypedString, numberLiteral } from './naming.js';
+import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
+import { noFieldError, normalizeIdent, type Scope } from './scope.js';
 
 /** True when an expression is written as an interval: `INTERVAL '...'` or `'...'::INTERVAL`. */
 function isIntervalExpr(expr: Expr): boolean {

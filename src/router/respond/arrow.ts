@@ -66,7 +66,7 @@ import {
   type Vector,
   vectorFromArray,
 } from 'apache-arrow';
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { unpackInterval } from '../../query/sql/types/interval.js';
 import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 import { zstdCompress, zstdDecompress } from '../../shared/zstd.js';

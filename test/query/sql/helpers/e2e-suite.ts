@@ -4,7 +4,7 @@
  * two-shard environment.
  */
 import type { Test } from 'tap';
-import { executeSql } from '../../../../src/query/sql/execute.js';
+import { executeSql } from '../../../../src/query/sql/exec/execute.js';
 import type { ShardPlan } from '../../../../src/query/sql/plan/plan.js';
 import { rows, run, session, type TestEnv } from './test-env.js';
 

@@ -4,7 +4,7 @@
  * transcripts do, and reports which statements match exactly.
  */
 import fs from 'node:fs';
-import { executeSql } from '../../../../src/query/sql/execute.js';
+import { executeSql } from '../../../../src/query/sql/exec/execute.js';
 import type { SqlEnv, SqlSession } from '../../../../src/query/sql/plan/env.js';
 import { displayValue } from '../../../../src/query/sql/types/display.js';
 import type { Value } from '../../../../src/query/sql/types/values.js';

@@ -4,19 +4,19 @@
  * expressions are allowed, legal names) and produces a `NewTable`; the catalog (behind `SqlEnv`)
  * owns existence checks and persistence.
  */
-import { normalizeIndexOptions } from '../../shared/column-index.js';
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { ColumnIndex, ColumnSchema, DataType } from '../../shared/types.js';
-import type { EvalContext } from './functions/types.js';
-import type { ColumnDef, Expr, Ident, IndexKind, OptionEntry, Statement } from './parse/ast.js';
-import { parseExpression } from './parse/parser.js';
-import { printExpr, printString } from './parse/printer.js';
-import type { NewColumn, NewTable, SqlEnv, SqlSession } from './plan/env.js';
-import { defaultValueOf } from './plan/insert-values.js';
-import { resolveTableName, tableNotFound } from './plan/planner.js';
-import { normalizeIdent } from './plan/scope.js';
-import { formatTimestamp, parseTimestampNanos } from './types/timestamps.js';
-import { dataTypeOfSql, isTimestamp } from './types/type-names.js';
+import { normalizeIndexOptions } from '../../../shared/column-index.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { ColumnIndex, ColumnSchema, DataType } from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import type { ColumnDef, Expr, Ident, IndexKind, OptionEntry, Statement } from '../parse/ast.js';
+import { parseExpression } from '../parse/parser.js';
+import { printExpr, printString } from '../parse/printer.js';
+import type { NewColumn, NewTable, SqlEnv, SqlSession } from '../plan/env.js';
+import { defaultValueOf } from '../plan/insert-values.js';
+import { resolveTableName, tableNotFound } from '../plan/planner.js';
+import { normalizeIdent } from '../plan/scope.js';
+import { formatTimestamp, parseTimestampNanos } from '../types/timestamps.js';
+import { dataTypeOfSql, isTimestamp } from '../types/type-names.js';
 
 /** GreptimeDB's rule for table and database names. */
 export const NAME_PATTERN = /^[a-zA-Z_:-][a-zA-Z0-9_:\-.@#]*$/;

@@ -13,20 +13,17 @@
  * Subqueries in expressions are run first (subquery.ts) and bound as data.
  */
 
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
-import { inSpan } from '../../shared/tracing/active-tracer.js';
-import type { ResultColumn } from '../result.js';
-import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
-import { joinRelations } from './join.js';
-import { mergeShardResults } from './merge.js';
-import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from './parse/ast.js';
-import { exprChildren } from './parse/expr-children.js';
-import type { OuterScope } from './plan/binder.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './plan/memory-budget.js';
-import { numbersSource } from './plan/numbers-table.js';
-import type { ShardResult } from './plan/plan.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { ROUTER_SLICE_MS, TimeSlice } from '../../../shared/time-slice.js';
+import { inSpan } from '../../../shared/tracing/active-tracer.js';
+import type { ResultColumn } from '../../result.js';
+import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from '../parse/ast.js';
+import { exprChildren } from '../parse/expr-children.js';
+import type { OuterScope } from '../plan/binder.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from '../plan/memory-budget.js';
+import { numbersSource } from '../plan/numbers-table.js';
+import type { ShardResult } from '../plan/plan.js';
 import {
   containsAggregate,
   type FromInput,
@@ -40,14 +37,17 @@ import {
   tableInput,
   tableNotFound,
   tableScopeColumns,
-} from './plan/planner.js';
-import { aliasRelation, type Relation, relationBatch, relationOfRows, rowsOf } from './plan/relation.js';
-import { normalizeIdent, Scope } from './plan/scope.js';
+} from '../plan/planner.js';
+import { aliasRelation, type Relation, relationBatch, relationOfRows, rowsOf } from '../plan/relation.js';
+import { normalizeIdent, Scope } from '../plan/scope.js';
+import { planError } from '../types/coercion.js';
+import type { Value } from '../types/values.js';
+import { INFORMATION_SCHEMA, informationSchemaRelation } from './information-schema.js';
+import { joinRelations } from './join.js';
+import { mergeShardResults } from './merge.js';
 import { combineSet } from './set-ops.js';
 import { runPlanOnBatches, runShardPlan } from './shard-exec.js';
 import { collectSubqueries, type QueryRows, SubqueryResolutions } from './subquery.js';
-import { planError } from './types/coercion.js';
-import type { Value } from './types/values.js';
 
 /** Most iterations a recursive CTE may take before it is refused. */
 const RECURSIVE_CTE_ITERATIONS_MAX = 10_000;

@@ -7,13 +7,13 @@
  * and results are the same (the functions' `updateFloat64Run` folds the same values in the same
  * order as their `update`).
  */
-import type { ScanChunk, SeriesSummary } from '../../shared/scan.js';
-import type { DataType, Vector } from '../../shared/types.js';
-import { aggregateFunction } from './functions/registry.js';
-import type { AggregateFunction } from './functions/types.js';
-import type { ShardPlan } from './plan/plan.js';
-import { tagValue } from './types/tag-text.js';
-import type { Value } from './types/values.js';
+import type { ScanChunk, SeriesSummary } from '../../../shared/scan.js';
+import type { DataType, Vector } from '../../../shared/types.js';
+import { aggregateFunction } from '../functions/registry.js';
+import type { AggregateFunction } from '../functions/types.js';
+import type { ShardPlan } from '../plan/plan.js';
+import { tagValue } from '../types/tag-text.js';
+import type { Value } from '../types/values.js';
 
 export interface SeriesRunPlan {
   /** Scan slots of the GROUP BY tags, and their logical types. */

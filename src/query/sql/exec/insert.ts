@@ -4,8 +4,8 @@
  * it to the router's ingest path through `env.insert`. REPLACE is INSERT: a row with the same
  * series and timestamp replaces the old one anyway.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { InsertColumn, TableInsert } from '../../shared/insert.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
 import {
   allocValues,
   type ColumnSchema,
@@ -14,16 +14,16 @@ import {
   type TableSchema,
   timeUnitOf,
   type Vector,
-} from '../../shared/types.js';
-import type { EvalContext } from './functions/types.js';
-import type { Expr, Query, Statement } from './parse/ast.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { defaultValueOf, insertValueOf, timestampFromText } from './plan/insert-values.js';
-import { isNumbersTable } from './plan/numbers-table.js';
-import { resolveTableName, tableNotFound } from './plan/planner.js';
-import { normalizeIdent } from './plan/scope.js';
-import { tagText } from './types/tag-text.js';
-import { castValue, type Value } from './types/values.js';
+} from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Expr, Query, Statement } from '../parse/ast.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { defaultValueOf, insertValueOf, timestampFromText } from '../plan/insert-values.js';
+import { isNumbersTable } from '../plan/numbers-table.js';
+import { resolveTableName, tableNotFound } from '../plan/planner.js';
+import { normalizeIdent } from '../plan/scope.js';
+import { tagText } from '../types/tag-text.js';
+import { castValue, type Value } from '../types/values.js';
 
 /** Runs the query part of INSERT ... SELECT; supplied by execute.ts to avoid an import cycle. */
 export type QueryRunner = (

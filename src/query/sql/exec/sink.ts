@@ -2,8 +2,8 @@
  * Where a shard's plan fragment puts its filtered rows (rows, aggregates or RANGE slots); its own
  * module, so that shard-exec.ts and range-exec.ts do not import each other.
  */
-import type { Batch } from './plan/eval.js';
-import type { ShardResult } from './plan/plan.js';
+import type { Batch } from '../plan/eval.js';
+import type { ShardResult } from '../plan/plan.js';
 
 /** What every output sink does. */
 export interface Sink {

@@ -11,18 +11,18 @@
  * A subquery is found to be correlated by a probe run in which outer references bind to NULL and
  * are recorded.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { DataType } from '../../shared/types.js';
-import type { Expr, Query, Select } from './parse/ast.js';
-import { exprChildren } from './parse/expr-children.js';
-import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from './plan/binder.js';
-import type { PlanExpr } from './plan/plan.js';
-import type { FromInput } from './plan/planner.js';
-import type { Relation } from './plan/relation.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { DataType } from '../../../shared/types.js';
+import type { Expr, Query, Select } from '../parse/ast.js';
+import { exprChildren } from '../parse/expr-children.js';
+import { type Binder, castTo, literal, type OuterScope, type SubqueryExpr, type SubqueryHook } from '../plan/binder.js';
+import type { PlanExpr } from '../plan/plan.js';
+import type { FromInput } from '../plan/planner.js';
+import type { Relation } from '../plan/relation.js';
+import { commonType, planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { groupKeyOf } from './shard-exec.js';
-import { commonType, planError } from './types/coercion.js';
-import { arrowNameOf } from './types/type-names.js';
-import type { Value } from './types/values.js';
 
 /** A query's result as subqueries need it: column types and row-major rows. */
 export interface QueryRows {

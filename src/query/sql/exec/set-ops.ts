@@ -7,14 +7,14 @@
  * Both sides can be large and this runs on the router's event loop, so every loop over rows
  * checks the query's time slice.
  */
-import type { TimeSlice } from '../../shared/time-slice.js';
-import type { DataType } from '../../shared/types.js';
-import type { SetOperation } from './parse/ast.js';
-import type { Relation } from './plan/relation.js';
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { DataType } from '../../../shared/types.js';
+import type { SetOperation } from '../parse/ast.js';
+import type { Relation } from '../plan/relation.js';
+import { commonType, planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import { castValue, type Value } from '../types/values.js';
 import { groupKeyOf } from './shard-exec.js';
-import { commonType, planError } from './types/coercion.js';
-import { arrowNameOf } from './types/type-names.js';
-import { castValue, type Value } from './types/values.js';
 
 /** The relation's rows (row-major), each value cast to `types`. */
 async function castRows(relation: Relation, types: DataType[], slice: TimeSlice): Promise<Value[][]> {

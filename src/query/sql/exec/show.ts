@@ -2,23 +2,23 @@
  * Metadata statements: SHOW DATABASES, SHOW TABLES, SHOW CREATE TABLE, DESCRIBE. Layouts are
  * GreptimeDB's (column names, sort order, how types and defaults are spelled).
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { ColumnIndex, TableSchema } from '../../shared/types.js';
-import { records, type StatementResult, stringRecords } from '../result.js';
-import { compileLike } from './functions/like.js';
-import type { EvalContext } from './functions/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { ColumnIndex, TableSchema } from '../../../shared/types.js';
+import { records, type StatementResult, stringRecords } from '../../result.js';
+import { compileLike } from '../functions/like.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Ident, ShowFilter, Statement } from '../parse/ast.js';
+import { printString } from '../parse/printer.js';
+import { Binder } from '../plan/binder.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { selectRows } from '../plan/eval.js';
+import { isNumbersTable, NUMBERS_TABLE } from '../plan/numbers-table.js';
+import { resolveTableName, tableNotFound } from '../plan/planner.js';
+import { normalizeIdent, Scope } from '../plan/scope.js';
+import { planError } from '../types/coercion.js';
+import { sqlNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { defaultDisplay, INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES } from './information-schema.js';
-import type { Ident, ShowFilter, Statement } from './parse/ast.js';
-import { printString } from './parse/printer.js';
-import { Binder } from './plan/binder.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { selectRows } from './plan/eval.js';
-import { isNumbersTable, NUMBERS_TABLE } from './plan/numbers-table.js';
-import { resolveTableName, tableNotFound } from './plan/planner.js';
-import { normalizeIdent, Scope } from './plan/scope.js';
-import { planError } from './types/coercion.js';
-import { sqlNameOf } from './types/type-names.js';
-import type { Value } from './types/values.js';
 
 /** Databases that exist without being stored. */
 const VIRTUAL_DATABASES = ['information_schema'];

@@ -5,13 +5,13 @@
  * set operations, subqueries) is described structurally, since its inner plans depend on data
  * read at execution time. EXPLAIN never runs the query.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type StatementResult, stringRecords } from '../result.js';
-import type { Query, QueryBody, Statement, TableFactor } from './parse/ast.js';
-import { printExpr, printObjectName, printQuery } from './parse/printer.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import type { MergePlan, PlanExpr, ShardPlan } from './plan/plan.js';
-import { NO_FROM, planSelect, tableInput } from './plan/planner.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { type StatementResult, stringRecords } from '../../result.js';
+import type { Query, QueryBody, Statement, TableFactor } from '../parse/ast.js';
+import { printExpr, printObjectName, printQuery } from '../parse/printer.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import type { MergePlan, PlanExpr, ShardPlan } from '../plan/plan.js';
+import { NO_FROM, planSelect, tableInput } from '../plan/planner.js';
 import { collectSubqueries } from './subquery.js';
 
 /** Compact text of a bound expression: columns as `#slot`, literals typed. */

@@ -10,15 +10,15 @@
  * one go.)
  */
 
-import type { TimeSlice } from '../../shared/time-slice.js';
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { EvalContext } from '../functions/types.js';
+import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
+import type { MergePlan, ShardResult } from '../plan/plan.js';
+import type { Value } from '../types/values.js';
 import { createState, finishState, mergeState } from './aggregate-exec.js';
-import type { EvalContext } from './functions/types.js';
-import { type Batch, evaluate, filterBatch } from './plan/eval.js';
-import type { MergePlan, ShardResult } from './plan/plan.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
-import type { Value } from './types/values.js';
 import { applyWindows } from './window.js';
 
 /** Merges shard results into the statement's rows (visible columns only, in column order). */

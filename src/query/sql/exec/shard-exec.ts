@@ -8,21 +8,21 @@
  * Pure code: runs in the shard worker thread and, for `SELECT` without FROM and the built-in
  * `numbers` table, in the router.
  */
-import { Internal } from '../../shared/errors.js';
-import type { ScanChunk, ScanRequest, ScanSource, SeriesSummary } from '../../shared/scan.js';
-import type { DataType, Vector } from '../../shared/types.js';
+import { Internal } from '../../../shared/errors.js';
+import type { ScanChunk, ScanRequest, ScanSource, SeriesSummary } from '../../../shared/scan.js';
+import type { DataType, Vector } from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from '../plan/memory-budget.js';
+import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from '../plan/plan.js';
+import { tagValue } from '../types/tag-text.js';
+import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
-import type { EvalContext } from './functions/types.js';
-import { type Batch, evaluate, filterBatch } from './plan/eval.js';
-import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from './plan/memory-budget.js';
-import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from './plan/plan.js';
 import { RangeSink } from './range-exec.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
 import type { Sink } from './sink.js';
 import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
-import { tagValue } from './types/tag-text.js';
-import { castValue, type Value, valueKey } from './types/values.js';
 
 /**
  * Executes a plan fragment made by the planner against this shard's storage. Chunks may come

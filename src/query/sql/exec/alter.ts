@@ -9,16 +9,16 @@
  * DROP DEFAULT (several), MODIFY [COLUMN] c SET {FULLTEXT | INVERTED | SKIPPING} INDEX [WITH(...)] |
  * UNSET ... INDEX, SET 'k' = 'v' [, ...], UNSET 'k' [, ...]. A column holds one index.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import type { AlterOperation, Statement } from '../parse/ast.js';
+import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from '../plan/env.js';
+import { defaultValueOf } from '../plan/insert-values.js';
+import { CATALOG_NAME, resolveTableName, tableNotFound } from '../plan/planner.js';
+import { normalizeIdent } from '../plan/scope.js';
+import { dataTypeOfSql, sqlNameOf } from '../types/type-names.js';
 import { columnIndexOf, defaultSqlOf, NAME_PATTERN, newColumnOf, normalizeTimestampDefault } from './ddl.js';
-import type { EvalContext } from './functions/types.js';
-import type { AlterOperation, Statement } from './parse/ast.js';
-import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from './plan/env.js';
-import { defaultValueOf } from './plan/insert-values.js';
-import { CATALOG_NAME, resolveTableName, tableNotFound } from './plan/planner.js';
-import { normalizeIdent } from './plan/scope.js';
-import { dataTypeOfSql, sqlNameOf } from './types/type-names.js';
 
 type Column = AlteredTable['columns'][number];
 

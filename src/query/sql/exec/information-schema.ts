@@ -4,13 +4,13 @@
  * names and order follow GreptimeDB's for the columns given; its storage statistics columns are
  * left out.
  */
-import type { DataType, TableSchema } from '../../shared/types.js';
-import { parseExpression } from './parse/parser.js';
-import type { SqlEnv } from './plan/env.js';
-import { NUMBERS_TABLE, numbersTableListed } from './plan/numbers-table.js';
-import type { Relation } from './plan/relation.js';
-import { sqlNameOf } from './types/type-names.js';
-import type { Value } from './types/values.js';
+import type { DataType, TableSchema } from '../../../shared/types.js';
+import { parseExpression } from '../parse/parser.js';
+import type { SqlEnv } from '../plan/env.js';
+import { NUMBERS_TABLE, numbersTableListed } from '../plan/numbers-table.js';
+import type { Relation } from '../plan/relation.js';
+import { sqlNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 
 /** The database name of the virtual schema. */
 export const INFORMATION_SCHEMA = 'information_schema';

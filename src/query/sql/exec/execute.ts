@@ -6,23 +6,25 @@
  *   SQL text → parseSql → per statement: DDL → env (catalog) | INSERT → env.insert
  *            | SELECT → planQuery → env.scatter (shards run runShardPlan) → mergeShardResults
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { endSpan, startSpan } from '../../shared/tracing/active-tracer.js';
-import { affected, type ResultColumn, records, type StatementResult } from '../result.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { endSpan, startSpan } from '../../../shared/tracing/active-tracer.js';
+import { affected, type ResultColumn, records, type StatementResult } from '../../result.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Query, Statement } from '../parse/ast.js';
+import { parseSql } from '../parse/parser.js';
+import { Binder } from '../plan/binder.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { evaluateConstant } from '../plan/eval.js';
+import { resolveTableName, tableNotFound } from '../plan/planner.js';
+import { normalizeIdent } from '../plan/scope.js';
+import { planError } from '../types/coercion.js';
+import { isValidTimezone } from '../types/timestamps.js';
 import { executeAdmin } from './admin.js';
 import { executeAlter } from './alter.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
 import { executeDelete } from './delete.js';
 import { explainStatement } from './explain.js';
-import type { EvalContext } from './functions/types.js';
 import { executeInsert } from './insert.js';
-import type { Query, Statement } from './parse/ast.js';
-import { parseSql } from './parse/parser.js';
-import { Binder } from './plan/binder.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { evaluateConstant } from './plan/eval.js';
-import { resolveTableName, tableNotFound } from './plan/planner.js';
-import { normalizeIdent } from './plan/scope.js';
 import { queryContext, runQuery as runQueryIn } from './query-exec.js';
 import {
   describeTable,
@@ -34,11 +36,9 @@ import {
   showTables,
 } from './show.js';
 import { executeTql } from './tql.js';
-import { planError } from './types/coercion.js';
-import { isValidTimezone } from './types/timestamps.js';
 
 /** Re-exported for the router, which formats results. */
-export type { StatementResult } from '../result.js';
+export type { StatementResult } from '../../result.js';
 
 function checkAborted(session: SqlSession): void {
   if (session.signal?.aborted) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');

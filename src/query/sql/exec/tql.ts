@@ -7,22 +7,27 @@
  *   parameters → ms (literal text: seconds / RFC 3339 / duration; expressions: timestamp or
  *   duration in whole seconds) → parsePromql → rangeQuery → promqlToRecords
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { DataType } from '../../shared/types.js';
-import type { Expr as PromqlExpr } from '../promql/ast.js';
-import { unwrapParens } from '../promql/ast.js';
-import { formatPromql, parsePromql, rangeQuery } from '../promql/engine.js';
-import { checkPointsPerSeries, PROMQL_LIMITS_DEFAULT, type PromqlLimits, TOO_MANY_SAMPLES } from '../promql/limits.js';
-import { parseDurationParamMs, parseTimeMs } from '../promql/time-params.js';
-import { promqlToRecords } from '../promql/to-records.js';
-import { PromqlError, type QueryResult, type SampleSource } from '../promql/types.js';
-import { type StatementResult, stringRecords } from '../result.js';
-import type { EvalContext } from './functions/types.js';
-import type { Statement, TqlParameter } from './parse/ast.js';
-import { Binder } from './plan/binder.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { evaluateConstant } from './plan/eval.js';
-import { planError } from './types/coercion.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { DataType } from '../../../shared/types.js';
+import type { Expr as PromqlExpr } from '../../promql/ast.js';
+import { unwrapParens } from '../../promql/ast.js';
+import { formatPromql, parsePromql, rangeQuery } from '../../promql/engine.js';
+import {
+  checkPointsPerSeries,
+  PROMQL_LIMITS_DEFAULT,
+  type PromqlLimits,
+  TOO_MANY_SAMPLES,
+} from '../../promql/limits.js';
+import { parseDurationParamMs, parseTimeMs } from '../../promql/time-params.js';
+import { promqlToRecords } from '../../promql/to-records.js';
+import { PromqlError, type QueryResult, type SampleSource } from '../../promql/types.js';
+import { type StatementResult, stringRecords } from '../../result.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Statement, TqlParameter } from '../parse/ast.js';
+import { Binder } from '../plan/binder.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { evaluateConstant } from '../plan/eval.js';
+import { planError } from '../types/coercion.js';
 
 type TqlStatement = Extract<Statement, { kind: 'tql' }>;
 

@@ -10,12 +10,12 @@
  * the bound is a million rows: every loop checks `slice`, so the router's event loop is never
  * held for long while it is built.
  */
-import type { TimeSlice } from '../../shared/time-slice.js';
-import type { DataType } from '../../shared/types.js';
-import type { AggregateCall, RangeMerge } from './plan/plan.js';
-import { checkFillGrid, tooManyRangeRows } from './plan/range-bounds.js';
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { DataType } from '../../../shared/types.js';
+import type { AggregateCall, RangeMerge } from '../plan/plan.js';
+import { checkFillGrid, tooManyRangeRows } from '../plan/range-bounds.js';
+import { castValue, type Value } from '../types/values.js';
 import { groupKeyOf } from './shard-exec.js';
-import { castValue, type Value } from './types/values.js';
 
 /** Applies slot generation and FILL to the finished groups (column-major, changed in place). */
 export async function fillRange(

@@ -9,16 +9,16 @@
  *   run:  per call: evaluate args/keys → sort by (partition, order) → per partition, per row frame
  *         (in the router's time slices: the sort and every loop over rows check the query's slice)
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { SLICE_UNITS, type TimeSlice } from '../../shared/time-slice.js';
-import type { DataType } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { SLICE_UNITS, type TimeSlice } from '../../../shared/time-slice.js';
+import type { DataType } from '../../../shared/types.js';
+import { lookupFunction } from '../functions/registry.js';
+import type { EvalContext } from '../functions/types.js';
+import { type Batch, evaluate } from '../plan/eval.js';
+import type { AggregateCall, WindowBound, WindowCall } from '../plan/plan.js';
+import type { Value } from '../types/values.js';
 import { createState, finishState, updateStates } from './aggregate-exec.js';
-import { lookupFunction } from './functions/registry.js';
-import type { EvalContext } from './functions/types.js';
-import { type Batch, evaluate } from './plan/eval.js';
-import type { AggregateCall, WindowBound, WindowCall } from './plan/plan.js';
 import { compareRows, sortPermutationSliced } from './sort.js';
-import type { Value } from './types/values.js';
 
 /**
  * Computes every window call over `batch` and returns the batch with their columns appended. It

@@ -3,10 +3,10 @@
  * (merging and finishing). `DISTINCT` wraps any aggregate: its partial state is the set of
  * distinct non-NULL argument values, shipped whole and replayed into the real aggregate at the end.
  */
-import type { DataType } from '../../shared/types.js';
-import { aggregateFunction } from './functions/registry.js';
-import type { AggregateCall, AggregateOrder } from './plan/plan.js';
-import type { Value } from './types/values.js';
+import type { DataType } from '../../../shared/types.js';
+import { aggregateFunction } from '../functions/registry.js';
+import type { AggregateCall, AggregateOrder } from '../plan/plan.js';
+import type { Value } from '../types/values.js';
 
 /** Partial state of a DISTINCT aggregate. Sets survive structured clone. */
 interface DistinctState {

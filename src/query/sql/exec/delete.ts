@@ -4,16 +4,16 @@
  * written through the ingest path (`TableInsert.deletes`). A tombstone hides every older row of its
  * series and timestamp; rows written later are visible again, as in GreptimeDB.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import type { TableInsert } from '../../shared/insert.js';
-import type { ColumnSchema, DataType } from '../../shared/types.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import type { TableInsert } from '../../../shared/insert.js';
+import type { ColumnSchema, DataType } from '../../../shared/types.js';
+import type { Query, Statement } from '../parse/ast.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { isNumbersTable } from '../plan/numbers-table.js';
+import { resolveTableName, tableNotFound } from '../plan/planner.js';
+import { castValue, type Value } from '../types/values.js';
 import type { QueryRunner } from './insert.js';
 import { insertColumnOf } from './insert.js';
-import type { Query, Statement } from './parse/ast.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { isNumbersTable } from './plan/numbers-table.js';
-import { resolveTableName, tableNotFound } from './plan/planner.js';
-import { castValue, type Value } from './types/values.js';
 
 /** Executes DELETE and returns the number of rows deleted. */
 export async function executeDelete(

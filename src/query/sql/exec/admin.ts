@@ -3,13 +3,13 @@
  * region forms) flush or compact storage; the result is one row with the value 0 under a column
  * named after the statement, as GreptimeDB prints it.
  */
-import { DbError, ErrorCode } from '../../shared/errors.js';
-import { records, type StatementResult } from '../result.js';
-import type { Ident, Statement } from './parse/ast.js';
-import { printExpr } from './parse/printer.js';
-import type { SqlEnv, SqlSession } from './plan/env.js';
-import { resolveTableName, tableNotFound } from './plan/planner.js';
-import { normalizeIdent } from './plan/scope.js';
+import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { records, type StatementResult } from '../../result.js';
+import type { Ident, Statement } from '../parse/ast.js';
+import { printExpr } from '../parse/printer.js';
+import type { SqlEnv, SqlSession } from '../plan/env.js';
+import { resolveTableName, tableNotFound } from '../plan/planner.js';
+import { normalizeIdent } from '../plan/scope.js';
 
 const ACTIONS: Record<string, 'flush' | 'compact'> = {
   flush_table: 'flush',

@@ -1,7 +1,7 @@
 /** Row ordering shared by shards (pre-sorting, top-k) and the router (final ORDER BY). */
-import type { TimeSlice } from '../../shared/time-slice.js';
-import type { SortKey } from './plan/plan.js';
-import { compareValues, type Value } from './types/values.js';
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { SortKey } from '../plan/plan.js';
+import { compareValues, type Value } from '../types/values.js';
 
 /** Orders two values by one key: NULLS FIRST/LAST as asked (whatever the direction), then by value. */
 function compareCells(a: Value, b: Value, key: SortKey): number {

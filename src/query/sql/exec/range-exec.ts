@@ -9,14 +9,14 @@
  * of PAIRS_PER_CHUNK, since one row may fall into thousands of slots.
  */
 
-import { floorDiv } from '../../shared/bigint-math.js';
+import { floorDiv } from '../../../shared/bigint-math.js';
+import type { EvalContext } from '../functions/types.js';
+import { type Batch, evaluate } from '../plan/eval.js';
+import type { ShardOutput, ShardResult } from '../plan/plan.js';
+import { RangeGroupGuard } from '../plan/range-bounds.js';
+import { type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
-import type { EvalContext } from './functions/types.js';
-import { type Batch, evaluate } from './plan/eval.js';
-import type { ShardOutput, ShardResult } from './plan/plan.js';
-import { RangeGroupGuard } from './plan/range-bounds.js';
 import type { Sink } from './sink.js';
-import { type Value, valueKey } from './types/values.js';
 
 type RangeOutput = Extract<ShardOutput, { kind: 'range' }>;
 

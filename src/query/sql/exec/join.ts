@@ -5,21 +5,21 @@
  * add the unmatched rows of the preserved side(s) padded with NULLs. NULL keys never match.
  */
 
-import type { TimeSlice } from '../../shared/time-slice.js';
-import type { EvalContext } from './functions/types.js';
-import type { Expr, Ident, JoinType } from './parse/ast.js';
-import { Binder } from './plan/binder.js';
-import { type Batch, evaluate, filterBatch } from './plan/eval.js';
-import { CELL_BYTES, type MemoryBudget } from './plan/memory-budget.js';
-import type { PlanExpr } from './plan/plan.js';
-import type { Relation, RelationColumn } from './plan/relation.js';
-import { scopeColumnsOf } from './plan/relation.js';
-import { Scope } from './plan/scope.js';
-import { conjuncts } from './plan/time-range.js';
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { EvalContext } from '../functions/types.js';
+import type { Expr, Ident, JoinType } from '../parse/ast.js';
+import { Binder } from '../plan/binder.js';
+import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
+import { CELL_BYTES, type MemoryBudget } from '../plan/memory-budget.js';
+import type { PlanExpr } from '../plan/plan.js';
+import type { Relation, RelationColumn } from '../plan/relation.js';
+import { scopeColumnsOf } from '../plan/relation.js';
+import { Scope } from '../plan/scope.js';
+import { conjuncts } from '../plan/time-range.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { groupKeyOf } from './shard-exec.js';
-import { planError } from './types/coercion.js';
-import { arrowNameOf } from './types/type-names.js';
-import type { Value } from './types/values.js';
 
 /** A scope whose scan slots are the column indexes (every column pre-assigned in order). */
 export function identityScope(relation: Relation): Scope {

@@ -4,8 +4,8 @@
  * `col = 'text'` over a String field read as stored. The shard still evaluates the whole WHERE,
  * so these only let storage skip blocks that cannot hold a matching row.
  */
-import type { BlockFilter } from '../../shared/scan.js';
-import type { PlanExpr, ShardScan } from './plan/plan.js';
+import type { BlockFilter } from '../../../shared/scan.js';
+import type { PlanExpr, ShardScan } from '../plan/plan.js';
 
 /** Slot of a String field the scan reads unchanged (no cast, fill or DEFAULT replaces values). */
 function plainStringField(scan: ShardScan, e: PlanExpr): number | null {

@@ -1,5 +1,5 @@
 /**
- * GreptimeDB's JSON functions over `Json` values (canonical JSON text, see json-value.ts):
+ * GreptimeDB's JSON functions over `Json` values (canonical JSON text, see src/shared/json-value.ts):
  * `parse_json`, `json_to_string`, `json_get_int|float|bool|string|object`, `json_is_*`,
  * `json_path_exists`, `json_path_match`, `json_object_keys`, `json_object`.
  *

@@ -3,7 +3,7 @@
  * physical kind f64: Float32/64, Int8..Int32, UInt8..UInt32, Date as days), `bigint` (Int64,
  * UInt64, every Timestamp type as a count of its unit, Time as a count since midnight, Duration,
  * Decimal as its unscaled integer, IntervalMonthDayNano packed, see interval.ts), `string`
- * (String; Binary as latin1; Json as canonical text, see json-value.ts) or an array (List).
+ * (String; Binary as latin1; Json as canonical text, see src/shared/json-value.ts) or an array (List).
  * These are exactly the row values `StatementResult` hands to the router's output formats.
  *
  * Casting follows Arrow's (DataFusion's) rules and error texts, since those are what GreptimeDB

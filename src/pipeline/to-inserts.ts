@@ -4,8 +4,8 @@
  * wherever the pipeline ran: a shard decoding an `/v1/ingest` body, or the router.
  */
 
-import { insertColumnOf } from '../query/sql/insert.js';
-import type { Value } from '../query/sql/values.js';
+import { insertColumnOf } from '../query/sql/exec/insert.js';
+import type { Value } from '../query/sql/types/values.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../shared/insert.js';
 import { physicalKindOf } from '../shared/types.js';
 import type { Cell, OutputColumn, OutputTable } from './output.js';

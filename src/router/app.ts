@@ -5,7 +5,7 @@
 
 import type { Logger } from 'pino';
 import { promqlLimitsOf } from '../query/promql/limits.js';
-import { executeSql } from '../query/sql/execute.js';
+import { executeSql } from '../query/sql/exec/execute.js';
 import type { Config } from '../shared/config.js';
 import { initZstd } from '../shared/zstd.js';
 import { createUserProvider } from './auth/user-provider.js';

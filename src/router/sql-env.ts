@@ -4,8 +4,8 @@
  * checks can use the request's user.
  */
 import type { PromqlLimits } from '../query/promql/limits.js';
-import type { NewTable, SqlEnv } from '../query/sql/env.js';
-import type { ShardPlan } from '../query/sql/plan.js';
+import type { NewTable, SqlEnv } from '../query/sql/plan/env.js';
+import type { ShardPlan } from '../query/sql/plan/plan.js';
 import { DbError, ErrorCode } from '../shared/errors.js';
 import type { TableInsert } from '../shared/insert.js';
 import type { DatabaseSchema, TableSchema } from '../shared/types.js';

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { Piscina } from 'piscina';
 import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
-import { runShardPlan } from '../query/sql/shard-exec.js';
+import { runShardPlan } from '../query/sql/exec/shard-exec.js';
 import { toWire } from '../shared/errors.js';
 import { type ShardReply, type ShardTask, threadHeap } from '../shared/messages.js';
 import { endSpan, withSpan } from '../shared/tracing/active-tracer.js';

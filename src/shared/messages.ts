@@ -5,7 +5,7 @@
  */
 
 import type { PromqlShardPlan } from '../query/promql/distribute/shard-plan.js';
-import type { ShardPlan } from '../query/sql/plan.js';
+import type { ShardPlan } from '../query/sql/plan/plan.js';
 import type { SegmentIndexSpec } from './column-index.js';
 import type { ShardConfig } from './config.js';
 import type { HistogramSnapshot } from './duration-histogram.js';
@@ -28,7 +28,7 @@ export type ShardTask =
    */
   | { op: 'write'; payloads: Uint8Array[]; trace?: ShardTraceContext | undefined }
   /**
-   * A query plan fragment, made by the query layer's planner for the shards (src/query/sql/plan.ts,
+   * A query plan fragment, made by the query layer's planner for the shards (src/query/sql/plan/plan.ts,
    * src/query/promql/distribute/shard-plan.ts). `cancel` is a shared 4-byte flag the router sets
    * to 1 when the request times out or its client goes away; the shard checks it between scan
    * chunks, so a cancelled query stops using the shard's CPU.

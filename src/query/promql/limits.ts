@@ -56,7 +56,7 @@ export function checkPointsPerSeries(startMs: number, endMs: number, stepMs: num
 /**
  * The error past `query.max_samples` outside the evaluator (raw samples of a selection). A
  * DbError, unlike the evaluator's PromqlError, because it must cross the shard boundary; both
- * answer Prometheus' 422 `execution` with Prometheus' text (prom-api/errors.ts, sql/tql.ts).
+ * answer Prometheus' 422 `execution` with Prometheus' text (prom-api/errors.ts, sql/exec/tql.ts).
  */
 export function tooManySamples(): DbError {
   countRejection('max_samples');

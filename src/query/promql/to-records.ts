@@ -20,7 +20,7 @@
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import type { ColumnSchema, DataType, TableSchema } from '../../shared/types.js';
 import { physicalKindOf, timeUnitOf } from '../../shared/types.js';
-import type { ResultColumn, StatementResult } from '../sql/result.js';
+import type { ResultColumn, StatementResult } from '../result.js';
 import {
   type AggregateExpr,
   type BinaryExpr,

@@ -4,7 +4,7 @@
  * `YYYY-MM`, `YYYY-MM-DD`) stand for their whole period, datetimes are RFC 3339, and `span` is a
  * whole number of seconds. Errors are 400 code 1004 with the crate's texts.
  */
-import { civilFromDays, daysFromCivil } from '../../query/sql/timestamps.js';
+import { civilFromDays, daysFromCivil } from '../../query/sql/types/timestamps.js';
 import { InvalidArgument } from '../../shared/errors.js';
 import type { RawTimeFilter } from './log-query.js';
 

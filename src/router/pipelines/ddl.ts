@@ -3,7 +3,7 @@
  * implies, in SHOW CREATE TABLE's layout with back-quoted names and index clauses.
  */
 import type { OutputColumn } from '../../pipeline/output.js';
-import { sqlNameOf } from '../../query/sql/type-names.js';
+import { sqlNameOf } from '../../query/sql/types/type-names.js';
 
 const FULLTEXT_DEFAULTS: Record<string, string> = {
   analyzer: 'English',

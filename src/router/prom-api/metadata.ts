@@ -3,7 +3,7 @@
  * back with SQL from the table src/router/ingest/prom-remote/metadata.ts keeps. One entry per
  * family (Prometheus lists one per distinct scrape target answer; we keep only the latest).
  */
-import { executeSql } from '../../query/sql/execute.js';
+import { executeSql } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { METADATA_DB, METADATA_TABLE } from '../../shared/ingest/prom-remote/metadata.js';
 import type { AuthedUser } from '../auth/user-provider.js';

@@ -66,8 +66,8 @@ import {
   type Vector,
   vectorFromArray,
 } from 'apache-arrow';
-import type { StatementResult } from '../../query/sql/execute.js';
-import { unpackInterval } from '../../query/sql/interval.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
+import { unpackInterval } from '../../query/sql/types/interval.js';
 import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 import { zstdCompress, zstdDecompress } from '../../shared/zstd.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';

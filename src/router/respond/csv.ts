@@ -7,7 +7,7 @@
  * are bare and null is an empty field; lists and JSON documents are JSON text. DDL/DML answer
  * `N\n`; no statement at all answers an empty body.
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { ChunkedBody } from './chunked-body.js';

@@ -4,7 +4,7 @@
  * are BigInts printed as integers, floats keep a fraction (`1.0`) and NaN/±Inf become null, as
  * GreptimeDB's serde encoder does.
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { ChunkedBody } from './chunked-body.js';

@@ -6,7 +6,7 @@
  * converted to that unit: multiplied when the unit is finer (kept as is if that overflows i64),
  * floor-divided when it is coarser, as GreptimeDB's `Timestamp::convert_to` does.
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit, timeUnitOf } from '../../shared/types.js';
 import { ChunkedBody } from './chunked-body.js';

@@ -5,7 +5,7 @@
  * holding the last column's value. DDL/DML: `{"affected_rows":N,"data":[],"execution_time_ms":N}`;
  * no statement at all answers an empty body.
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { ChunkedBody } from './chunked-body.js';

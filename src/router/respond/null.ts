@@ -7,7 +7,7 @@
  * or `N rows affected.` for DDL/DML (always "rows"). Elapsed is execution_time_ms / 1000 with
  * three decimals.
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 
 /** The body for exactly one statement result. */
 export function nullBody(result: StatementResult, executionTimeMs: number): string {

@@ -7,7 +7,7 @@
  *   format param → parseSqlOutputFormat → sqlOutputResponse → one of greptimedb-v1 | influxdb-v1
  *                                                             | csv | table | json | null | arrow
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { TimeUnit } from '../../shared/types.js';

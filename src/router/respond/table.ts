@@ -9,7 +9,7 @@
  *   │ "web-1" │ 0.5 │
  *   └─────────┴─────┘
  */
-import type { StatementResult } from '../../query/sql/execute.js';
+import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
 import { ChunkedBody } from './chunked-body.js';

@@ -4,7 +4,7 @@
  *   JSON body → parseLogQueryBody (415/400/422) → canonicalTimeWindow (400 1004) → table from the
  *   catalog → logQuerySql → executeSql (planned and pushed down like /v1/sql) → sqlOutputResponse
  */
-import { executeSql } from '../../query/sql/execute.js';
+import { executeSql } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import type { TableSchema } from '../../shared/types.js';

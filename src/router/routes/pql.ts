@@ -8,7 +8,7 @@
  */
 import { parsePromql } from '../../query/promql/engine.js';
 import { parseDurationParamMs, parseTimeMs } from '../../query/promql/time-params.js';
-import { promqlSqlError, rangeRecords } from '../../query/sql/tql.js';
+import { promqlSqlError, rangeRecords } from '../../query/sql/exec/tql.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';

@@ -7,9 +7,9 @@
  * Errors differ on purpose: format answers the native body (`{code, error, execution_time_ms}`),
  * parse the short one (`{error}`), both with the status of the code (400 for 1004, 2000, 1001).
  */
-import type { Statement } from '../../query/sql/ast.js';
-import { parseSql } from '../../query/sql/parser.js';
-import { formatSql } from '../../query/sql/printer.js';
+import type { Statement } from '../../query/sql/parse/ast.js';
+import { parseSql } from '../../query/sql/parse/parser.js';
+import { formatSql } from '../../query/sql/parse/printer.js';
 import { InvalidArgument } from '../../shared/errors.js';
 import type { RequestContext, Route } from '../http/context.js';
 import { formOf } from '../http/params.js';

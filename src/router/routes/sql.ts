@@ -1,5 +1,5 @@
 /** `/v1/sql` (reference §4): parameters, database check, execution, output format. */
-import { executeSql } from '../../query/sql/execute.js';
+import { executeSql } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import type { Route } from '../http/context.js';

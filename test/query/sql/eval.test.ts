@@ -1,10 +1,10 @@
 import t from 'tap';
-import { Binder } from '../../../src/query/sql/binder.js';
-import { evaluate } from '../../../src/query/sql/eval.js';
-import { parseExpression } from '../../../src/query/sql/parser.js';
-import type { PlanExpr } from '../../../src/query/sql/plan.js';
-import { Scope } from '../../../src/query/sql/scope.js';
-import type { Value } from '../../../src/query/sql/values.js';
+import { parseExpression } from '../../../src/query/sql/parse/parser.js';
+import { Binder } from '../../../src/query/sql/plan/binder.js';
+import { evaluate } from '../../../src/query/sql/plan/eval.js';
+import type { PlanExpr } from '../../../src/query/sql/plan/plan.js';
+import { Scope } from '../../../src/query/sql/plan/scope.js';
+import type { Value } from '../../../src/query/sql/types/values.js';
 import type { DataType } from '../../../src/shared/types.js';
 
 interface Column {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { formatNumber } from '../../../src/query/sql/functions/mysql-string.js';
 import { formatWithPattern } from '../../../src/query/sql/functions/time-convert.js';
-import { addInterval, intervalDisplay, parseInterval } from '../../../src/query/sql/interval.js';
+import { addInterval, intervalDisplay, parseInterval } from '../../../src/query/sql/types/interval.js';
 import { rows, run, TestEnv } from './helpers/test-env.js';
 
 // Functions and aggregates added with the second SQL slice.

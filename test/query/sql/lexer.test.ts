@@ -1,5 +1,5 @@
 import t from 'tap';
-import { tokenize } from '../../../src/query/sql/lexer.js';
+import { tokenize } from '../../../src/query/sql/parse/lexer.js';
 import type { DbError } from '../../../src/shared/errors.js';
 
 const kinds = (sql: string): string[] => tokenize(sql).map((tok) => `${tok.kind}:${tok.value}`);

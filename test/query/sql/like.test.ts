@@ -1,5 +1,5 @@
 import t from 'tap';
-import { compileLike } from '../../../src/query/sql/like.js';
+import { compileLike } from '../../../src/query/sql/functions/like.js';
 
 const like = (pattern: string, value: string, escapeChar: string | null = null): boolean =>
   compileLike(pattern, false, escapeChar).test(value);

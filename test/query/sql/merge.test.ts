@@ -1,9 +1,9 @@
 import t from 'tap';
-import type { SqlEnv } from '../../../src/query/sql/env.js';
-import { mergeShardResults } from '../../../src/query/sql/merge.js';
-import { parseSql } from '../../../src/query/sql/parser.js';
-import { planQuery } from '../../../src/query/sql/planner.js';
-import { runShardPlan } from '../../../src/query/sql/shard-exec.js';
+import { mergeShardResults } from '../../../src/query/sql/exec/merge.js';
+import { runShardPlan } from '../../../src/query/sql/exec/shard-exec.js';
+import { parseSql } from '../../../src/query/sql/parse/parser.js';
+import type { SqlEnv } from '../../../src/query/sql/plan/env.js';
+import { planQuery } from '../../../src/query/sql/plan/planner.js';
 import { TimeSlice } from '../../../src/shared/time-slice.js';
 import type { TableSchema } from '../../../src/shared/types.js';
 import { arraySource, type Row } from './helpers/array-source.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { exprName, selectItemName } from '../../../src/query/sql/naming.js';
-import { parseExpression } from '../../../src/query/sql/parser.js';
-import { Scope } from '../../../src/query/sql/scope.js';
+import { parseExpression } from '../../../src/query/sql/parse/parser.js';
+import { exprName, selectItemName } from '../../../src/query/sql/plan/naming.js';
+import { Scope } from '../../../src/query/sql/plan/scope.js';
 
 const scope = new Scope(
   ['a', 'b', 's', 'ts', 'Mixed'].map((name) => ({

@@ -1,7 +1,7 @@
 import t from 'tap';
-import type { Statement } from '../../../src/query/sql/ast.js';
-import { parseSql } from '../../../src/query/sql/parser.js';
-import { formatSql } from '../../../src/query/sql/printer.js';
+import type { Statement } from '../../../src/query/sql/parse/ast.js';
+import { parseSql } from '../../../src/query/sql/parse/parser.js';
+import { formatSql } from '../../../src/query/sql/parse/printer.js';
 
 function tql(sql: string): Extract<Statement, { kind: 'tql' }> {
   const [statement] = parseSql(sql);

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { Expr, Statement } from '../../../src/query/sql/ast.js';
-import { parseExpression, parseSql } from '../../../src/query/sql/parser.js';
+import type { Expr, Statement } from '../../../src/query/sql/parse/ast.js';
+import { parseExpression, parseSql } from '../../../src/query/sql/parse/parser.js';
 
 function one(sql: string): Statement {
   const statements = parseSql(sql);

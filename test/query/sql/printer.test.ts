@@ -1,6 +1,6 @@
 import t from 'tap';
-import { parseSql } from '../../../src/query/sql/parser.js';
-import { formatSql, printStatement } from '../../../src/query/sql/printer.js';
+import { parseSql } from '../../../src/query/sql/parse/parser.js';
+import { formatSql, printStatement } from '../../../src/query/sql/parse/printer.js';
 
 const CORPUS = [
   'select 1',

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseDurationText } from '../../../src/query/sql/plan-range.js';
+import { parseDurationText } from '../../../src/query/sql/plan/plan-range.js';
 import { rows, run, session, TestEnv } from './helpers/test-env.js';
 
 // GreptimeDB range queries: SELECT ... agg(x) RANGE r [FILL f] FROM t ALIGN a [TO o] [BY (...)] [FILL f].

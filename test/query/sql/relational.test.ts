@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { ShardPlan } from '../../../src/query/sql/plan.js';
+import type { ShardPlan } from '../../../src/query/sql/plan/plan.js';
 import { rows, run, TestEnv } from './helpers/test-env.js';
 
 // Router-side relational features: joins, CTEs, set operations, subqueries, window functions.

@@ -5,9 +5,9 @@
  * a plan with a row filter or a non-Float64 argument is not.
  */
 import t from 'tap';
-import type { AggregateCall, PlanExpr, ShardPlan } from '../../../src/query/sql/plan.js';
-import { seriesRunPlanOf } from '../../../src/query/sql/series-runs.js';
-import { chunkToBatch, runPlanOnBatches } from '../../../src/query/sql/shard-exec.js';
+import { seriesRunPlanOf } from '../../../src/query/sql/exec/series-runs.js';
+import { chunkToBatch, runPlanOnBatches } from '../../../src/query/sql/exec/shard-exec.js';
+import type { AggregateCall, PlanExpr, ShardPlan } from '../../../src/query/sql/plan/plan.js';
 import type { ScanChunk } from '../../../src/shared/scan.js';
 import { prng } from '../../helpers/prng.js';
 

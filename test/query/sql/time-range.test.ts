@@ -1,8 +1,8 @@
 import t from 'tap';
-import { Binder } from '../../../src/query/sql/binder.js';
-import { parseExpression } from '../../../src/query/sql/parser.js';
-import { Scope } from '../../../src/query/sql/scope.js';
-import { extractPruning } from '../../../src/query/sql/time-range.js';
+import { parseExpression } from '../../../src/query/sql/parse/parser.js';
+import { Binder } from '../../../src/query/sql/plan/binder.js';
+import { Scope } from '../../../src/query/sql/plan/scope.js';
+import { extractPruning } from '../../../src/query/sql/plan/time-range.js';
 import type { ColumnSchema, DataType } from '../../../src/shared/types.js';
 
 const COLUMNS: ColumnSchema[] = [

@@ -5,7 +5,7 @@ import {
   formatTimestamp,
   isValidTimezone,
   parseTimestampNanos,
-} from '../../../src/query/sql/timestamps.js';
+} from '../../../src/query/sql/types/timestamps.js';
 
 const ms = (s: string, tz = 'UTC'): bigint | null => {
   const n = parseTimestampNanos(s, tz);

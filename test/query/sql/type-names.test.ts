@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { SqlType } from '../../../src/query/sql/ast.js';
-import { arrowNameOf, dataTypeOfSql, sqlNameOf } from '../../../src/query/sql/type-names.js';
+import type { SqlType } from '../../../src/query/sql/parse/ast.js';
+import { arrowNameOf, dataTypeOfSql, sqlNameOf } from '../../../src/query/sql/types/type-names.js';
 
 const sql = (name: string, args: number[] = [], unsigned = false): SqlType => ({ name, args, unsigned });
 

@@ -5,9 +5,9 @@
  * router orders the merged items the same way however rows spread over shards.
  */
 import { type DataType, listTypeOf } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { arrowNameOf } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { compareKeys } from './aggregate-ordered.js';
 import type { AggregateFunction, AggregateOrder } from './types.js';
 

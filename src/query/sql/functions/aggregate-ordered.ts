@@ -5,9 +5,9 @@
  * keeps its value together with the key of the row it came from.
  */
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { arrowNameOf } from '../type-names.js';
-import { compareValues, type Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import { compareValues, type Value } from '../types/values.js';
 import type { AggregateFunction, AggregateOrder } from './types.js';
 
 interface OrderedState {

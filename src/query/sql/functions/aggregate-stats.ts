@@ -5,9 +5,9 @@
  * distinct values and is therefore exact.
  */
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { arrowNameOf, isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf, isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import type { AggregateFunction, Signature } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): never {

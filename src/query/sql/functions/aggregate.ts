@@ -7,10 +7,17 @@
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, decimalPartsOf, decimalTypeOf } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { pow10 } from '../decimal.js';
-import { arrowNameOf, DECIMAL_PRECISION_MAX, isDecimal, isFloat, isNumeric, isUnsignedInteger } from '../type-names.js';
-import { compareValues, type Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { pow10 } from '../types/decimal.js';
+import {
+  arrowNameOf,
+  DECIMAL_PRECISION_MAX,
+  isDecimal,
+  isFloat,
+  isNumeric,
+  isUnsignedInteger,
+} from '../types/type-names.js';
+import { compareValues, type Value } from '../types/values.js';
 import type { AggregateFunction, Signature } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): DbError {

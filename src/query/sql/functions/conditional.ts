@@ -1,8 +1,8 @@
 /** Functions that choose among their arguments: coalesce, nullif, greatest, least. */
 import type { DataType } from '../../../shared/types.js';
-import { commonType, planError } from '../coercion.js';
-import { arrowNameOf } from '../type-names.js';
-import { compareValues, type Value } from '../values.js';
+import { commonType, planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import { compareValues, type Value } from '../types/values.js';
 import type { ScalarFunction, Signature } from './types.js';
 
 function unify(name: string, argTypes: DataType[], minArgs: number): Signature {

@@ -1,5 +1,5 @@
 /**
- * GreptimeDB's JSON functions over `Json` values (canonical JSON text, see json-value.ts):
+ * GreptimeDB's JSON functions over `Json` values (canonical JSON text, see src/shared/json-value.ts):
  * `parse_json`, `json_to_string`, `json_get_int|float|bool|string|object`, `json_is_*`,
  * `json_path_exists`, `json_path_match`, `json_object_keys`, `json_object`.
  *
@@ -9,12 +9,19 @@
  * path) is NULL. A `String` where a `Json` is expected is read as JSON text.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
+import {
+  type JsonNode,
+  JsonSyntaxError,
+  jsonNodeOf,
+  jsonText,
+  objectNode,
+  parseJson,
+} from '../../../shared/json-value.js';
 import { type DataType, listTypeOf } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { type JsonPath, JsonPathError, matchJsonPath, parseJsonPath, selectJsonPath } from '../json-path.js';
-import { type JsonNode, JsonSyntaxError, jsonNodeOf, jsonText, objectNode, parseJson } from '../json-value.js';
-import { arrowNameOf, isFloat, isInteger } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf, isFloat, isInteger } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
+import { type JsonPath, JsonPathError, matchJsonPath, parseJsonPath, selectJsonPath } from './json-path.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): DbError {

@@ -6,8 +6,8 @@
  * digits) and compared case-insensitively, as the default English analyzer of a FULLTEXT index
  * does. A query is compiled once per distinct text.
  */
-import { planError } from '../coercion.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import type { Value } from '../types/values.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 type Node =

@@ -6,10 +6,10 @@
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, decimalPartsOf, decimalTypeOf } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { pow10, rescaleDecimal } from '../decimal.js';
-import { arrowNameOf, DECIMAL_PRECISION_MAX, isNumericOrDecimal } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { pow10, rescaleDecimal } from '../types/decimal.js';
+import { arrowNameOf, DECIMAL_PRECISION_MAX, isNumericOrDecimal } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { mapRows, type ScalarFunction, type Signature } from './types.js';
 
 function requireNumeric(name: string, argTypes: DataType[], arity: number[]): void {

@@ -4,9 +4,9 @@
  * string unchanged, ELT returns NULL, FIELD returns 0).
  */
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { arrowNameOf, isInteger, isNumeric } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf, isInteger, isNumeric } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { chars, fixed } from './string.js';
 import { mapRows, type ScalarFunction } from './types.js';
 

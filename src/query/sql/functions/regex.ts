@@ -11,9 +11,9 @@ import { RE2JS, RE2JSException } from 're2js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, listTypeOf } from '../../../shared/types.js';
 import { expandTemplate, PatternCache } from '../../re2.js';
-import { planError } from '../coercion.js';
-import { arrowNameOf } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { matches } from './matches.js';
 import { mapRows, type ScalarFunction } from './types.js';
 

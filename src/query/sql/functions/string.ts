@@ -1,9 +1,9 @@
 /** String scalar functions. Lengths count characters (code points), as DataFusion does. */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { arrowNameOf, isInteger } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf, isInteger } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { replacedLength, StringSizeGuard } from './string-size.js';
 import { mapRows, type ScalarFunction } from './types.js';
 

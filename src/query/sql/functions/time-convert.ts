@@ -8,10 +8,10 @@
 import { floorDiv } from '../../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit, timestampTypeOf, timeUnitOf } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { fixedIntervalNanos, parseInterval } from '../interval.js';
-import { civilFromDays, daysFromCivil, parseTimestampNanos, zoneOffsetSeconds } from '../timestamps.js';
-import { arrowNameOf, isFloat, isInteger } from '../type-names.js';
+import { planError } from '../types/coercion.js';
+import { fixedIntervalNanos, parseInterval } from '../types/interval.js';
+import { civilFromDays, daysFromCivil, parseTimestampNanos, zoneOffsetSeconds } from '../types/timestamps.js';
+import { arrowNameOf, isFloat, isInteger } from '../types/type-names.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): never {

@@ -6,10 +6,10 @@
 import { floorDiv } from '../../../shared/bigint-math.js';
 import type { DataType } from '../../../shared/types.js';
 import { NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
-import { planError } from '../coercion.js';
-import { civilFromDays, daysFromCivil, parseTimestampNanos } from '../timestamps.js';
-import { arrowNameOf, isInteger } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { civilFromDays, daysFromCivil, parseTimestampNanos } from '../types/timestamps.js';
+import { arrowNameOf, isInteger } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function niladic(name: string, returnType: DataType, unitNanos: bigint): ScalarFunction {

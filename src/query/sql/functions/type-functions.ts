@@ -3,9 +3,9 @@
  * argument's type, as DataFusion prints it: `Decimal128(10, 2)`, `Interval(MonthDayNano)`) and
  * `current_time()` (the statement start's time of day in UTC, a `Time64(ns)`).
  */
-import { planError } from '../coercion.js';
-import { arrowNameOf } from '../type-names.js';
-import type { Value } from '../values.js';
+import { planError } from '../types/coercion.js';
+import { arrowNameOf } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
 import type { ScalarFunction } from './types.js';
 
 const NANOS_PER_DAY = 86_400_000_000_000n;

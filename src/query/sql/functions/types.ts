@@ -3,7 +3,7 @@
  * can import them without an import cycle through the registry.
  */
 import type { DataType } from '../../../shared/types.js';
-import type { Value } from '../values.js';
+import type { Value } from '../types/values.js';
 
 /** Direction of one ordering key of an ordered aggregate (plan.ts re-exports the same shape). */
 export interface AggregateOrder {

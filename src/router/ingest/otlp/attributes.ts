@@ -11,7 +11,7 @@
  * themselves; arrays as arrays; kvlists as objects; bytes as lowercase hex strings; an empty
  * AnyValue as null. Objects are JSONB objects: keys sorted, a repeated key keeps its last value.
  */
-import { type JsonNode, jsonString, jsonText, objectNode } from '../../../query/sql/json-value.js';
+import { type JsonNode, jsonString, jsonText, objectNode } from '../../../shared/json-value.js';
 import type { DataType } from '../../../shared/types.js';
 import type { AnyValue, KeyValue } from './schema.js';
 

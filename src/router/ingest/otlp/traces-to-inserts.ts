@@ -20,8 +20,8 @@
  * or an out-of-range time is rejected on its own and counted in `rejected`.
  */
 
-import { type JsonNode, jsonText } from '../../../query/sql/json-value.js';
 import type { TableInsert } from '../../../shared/insert.js';
+import { type JsonNode, jsonText } from '../../../shared/json-value.js';
 import type { DataType, TableSchema } from '../../../shared/types.js';
 import {
   anyValueToColumnValue,

@@ -4,8 +4,8 @@
  * two-shard environment.
  */
 import type { Test } from 'tap';
-import { executeSql } from '../../../../src/query/sql/execute.js';
-import type { ShardPlan } from '../../../../src/query/sql/plan.js';
+import { executeSql } from '../../../../src/query/sql/exec/execute.js';
+import type { ShardPlan } from '../../../../src/query/sql/plan/plan.js';
 import { rows, run, session, type TestEnv } from './test-env.js';
 
 export interface EnvFactory {

@@ -4,10 +4,10 @@
  * transcripts do, and reports which statements match exactly.
  */
 import fs from 'node:fs';
-import { displayValue } from '../../../../src/query/sql/display.js';
-import type { SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
-import { executeSql } from '../../../../src/query/sql/execute.js';
-import type { Value } from '../../../../src/query/sql/values.js';
+import { executeSql } from '../../../../src/query/sql/exec/execute.js';
+import type { SqlEnv, SqlSession } from '../../../../src/query/sql/plan/env.js';
+import { displayValue } from '../../../../src/query/sql/types/display.js';
+import type { Value } from '../../../../src/query/sql/types/values.js';
 import { codeName, DbError } from '../../../../src/shared/errors.js';
 import type { DataType } from '../../../../src/shared/types.js';
 

@@ -7,10 +7,10 @@
 import type { PromqlShardPlan } from '../../../../src/query/promql/distribute/shard-plan.js';
 import { runPromqlShardPlan } from '../../../../src/query/promql/store/shard-entry.js';
 import type { SampleSource } from '../../../../src/query/promql/types.js';
-import type { AlteredTable, NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/env.js';
-import { executeSql, type StatementResult } from '../../../../src/query/sql/execute.js';
-import type { ShardPlan } from '../../../../src/query/sql/plan.js';
-import { runShardPlan } from '../../../../src/query/sql/shard-exec.js';
+import { executeSql, type StatementResult } from '../../../../src/query/sql/exec/execute.js';
+import { runShardPlan } from '../../../../src/query/sql/exec/shard-exec.js';
+import type { AlteredTable, NewTable, SqlEnv, SqlSession } from '../../../../src/query/sql/plan/env.js';
+import type { ShardPlan } from '../../../../src/query/sql/plan/plan.js';
 import { type ShardQuery, ShardSampleSource } from '../../../../src/router/promql-source.js';
 import {
   DELETE_MARK_COLUMN_ID,

@@ -4,7 +4,6 @@
  * record's key shape.
  */
 import t from 'tap';
-import { jsonText } from '../../../../src/query/sql/json-value.js';
 import {
   anyValueToColumnValue,
   anyValueToLabel,
@@ -14,6 +13,7 @@ import {
   coerceColumnValue,
 } from '../../../../src/router/ingest/otlp/attributes.js';
 import type { KeyValue } from '../../../../src/router/ingest/otlp/schema.js';
+import { jsonText } from '../../../../src/shared/json-value.js';
 
 const kv = (key: string, value: KeyValue['value']): KeyValue => ({ key, value });
 

@@ -1,0 +1,162 @@
+/**
+ * The router side of a SQL query: combine what the shards returned.
+ *
+ *   rows:      concatenate → ORDER BY (shards pre-sorted; the stable sort merges runs) → OFFSET/LIMIT
+ *   aggregate: merge equal groups' states → finish → HAVING → projection → DISTINCT → ORDER BY → OFFSET/LIMIT
+ *
+ * It runs on the router's event loop, so every loop over rows or groups checks `slice` and yields
+ * once its few milliseconds are used: a result of a million rows is merged, filled, sorted and cut
+ * without holding /health or the writes. (HAVING and the projection still evaluate a batch in
+ * one go.)
+ */
+
+import type { TimeSlice } from '../../../shared/time-slice.js';
+import type { EvalContext } from '../functions/types.js';
+import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
+import type { MergePlan, ShardResult } from '../plan/plan.js';
+import type { Value } from '../types/values.js';
+import { createState, finishState, mergeState } from './aggregate-exec.js';
+import { fillRange } from './range-fill.js';
+import { groupKeyOf } from './shard-exec.js';
+import { applyOrderSliced, sortPermutationSliced } from './sort.js';
+import { applyWindows } from './window.js';
+
+/** Merges shard results into the statement's rows (visible columns only, in column order). */
+export function mergeShardResults(
+  plan: MergePlan,
+  results: unknown[],
+  ctx: EvalContext,
+  slice: TimeSlice,
+): Promise<Value[][]> {
+  const shardResults = results as ShardResult[];
+  return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx, slice) : mergeGroups(plan, shardResults, ctx, slice);
+}
+
+async function toRows(columns: Value[][], rowCount: number, visible: number, slice: TimeSlice): Promise<Value[][]> {
+  const rows = new Array<Value[]>(rowCount);
+  for (let r = 0; r < rowCount; r++) {
+    const row = new Array<Value>(visible);
+    for (let c = 0; c < visible; c++) row[c] = (columns[c] as Value[])[r] as Value;
+    rows[r] = row;
+    if (slice.tick()) await slice.next();
+  }
+  return rows;
+}
+
+async function mergeRows(
+  plan: Extract<MergePlan, { kind: 'rows' }>,
+  results: ShardResult[],
+  ctx: EvalContext,
+  slice: TimeSlice,
+): Promise<Value[][]> {
+  let columns: Value[][] | null = null;
+  let rowCount = 0;
+  for (const result of results) {
+    if (result.kind !== 'rows') continue;
+    if (!columns) columns = result.columns.map(() => []);
+    for (let i = 0; i < result.columns.length; i++) {
+      const source = result.columns[i] as Value[];
+      const target = columns[i] as Value[];
+      for (let r = 0; r < source.length; r++) {
+        target.push(source[r] as Value);
+        if (slice.tick()) await slice.next();
+      }
+    }
+    rowCount += result.rowCount;
+  }
+  if (!columns) return [];
+  if (plan.windowed) {
+    // The shards sent their scan columns: compute windows, then the outputs, here.
+    const batch = await applyWindows(plan.windowed.windows, { rowCount, columns }, ctx, slice);
+    columns = plan.windowed.outputs.map((e) => evaluate(e, batch, ctx));
+  }
+  let order = await sortPermutationSliced(columns, rowCount, plan.sort, slice);
+  if (plan.distinctOn) {
+    const keyColumns = plan.distinctOn.map((c) => (columns as Value[][])[c] as Value[]);
+    const seen = new Set<string>();
+    const kept: number[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const r = order[i] as number;
+      const k = groupKeyOf(keyColumns.map((c) => c[r] as Value));
+      if (!seen.has(k)) {
+        seen.add(k);
+        kept.push(r);
+      }
+      if (slice.tick()) await slice.next();
+    }
+    order = kept;
+  }
+  const out = await applyOrderSliced(columns, order, plan.offset, plan.limit, slice);
+  return toRows(out.columns, out.rowCount, plan.visible, slice);
+}
+
+async function mergeGroups(
+  plan: Extract<MergePlan, { kind: 'aggregate' }>,
+  results: ShardResult[],
+  ctx: EvalContext,
+  slice: TimeSlice,
+): Promise<Value[][]> {
+  const index = new Map<string, number>();
+  const keys: Value[][] = [];
+  const states: unknown[][] = [];
+  for (const result of results) {
+    if (result.kind !== 'groups') continue;
+    for (let i = 0; i < result.keys.length; i++) {
+      if (slice.tick()) await slice.next();
+      const key = result.keys[i] as Value[];
+      const k = groupKeyOf(key);
+      const incoming = result.states[i] as unknown[];
+      const g = index.get(k);
+      if (g === undefined) {
+        index.set(k, keys.length);
+        keys.push(key);
+        states.push(incoming);
+      } else {
+        const target = states[g] as unknown[];
+        plan.aggregates.forEach((call, a) => {
+          mergeState(call, target[a], incoming[a]);
+        });
+      }
+    }
+  }
+  if (!plan.grouped && keys.length === 0) {
+    keys.push([]);
+    states.push(plan.aggregates.map((call) => createState(call)));
+  }
+  const n = keys.length;
+  const columns: Value[][] = [];
+  for (let c = 0; c < plan.groupCount; c++) columns.push(keys.map((k) => k[c] as Value));
+  for (let a = 0; a < plan.aggregates.length; a++) {
+    const call = plan.aggregates[a] as (typeof plan.aggregates)[number];
+    const finished = new Array<Value>(n);
+    for (let g = 0; g < n; g++) {
+      finished[g] = finishState(call, (states[g] as unknown[])[a]);
+      if (slice.tick()) await slice.next();
+    }
+    columns.push(finished);
+  }
+  let batch: Batch = plan.range
+    ? await fillRange(plan.range, plan.aggregates, columns, n, slice)
+    : { rowCount: n, columns };
+  if (plan.having) batch = filterBatch(plan.having, batch, ctx);
+  if (plan.windows) batch = await applyWindows(plan.windows, batch, ctx, slice);
+  let outputs: Value[][] = plan.outputs.map((e) => evaluate(e, batch, ctx));
+  let rowCount = batch.rowCount;
+  if (plan.distinct) {
+    const seen = new Set<string>();
+    const keep: number[] = [];
+    for (let r = 0; r < rowCount; r++) {
+      const k = groupKeyOf(outputs.slice(0, plan.visible).map((c) => c[r] as Value));
+      if (!seen.has(k)) {
+        seen.add(k);
+        keep.push(r);
+      }
+      if (slice.tick()) await slice.next();
+    }
+    outputs = outputs.map((c) => keep.map((r) => c[r] as Value));
+    rowCount = keep.length;
+  }
+  const order = await sortPermutationSliced(outputs, rowCount, plan.sort, slice);
+  const out = await applyOrderSliced(outputs, order, plan.offset, plan.limit, slice);
+  return toRows(out.columns, out.rowCount, plan.visible, slice);
+}

@@ -1,0 +1,377 @@
+/**
+ * The shard side of a SQL query: scan the shard's rows of one table (pruned by time range and
+ * series filter), filter them, then either project rows (sorted and cut to the query's top rows
+ * when ORDER BY/LIMIT allow) or fold them into partial aggregate states per group.
+ *
+ *   ScanSource.scan → chunk → typed columns → WHERE → rows sink | aggregate sink → ShardResult
+ *
+ * Pure code: runs in the shard worker thread and, for `SELECT` without FROM and the built-in
+ * `numbers` table, in the router.
+ */
+import { Internal } from '../../../shared/errors.js';
+import type { ScanChunk, ScanRequest, ScanSource, SeriesSummary } from '../../../shared/scan.js';
+import type { DataType, Vector } from '../../../shared/types.js';
+import type { EvalContext } from '../functions/types.js';
+import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
+import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from '../plan/memory-budget.js';
+import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from '../plan/plan.js';
+import { tagValue } from '../types/tag-text.js';
+import { castValue, type Value, valueKey } from '../types/values.js';
+import { createState, updateStates } from './aggregate-exec.js';
+import { blockFiltersOf } from './block-filters.js';
+import { RangeSink } from './range-exec.js';
+import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
+import type { Sink } from './sink.js';
+import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
+
+/**
+ * Executes a plan fragment made by the planner against this shard's storage. Chunks may come
+ * asynchronously: a shard's scan pauses between slices so writes waiting for the thread get it.
+ */
+export async function runShardPlan(plan: ShardPlan, source: ScanSource): Promise<ShardResult> {
+  const p = plan;
+  // The plan crossed a thread boundary as data: its version is checked, not assumed.
+  if (p?.version !== 1) throw new Internal('unsupported SQL shard plan');
+  const run = new PlanRun(p);
+  for await (const batch of batchesOf(p, source)) if (!run.add(batch)) break;
+  return run.finish();
+}
+
+/**
+ * Runs a plan's filter and output over batches of its scan columns (by slot). The router uses it
+ * directly for plans over materialised relations.
+ */
+export function runPlanOnBatches(p: ShardPlan, batches: Iterable<Batch>): ShardResult {
+  const run = new PlanRun(p);
+  for (const batch of batches) if (!run.add(batch)) break;
+  return run.finish();
+}
+
+/** One execution of a plan fragment: batches in, one partial result out. */
+class PlanRun {
+  private readonly ctx: EvalContext;
+  private readonly sink: Sink;
+
+  constructor(private readonly p: ShardPlan) {
+    this.ctx = { nowNanos: p.nowNanos, timezone: p.timezone };
+    const budget = new MemoryBudget(p.memoryLimitBytes);
+    this.sink =
+      p.output.kind === 'rows'
+        ? new RowSink(p.output, this.ctx, budget)
+        : p.output.kind === 'range'
+          ? new RangeSink(p.output, this.ctx)
+          : new AggregateSink(p.output, this.ctx, budget, seriesRunPlanOf(p));
+  }
+
+  /** Takes one batch of scan columns; false once the output wants no more rows. */
+  add(batch: Batch): boolean {
+    const p = this.p;
+    const summaries = batch.chunk?.summaries;
+    if (summaries !== undefined && this.sink instanceof AggregateSink) this.sink.addSummaries(summaries);
+    const withCasts = p.scan?.casts ? castColumns(batch, p.scan.casts) : batch;
+    const withFills = p.scan?.fills ? fillColumns(withCasts, p.scan.fills) : withCasts;
+    const rows = p.filter ? filterBatch(p.filter, withFills, this.ctx) : withFills;
+    return rows.rowCount === 0 || this.sink.add(rows);
+  }
+
+  finish(): ShardResult {
+    return this.sink.finish();
+  }
+}
+
+/**
+ * Takes a value from an older kind where a row has one (rows written before MODIFY COLUMN), cast
+ * to the column's type; a value that does not cast reads NULL, as a safe cast does.
+ */
+function castColumns(batch: Batch, casts: NonNullable<NonNullable<ShardPlan['scan']>['casts']>): Batch {
+  const columns = batch.columns.slice();
+  for (const { target, source, from, to } of casts) {
+    const old = batch.columns[source] as Value[];
+    const col = (columns[target] as Value[]).slice();
+    for (let r = 0; r < batch.rowCount; r++) {
+      const v = old[r] as Value;
+      if (v === null) continue;
+      try {
+        col[r] = castValue(v, from, to);
+      } catch {
+        col[r] = null;
+      }
+    }
+    columns[target] = col;
+  }
+  return { rowCount: batch.rowCount, columns };
+}
+
+/** Replaces NULLs of columns with a fill value (NOT NULL columns added after rows were written). */
+function fillColumns(batch: Batch, fills: Array<Value | undefined>): Batch {
+  const columns = batch.columns.slice();
+  fills.forEach((fill, slot) => {
+    if (fill === undefined || fill === null) return;
+    const col = batch.columns[slot] as Value[];
+    columns[slot] = col.map((v) => (v === null ? fill : v));
+  });
+  return { rowCount: batch.rowCount, columns };
+}
+
+async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Batch> {
+  const scan = plan.scan;
+  if (!scan) {
+    yield { rowCount: 1, columns: [] };
+    return;
+  }
+  const request: ScanRequest = {
+    tableId: scan.tableId,
+    columns: scan.columns,
+    timeMin: scan.timeMin,
+    timeMax: scan.timeMax,
+    seriesFilter: seriesFilterOf(scan.seriesFilter),
+    seriesMatchers: seriesMatchersOf(scan.seriesFilter),
+  };
+  const runs = seriesRunPlanOf(plan);
+  // Only the series-run fold takes series by their statistics (storage checks the rest).
+  if (runs !== null && takesSummaries(runs)) request.summaries = true;
+  const blockFilters = blockFiltersOf(scan, plan.filter);
+  if (blockFilters.length > 0) request.blockFilters = blockFilters;
+  for await (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
+}
+
+/** Turns the plan's serialisable tag conditions into the scan's series predicate. */
+export function seriesFilterOf(specs: SeriesFilterSpec[]): ScanRequest['seriesFilter'] {
+  if (specs.length === 0) return undefined;
+  const sets = specs.map((s) => ({ id: s.columnId, values: new Set(s.values) }));
+  return (tags) =>
+    sets.every((s) => {
+      const v = tags.get(s.id);
+      return v !== undefined && s.values.has(v);
+    });
+}
+
+/** The same conditions as index lookups: a series without the tag never passes. */
+export function seriesMatchersOf(specs: SeriesFilterSpec[]): ScanRequest['seriesMatchers'] {
+  if (specs.length === 0) return undefined;
+  return specs.map((s) => {
+    const values = new Set(s.values);
+    return { id: s.columnId, values: s.values, test: (v: string) => values.has(v), missingMatches: false };
+  });
+}
+
+/**
+ * Converts storage vectors to value columns of the planned logical types. Columns convert on
+ * first access: `SELECT count(*)` scans the time index only for row counts and never pays for
+ * turning its values into bigints.
+ */
+export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
+  const n = chunk.rowCount;
+  const columns: Value[][] = [];
+  chunk.vectors.forEach((vector, i) => {
+    let converted: Value[] | null = null;
+    Object.defineProperty(columns, i, {
+      enumerable: true,
+      get: () => {
+        converted ??= vectorValues(vector, n, types[i] ?? 'Null');
+        return converted;
+      },
+    });
+  });
+  return { rowCount: n, columns, chunk };
+}
+
+function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
+  const out = new Array<Value>(n);
+  const valid = vector.valid;
+  switch (vector.kind) {
+    case 'str': {
+      const values = vector.values as Array<string | null>;
+      const asText = type === 'String' || type === 'Binary';
+      for (let i = 0; i < n; i++) {
+        const s = valid && valid[i] === 0 ? null : (values[i] ?? null);
+        out[i] = asText ? s : tagValue(s, type);
+      }
+      return out;
+    }
+    case 'bool': {
+      const values = vector.values as Uint8Array;
+      for (let i = 0; i < n; i++) out[i] = valid && valid[i] === 0 ? null : values[i] === 1;
+      return out;
+    }
+    default: {
+      const values = vector.values as Float64Array | BigInt64Array | BigUint64Array;
+      for (let i = 0; i < n; i++) out[i] = valid && valid[i] === 0 ? null : (values[i] as number | bigint);
+      return out;
+    }
+  }
+}
+
+/** Rows a sorted top-k may collect beyond twice its limit before cutting back to the limit. */
+const TOP_K_SLACK_ROWS = 4096;
+
+class RowSink implements Sink {
+  private readonly columns: Value[][];
+  private rowCount = 0;
+  private heldBytes = 0;
+  /** Once the top-k is full: the sort-key values of its last row. */
+  private boundary: Value[] | null = null;
+
+  constructor(
+    private readonly output: Extract<ShardOutput, { kind: 'rows' }>,
+    private readonly ctx: EvalContext,
+    private readonly budget: MemoryBudget,
+  ) {
+    this.columns = output.exprs.map(() => []);
+  }
+
+  add(batch: Batch): boolean {
+    const { exprs, sort, limit } = this.output;
+    // Without a sort, or when the scan yields rows in sort order, the first `limit` rows are the
+    // answer and scanning can stop early.
+    const inOrder = sort.length === 0 || this.output.scanOrdered === true;
+    const take = inOrder && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
+    let rows = take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
+    const evaluated: Array<Value[] | undefined> = new Array(exprs.length);
+    if (this.boundary) {
+      // A full top-k keeps only rows that sort strictly before its current last row: evaluate
+      // the sort keys first and drop the rest before computing anything else for them.
+      for (const key of sort) evaluated[key.index] ??= evaluate(exprs[key.index] as PlanExpr, rows, this.ctx);
+      const keep: number[] = [];
+      for (let r = 0; r < rows.rowCount; r++) {
+        if (compareRowToKeys(evaluated as Value[][], r, sort, this.boundary) < 0) keep.push(r);
+      }
+      if (keep.length === 0) return true;
+      if (keep.length < rows.rowCount) {
+        const picked = rows;
+        rows = { rowCount: keep.length, columns: picked.columns.map((c) => keep.map((r) => c[r] as Value)) };
+        for (const key of sort) {
+          const all = evaluated[key.index] as Value[];
+          evaluated[key.index] = keep.map((r) => all[r] as Value);
+        }
+      }
+    }
+    exprs.forEach((e, i) => {
+      const values = evaluated[i] ?? evaluate(e, rows, this.ctx);
+      const target = this.columns[i] as Value[];
+      for (let r = 0; r < rows.rowCount; r++) target.push(values[r] as Value);
+    });
+    this.rowCount += rows.rowCount;
+    // A sorted top-k only ever needs its best `limit` rows: cut back whenever twice that piles up.
+    if (sort.length > 0 && limit !== null && this.rowCount >= 2 * limit + TOP_K_SLACK_ROWS) this.cut();
+    // Charged after the cut: a top-k holds only what it keeps.
+    const held = this.rowCount * exprs.length * CELL_BYTES;
+    if (held > this.heldBytes) this.budget.charge(held - this.heldBytes, 'collecting rows in a shard');
+    else this.budget.release(this.heldBytes - held);
+    this.heldBytes = held;
+    return !(inOrder && limit !== null && this.rowCount >= limit);
+  }
+
+  private cut(): void {
+    const { sort, limit } = this.output;
+    const order = sortPermutation(this.columns, this.rowCount, sort);
+    const kept = applyOrder(this.columns, order, 0, limit);
+    this.columns.splice(0, this.columns.length, ...kept.columns);
+    this.rowCount = kept.rowCount;
+    if (limit !== null && limit > 0 && this.rowCount === limit) {
+      this.boundary = sort.map((key) => (this.columns[key.index] as Value[])[limit - 1] as Value);
+    }
+  }
+
+  finish(): ShardResult {
+    if (this.output.sort.length > 0) this.cut();
+    return { kind: 'rows', rowCount: this.rowCount, columns: this.columns };
+  }
+}
+
+class AggregateSink implements Sink {
+  private readonly groupIndex = new Map<string, number>();
+  private readonly singleKeyIndex = new Map<Value, number>();
+  private readonly keys: Value[][] = [];
+  /** `states[a][g]`: state of aggregate a for group g. */
+  private readonly states: unknown[][];
+
+  constructor(
+    private readonly output: Extract<ShardOutput, { kind: 'aggregate' }>,
+    private readonly ctx: EvalContext,
+    private readonly budget: MemoryBudget,
+    /** Set when the aggregate can fold whole series runs (series-runs.ts). */
+    private readonly runs: SeriesRunPlan | null = null,
+  ) {
+    this.states = output.aggregates.map(() => []);
+  }
+
+  /** The group of a single key value, made if new. */
+  private groupOfValue(v: Value): number {
+    let g = this.singleKeyIndex.get(v);
+    if (g === undefined) {
+      g = this.newGroup([v]);
+      this.singleKeyIndex.set(v, g);
+    }
+    return g;
+  }
+
+  /** The group of a key of several values (or none), made if new. */
+  private groupOfValues(key: Value[]): number {
+    let k = '';
+    for (const v of key) k += `${valueKey(v)}\u0000`;
+    let g = this.groupIndex.get(k);
+    if (g === undefined) {
+      g = this.newGroup(key.slice());
+      this.groupIndex.set(k, g);
+    }
+    return g;
+  }
+
+  private readonly groupOfKey = (key: Value[]): number =>
+    key.length === 1 ? this.groupOfValue(key[0] as Value) : this.groupOfValues(key);
+
+  private newGroup(key: Value[]): number {
+    const g = this.keys.length;
+    this.budget.charge(GROUP_BYTES + key.length * CELL_BYTES, 'grouping in a shard');
+    this.keys.push(key);
+    this.output.aggregates.forEach((call, a) => {
+      (this.states[a] as unknown[]).push(createState(call));
+    });
+    return g;
+  }
+
+  /** Series given by their statistics (asked for only when `runs` takes them). */
+  addSummaries(summaries: readonly SeriesSummary[]): void {
+    foldSummaries(this.runs as SeriesRunPlan, summaries, this.groupOfKey, this.states);
+  }
+
+  add(batch: Batch): boolean {
+    if (this.runs !== null && batch.chunk && foldSeriesRuns(this.runs, batch.chunk, this.groupOfKey, this.states)) {
+      return true;
+    }
+    const n = batch.rowCount;
+    const groupOf = new Uint32Array(n);
+    const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
+    if (keyColumns.length === 0) {
+      groupOf.fill(this.groupOfValues([]));
+    } else if (keyColumns.length === 1) {
+      // One key column holds one type, so its values themselves are distinct Map keys.
+      const col = keyColumns[0] as Value[];
+      for (let r = 0; r < n; r++) groupOf[r] = this.groupOfValue(col[r] as Value);
+    } else {
+      const key = new Array<Value>(keyColumns.length);
+      for (let r = 0; r < n; r++) {
+        for (let c = 0; c < keyColumns.length; c++) key[c] = (keyColumns[c] as Value[])[r] as Value;
+        groupOf[r] = this.groupOfValues(key);
+      }
+    }
+    this.output.aggregates.forEach((call, a) => {
+      const args = call.args.map((e) => evaluate(e, batch, this.ctx));
+      updateStates(call, this.states[a] as unknown[], groupOf, args, n);
+    });
+    return true;
+  }
+
+  finish(): ShardResult {
+    const states = this.keys.map((_, g) => this.states.map((perAggregate) => perAggregate[g]));
+    return { kind: 'groups', keys: this.keys, states };
+  }
+}
+
+/** Group key text of a row of key values (shared with the router's merge). */
+export function groupKeyOf(values: Value[]): string {
+  let k = '';
+  for (const v of values) k += `${valueKey(v)}\u0000`;
+  return k;
+}

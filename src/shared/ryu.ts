@@ -1,0 +1,58 @@
+/**
+ * Floats as Rust's `ryu` prints them, which is how GreptimeDB writes them in query results, JSON
+ * values and its JSON encoders. In src/shared because stored JSON text (written by ingest) uses it
+ * as well as the SQL engine and the router's output formats.
+ */
+
+/**
+ * A finite float as Rust's `ryu` prints it: the shortest round-trip digits, plain notation while
+ * the value has at most 16 integer digits and at most 4 zeros after the point, otherwise
+ * `d.ddde<exp>` with no `+`. JavaScript finds the same shortest digits; only the layout differs
+ * (JS switches to exponents at 1e21 and 1e-7 and writes `e+`).
+ */
+export function ryuFloat(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const sign = value < 0 ? '-' : '';
+  // toExponential() with no argument yields the shortest digits that read back to `value`.
+  const exponential = Math.abs(value).toExponential();
+  return sign + ryuLayout(exponential, F64_PLAIN);
+}
+
+/** Where `ryu` stops writing plain digits: 10^max and 10^min (f64 and f32 differ). */
+interface PlainRange {
+  max: number;
+  min: number;
+}
+
+const F64_PLAIN: PlainRange = { max: 16, min: -5 };
+const F32_PLAIN: PlainRange = { max: 13, min: -6 };
+
+/** Lays out `d.ddde±x` (shortest digits) the way `ryu` does. */
+function ryuLayout(exponential: string, plain: PlainRange): string {
+  const at = exponential.indexOf('e');
+  const digits = exponential.slice(0, at).replace('.', '');
+  const kk = Number(exponential.slice(at + 1)) + 1; // 10^(kk-1) <= |value| < 10^kk
+  const length = digits.length;
+  const k = kk - length;
+  if (k >= 0 && kk <= plain.max) return `${digits}${'0'.repeat(k)}.0`;
+  if (kk > 0 && kk <= plain.max) return `${digits.slice(0, kk)}.${digits.slice(kk)}`;
+  if (kk > plain.min && kk <= 0) return `0.${'0'.repeat(-kk)}${digits}`;
+  return `${digits[0]}${length > 1 ? `.${digits.slice(1)}` : ''}e${kk - 1}`;
+}
+
+/** A Float32 value (held as the double it widens to) with the shortest digits that read back as it. */
+export function ryuFloat32(value: number): string {
+  if (value === 0 || !Number.isFinite(value)) return ryuFloat(value);
+  const abs = Math.abs(value);
+  let exponential = abs.toExponential();
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = abs.toExponential(digits - 1);
+    if (Math.fround(Number(candidate)) === Math.fround(abs)) {
+      exponential = candidate;
+      break;
+    }
+  }
+  return (value < 0 ? '-' : '') + ryuLayout(exponential, F32_PLAIN);
+}

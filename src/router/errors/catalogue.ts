@@ -8,7 +8,8 @@
  * with their own error bodies (Prometheus API, Splunk HEC, OTLP, Loki).
  *
  * `describeError` classifies anything thrown; `error-response.ts` renders the answer. Nothing else
- * decides an error's status or body.
+ * decides an error's status or body, but for the 503 a closing server writes straight to a
+ * keep-alive connection (http/listener-filter.ts), which is not a request it handles.
  *
  * Exceptions that stay local, because they are control flow or a parser's own report and never
  * reach a client as they are; each is converted where it leaves its module:
@@ -183,7 +184,6 @@ const CLIENT_KINDS = {
   RouteNotFound: { code: 10404, answers: everywhere(empty(404)) },
   MethodNotAllowed: { code: 10405, answers: everywhere(empty(405)) },
   RequestTimeout: { code: 10408, answers: everywhere(empty(408), { 'remote-write': empty(504) }) },
-  ShuttingDown: { code: 10503, answers: everywhere(text(503)) },
   BadQueryString: { code: 10400, answers: everywhere(text(400)) },
   MalformedJson: { code: 10401, answers: everywhere(text(400)) },
   UndecodableBody: { code: 10402, answers: everywhere(text(400)) },
@@ -339,10 +339,3 @@ export function describeError(err: unknown): DescribedError {
 export function answerOf(err: unknown, family: ErrorFamily): Answer {
   return describeError(err).kind.answers[family];
 }
-
-/** True for the 7xxx auth codes, which the auth stage (and the Prometheus API) answer natively. */
-export function isAuthError(err: unknown): boolean {
-  return err instanceof DbError && err.code >= 7000 && err.code < 8000;
-}
-
-export { httpStatusOf };

@@ -3,6 +3,7 @@
  * first await, so the server copies everything a handler may need into `RequestContext` first.
  */
 import type { AuthedUser } from '../auth/user-provider.js';
+import type { RouteErrorFamily } from '../errors/catalogue.js';
 
 export type Listener = 'main' | 'api';
 
@@ -34,15 +35,13 @@ export interface HttpResponse {
 
 export type Handler = (ctx: RequestContext) => Promise<HttpResponse>;
 
-/** How errors of a route are shaped (reference §8.2). */
-export type ErrorShape = 'native' | 'short' | 'metricsapi' | 'text';
-
 export interface Route {
   methods: string[];
   /** `/v1/sql`, or with parameters `/v1/pipelines/:name`; a trailing `*` matches any rest. */
   pattern: string;
   handler: Handler;
-  errorShape: ErrorShape;
+  /** How the route answers errors: its family in the error catalogue (errors/catalogue.ts). */
+  errors: RouteErrorFamily;
   /** Decode `Content-Encoding: gzip|deflate|br|zstd` bodies (ingest routes). */
   decompress?: boolean;
   /** Debug routes bypass the timeout and the configured body limit (they have their own cap). */

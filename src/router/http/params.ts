@@ -2,8 +2,8 @@
 
 import { InvalidArgument } from '../../shared/errors.js';
 import type { Precision } from '../../shared/ingest/lineproto/types.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { RequestContext } from './context.js';
-import { HttpStatusError } from './http-status-error.js';
 
 /**
  * The database of a request (reference ingest §0.2 / admin §1.3): the `x-greptime-db-name` header,
@@ -38,7 +38,10 @@ export function formOf(ctx: RequestContext): URLSearchParams {
   if (ctx.method !== 'POST') return new URLSearchParams();
   const type = (ctx.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new HttpStatusError(415, 'Form requests must have `Content-Type: application/x-www-form-urlencoded`');
+    throw new ClientError(
+      'UnsupportedMediaType',
+      'Form requests must have `Content-Type: application/x-www-form-urlencoded`',
+    );
   }
   return new URLSearchParams(ctx.body.toString('utf8'));
 }

@@ -63,8 +63,3 @@ function matchSegments(c: CompiledRoute, parts: string[]): Record<string, string
   if (c.wildcard) params['*'] = parts.slice(c.segments.length).join('/');
   return params;
 }
-
-/** The public API listener serves only `/v1`, `/v1/...`, `/dashboard` and `/dashboard/...`. */
-export function allowedOnApiServer(path: string): boolean {
-  return path === '/v1' || path.startsWith('/v1/') || path === '/dashboard' || path.startsWith('/dashboard/');
-}

@@ -5,7 +5,7 @@
  */
 import type { WriteBytesExhaustedPolicy } from '../../shared/config.js';
 import { countRejection } from '../../shared/rejections.js';
-import { HttpStatusError } from './http-status-error.js';
+import { ClientError } from '../errors/catalogue.js';
 
 interface Waiter {
   bytes: number;
@@ -40,10 +40,10 @@ export class WriteBytesLimiter {
       this.inFlight += bytes;
     } else if (this.policy.kind === 'fail') {
       countRejection('write_bytes');
-      throw new HttpStatusError(
-        429,
+      throw new ClientError(
+        'WriteBytesExhausted',
         `Request body memory limit exceeded: ${this.inFlight} bytes in flight, limit ${this.maxBytes}`,
-        RETRY_AFTER,
+        { headers: RETRY_AFTER },
       );
     } else {
       // Resolves once wake() has admitted (and counted) these bytes.
@@ -84,10 +84,10 @@ export class WriteBytesLimiter {
         leave();
         countRejection('write_bytes');
         reject(
-          new HttpStatusError(
-            429,
+          new ClientError(
+            'WriteBytesExhausted',
             `Request body memory limit exceeded: waited ${waitMs} ms for ${bytes} bytes (${this.inFlight} in flight, limit ${this.maxBytes})`,
-            RETRY_AFTER,
+            { headers: RETRY_AFTER },
           ),
         );
       }, waitMs);

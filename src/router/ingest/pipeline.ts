@@ -19,7 +19,7 @@ import type { InsertOptions, TableInsert } from '../../shared/insert.js';
 import type { TableSchema } from '../../shared/types.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
-import { HttpStatusError } from '../http/http-status-error.js';
+import { ClientError } from '../errors/catalogue.js';
 import { KeyRefRefused, type ShardCluster } from '../shards.js';
 
 /** Decode attempts before giving up when the catalog keeps changing under a request. */
@@ -104,7 +104,8 @@ export class IngestPipeline {
         for (let i = 0; i < plans.length; i++) await this.applySchemaChanges(plans[i] as PlannedInsert, optionsOf(i));
         continue;
       }
-      if (reply.kind === 'refused') throw new HttpStatusError(reply.status, reply.message);
+      // A decoder refuses a body only for decompressing past the body limit.
+      if (reply.kind === 'refused') throw new ClientError('BodyTooLarge', reply.message);
       onTables?.();
       if (reply.kind === 'rejected') throw new DbError(reply.code as ErrorCodeValue, reply.message);
       await this.catalog.durable();

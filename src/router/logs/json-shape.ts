@@ -5,15 +5,15 @@
  * Structs ignore unknown keys, `Option` fields may be missing or null, and enums are externally
  * tagged: a unit variant is a string (or `{"V": null}`), any other a single-key object.
  */
-import { HttpStatusError } from '../http/http-status-error.js';
+import { ClientError } from '../errors/catalogue.js';
 
 /** Where a value sits in the body, as `serde_path_to_error` prints it (`a.b[0].c`). */
 export type JsonPath = string;
 
 /** A wrong-shape body: the framework's 422, not a GreptimeDB error body. */
-export function shapeError(path: JsonPath, message: string): HttpStatusError {
+export function shapeError(path: JsonPath, message: string): ClientError {
   const detail = path === '' ? message : `${path}: ${message}`;
-  return new HttpStatusError(422, `Failed to deserialize the JSON body into the target type: ${detail}`);
+  return new ClientError('UnprocessableBody', `Failed to deserialize the JSON body into the target type: ${detail}`);
 }
 
 export function fieldPath(path: JsonPath, key: string): JsonPath {
@@ -35,7 +35,7 @@ function unexpected(value: unknown): string {
   return Array.isArray(value) ? 'sequence' : 'map';
 }
 
-function invalidType(path: JsonPath, value: unknown, expected: string): HttpStatusError {
+function invalidType(path: JsonPath, value: unknown, expected: string): ClientError {
   return shapeError(path, `invalid type: ${unexpected(value)}, expected ${expected}`);
 }
 

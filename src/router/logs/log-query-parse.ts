@@ -3,7 +3,7 @@
  * with the framework's answers: wrong content type 415, bad JSON 400, wrong shape 422 (§1.5).
  * Meaning (time window, table, columns, functions) is checked later and answers GreptimeDB errors.
  */
-import { HttpStatusError } from '../http/http-status-error.js';
+import { ClientError } from '../errors/catalogue.js';
 import {
   fieldPath,
   type JsonPath,
@@ -45,13 +45,13 @@ function isJsonContentType(header: string | undefined): boolean {
 /** Checks the content type and JSON syntax, then the shape. */
 export function parseLogQueryBody(contentType: string | undefined, body: Buffer): LogQuery {
   if (!isJsonContentType(contentType)) {
-    throw new HttpStatusError(415, 'Expected request with `Content-Type: application/json`');
+    throw new ClientError('UnsupportedMediaType', 'Expected request with `Content-Type: application/json`');
   }
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch (err) {
-    throw new HttpStatusError(400, `Failed to parse the request body as JSON: ${(err as Error).message}`);
+    throw new ClientError('MalformedJson', `Failed to parse the request body as JSON: ${(err as Error).message}`);
   }
   return readLogQuery(value);
 }

@@ -16,7 +16,6 @@ import zlib from 'node:zlib';
 import { formatFloatF } from '../../query/promql/go-format.js';
 import type { Labels, QueryResult } from '../../query/promql/types.js';
 import type { HttpResponse } from '../http/context.js';
-import type { PromApiError } from './errors.js';
 
 /** Bodies smaller than this go out uncompressed even when the client accepts gzip. */
 const COMPRESS_BYTES_MIN = 1024;
@@ -124,12 +123,4 @@ export function successResponse(dataJson: string, notes: Notes = {}, acceptEncod
   if (notes.warnings && notes.warnings.length > 0) body += `,"warnings":${JSON.stringify(notes.warnings)}`;
   if (notes.infos && notes.infos.length > 0) body += `,"infos":${JSON.stringify(notes.infos)}`;
   return jsonResponse(200, `${body}}`, acceptEncoding);
-}
-
-/** An error envelope; the status follows the errorType. */
-export function errorResponse(err: PromApiError, notes: Notes = {}): HttpResponse {
-  const body: Record<string, unknown> = { status: 'error', errorType: err.errorType, error: err.message };
-  if (notes.warnings && notes.warnings.length > 0) body.warnings = notes.warnings;
-  if (notes.infos && notes.infos.length > 0) body.infos = notes.infos;
-  return jsonResponse(err.status, JSON.stringify(body), undefined);
 }

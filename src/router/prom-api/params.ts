@@ -9,9 +9,10 @@
  * - Times are float Unix seconds or RFC 3339; durations are float seconds or Prometheus durations.
  */
 import { parseDurationParamMs, parseTimeMs } from '../../query/promql/time-params.js';
+import type { ClientError } from '../errors/catalogue.js';
 import type { RequestContext } from '../http/context.js';
 import { formOf } from '../http/params.js';
-import { PromApiError } from './errors.js';
+import { badData } from './errors.js';
 
 /** Prometheus' `MinTime`/`MaxTime` stand-ins: an absent bound means unbounded. */
 export const UNBOUNDED_START_MS = Number.NEGATIVE_INFINITY;
@@ -51,8 +52,8 @@ export class PromParams {
 }
 
 /** `invalid parameter "<name>": <detail>`, Prometheus' `invalidParamError`. */
-export function invalidParameter(name: string, detail: string): PromApiError {
-  return new PromApiError('bad_data', `invalid parameter "${name}": ${detail}`);
+export function invalidParameter(name: string, detail: string): ClientError {
+  return badData(`invalid parameter "${name}": ${detail}`);
 }
 
 /** A time parameter with a default when absent: `invalid time value for '<name>': ...` otherwise. */

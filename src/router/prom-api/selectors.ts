@@ -8,23 +8,23 @@ import { parsePromql } from '../../query/promql/engine.js';
 import { matchesEmpty } from '../../query/promql/matchers.js';
 import type { Matcher } from '../../query/promql/types.js';
 import { PromqlError } from '../../query/promql/types.js';
-import { PromApiError } from './errors.js';
+import { badData } from './errors.js';
 
-/** Parses one selector; throws a bad_data PromApiError with the parser's text. */
+/** Parses one selector; throws a bad_data refusal with the parser's text. */
 export function parseSeriesSelector(text: string): Matcher[] {
   let expr: ReturnType<typeof parsePromql>;
   try {
     expr = parsePromql(text);
   } catch (err) {
-    if (err instanceof PromqlError) throw new PromApiError('bad_data', err.message);
+    if (err instanceof PromqlError) throw badData(err.message);
     throw err;
   }
   const selector = unwrapParens(expr);
   if (selector !== expr || selector.type !== 'VectorSelector') {
-    throw new PromApiError('bad_data', `1:1: parse error: expected a series selector, got ${JSON.stringify(text)}`);
+    throw badData(`1:1: parse error: expected a series selector, got ${JSON.stringify(text)}`);
   }
   if (selector.offsetMs !== 0 || selector.offsetExpr || selector.atMs !== null || selector.startOrEnd !== null) {
-    throw new PromApiError('bad_data', `1:1: parse error: a series selector takes no offset or @ modifier`);
+    throw badData(`1:1: parse error: a series selector takes no offset or @ modifier`);
   }
   return selector.matchers;
 }
@@ -33,8 +33,7 @@ export function parseSeriesSelector(text: string): Matcher[] {
 export function parseSeriesSelectors(texts: readonly string[]): Matcher[][] {
   const sets = texts.map(parseSeriesSelector);
   for (const set of sets) {
-    if (set.every(matchesEmpty))
-      throw new PromApiError('bad_data', 'match[] must contain at least one non-empty matcher');
+    if (set.every(matchesEmpty)) throw badData('match[] must contain at least one non-empty matcher');
   }
   return sets;
 }

@@ -10,13 +10,13 @@ export function adminRoutes(config: Config, metrics: ServerMetrics): Route[] {
   const health = async () => json(200, {});
   const configText = configToToml(config);
   return [
-    { methods: ['GET', 'POST'], pattern: '/health', handler: health, errorShape: 'text' },
-    { methods: ['GET', 'POST'], pattern: '/ready', handler: health, errorShape: 'text' },
-    { methods: ['GET', 'POST'], pattern: '/v1/health', handler: health, errorShape: 'text' },
+    { methods: ['GET', 'POST'], pattern: '/health', handler: health, errors: 'text' },
+    { methods: ['GET', 'POST'], pattern: '/ready', handler: health, errors: 'text' },
+    { methods: ['GET', 'POST'], pattern: '/v1/health', handler: health, errors: 'text' },
     {
       methods: ['GET'],
       pattern: '/status',
-      errorShape: 'text',
+      errors: 'text',
       handler: async () =>
         json(200, {
           commit: process.env.SHOALDB_COMMIT ?? 'unknown',
@@ -29,14 +29,14 @@ export function adminRoutes(config: Config, metrics: ServerMetrics): Route[] {
     {
       methods: ['GET'],
       pattern: '/metrics',
-      errorShape: 'text',
+      errors: 'text',
       handler: async () => text(200, await metrics.registry.metrics(), metrics.registry.contentType),
     },
-    { methods: ['GET'], pattern: '/config', errorShape: 'text', handler: async () => text(200, configText) },
+    { methods: ['GET'], pattern: '/config', errors: 'text', handler: async () => text(200, configText) },
     {
       methods: ['GET'],
       pattern: '/',
-      errorShape: 'text',
+      errors: 'text',
       handler: async () =>
         text(
           200,

@@ -13,9 +13,9 @@ import { Profile } from 'pprof-format';
 import type { Config } from '../../shared/config.js';
 import { Internal, InvalidArgument } from '../../shared/errors.js';
 import { ThreadProfiler } from '../../shared/thread-profiler.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { HttpResponse, Route } from '../http/context.js';
 import { text } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { CpuCapture, CpuProfileBusy, type ShardBroadcast } from '../profiling/cpu-capture.js';
 import { renderFlamegraph } from '../profiling/flamegraph-svg.js';
 import { GdumpWriter } from '../profiling/gdump.js';
@@ -37,8 +37,8 @@ type Output = 'proto' | 'text' | 'flamegraph';
 const OUTPUTS: readonly Output[] = ['proto', 'text', 'flamegraph'];
 
 /** A query-string error, worded like the reference's framework text. */
-function badQuery(detail: string): HttpStatusError {
-  return new HttpStatusError(400, `Failed to deserialize query string: ${detail}`);
+function badQuery(detail: string): ClientError {
+  return new ClientError('BadQueryString', `Failed to deserialize query string: ${detail}`);
 }
 
 function outputOf(query: URLSearchParams, fallback: Output): Output {
@@ -111,7 +111,7 @@ export function debugProfRoutes(
     methods,
     pattern,
     handler,
-    errorShape: 'short',
+    errors: 'short',
     debug: true,
   });
 
@@ -125,7 +125,7 @@ export function debugProfRoutes(
         const profile = await cpu.capture({ seconds, frequencyHz, thread, signal: ctx.signal });
         return await render(profile, output, 'CPU profile');
       } catch (err) {
-        if (err instanceof CpuProfileBusy) throw new HttpStatusError(409, err.message);
+        if (err instanceof CpuProfileBusy) throw new ClientError('ProfilerBusy', err.message);
         throw err;
       }
     }),
@@ -148,13 +148,17 @@ export function debugProfRoutes(
     route(['POST'], '/debug/prof/mem/gdump', async (ctx) => {
       const type = (ctx.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
       if (type !== 'application/x-www-form-urlencoded') {
-        throw new HttpStatusError(415, 'Form requests must have `Content-Type: application/x-www-form-urlencoded`');
+        throw new ClientError(
+          'UnsupportedMediaType',
+          'Form requests must have `Content-Type: application/x-www-form-urlencoded`',
+        );
       }
       const activate = new URLSearchParams(ctx.body.toString('utf8')).get('activate');
-      if (activate === null) throw new HttpStatusError(422, 'Failed to deserialize form: missing field `activate`');
+      if (activate === null)
+        throw new ClientError('UnprocessableBody', 'Failed to deserialize form: missing field `activate`');
       if (activate !== 'true' && activate !== 'false') {
-        throw new HttpStatusError(
-          422,
+        throw new ClientError(
+          'UnprocessableBody',
           'Failed to deserialize form: activate: provided string was not `true` or `false`',
         );
       }

@@ -4,8 +4,8 @@
  */
 import type { Logger } from 'pino';
 import { InvalidArgument } from '../../shared/errors.js';
+import { ClientError } from '../errors/catalogue.js';
 import { type Route, text } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { TracingUnavailable } from '../tracing-switch.js';
 
 const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'off']);
@@ -43,7 +43,7 @@ export function debugRoutes(log: Logger, setShardLevel: (level: string) => Promi
     {
       methods: ['POST'],
       pattern: '/debug/log_level',
-      errorShape: 'short',
+      errors: 'short',
       debug: true,
       handler: async (ctx) => {
         const body = ctx.body.toString('utf8');
@@ -64,7 +64,7 @@ export function debugRoutes(log: Logger, setShardLevel: (level: string) => Promi
     {
       methods: ['POST'],
       pattern: '/debug/enable_trace',
-      errorShape: 'short',
+      errors: 'short',
       debug: true,
       handler: async (ctx) => {
         const body = ctx.body.toString('utf8');
@@ -75,7 +75,7 @@ export function debugRoutes(log: Logger, setShardLevel: (level: string) => Promi
         try {
           await trace.set(enable);
         } catch (err) {
-          if (err instanceof TracingUnavailable) throw new HttpStatusError(503, err.message);
+          if (err instanceof TracingUnavailable) throw new ClientError('FeatureUnavailable', err.message);
           throw err;
         }
         return text(200, enable ? 'trace enabled' : 'trace disabled');

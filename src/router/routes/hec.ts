@@ -12,10 +12,10 @@
  * its 200 carries the `ackId` that `/ack` reports true (ingest/hec/ack-registry.ts).
  */
 import type { HecConfig } from '../../shared/config.js';
-import { DbError, ErrorCode, httpStatusOf } from '../../shared/errors.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
-import type { HttpResponse, RequestContext, Route } from '../http/context.js';
+import { answerOf, ClientError } from '../errors/catalogue.js';
+import type { RequestContext, Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import { ackAnswerJson, parseAckQuery } from '../ingest/hec/ack-query.js';
 import { AckRegistry, type AckTicket } from '../ingest/hec/ack-registry.js';
@@ -25,7 +25,7 @@ import { parseEventStream } from '../ingest/hec/event-stream.js';
 import { DEFAULT_TABLE, type HecRow, hecInserts, METADATA_TAGS } from '../ingest/hec/hec-rows.js';
 import { hecTimeToNs } from '../ingest/hec/hec-time.js';
 import { rawRows } from '../ingest/hec/raw-rows.js';
-import { HecCode, HecError, hecResponse, hecSuccess, NO_DATA } from '../ingest/hec/status.js';
+import { HecCode, hecResponse, hecSuccess, NO_DATA } from '../ingest/hec/status.js';
 import { isTableName, tableOfIndex } from '../ingest/hec/table-name.js';
 import { hecRecordsByTable } from '../ingest/hec/to-records.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
@@ -39,7 +39,7 @@ const BASE = '/v1/eventcollector/services/collector';
 /** Encodings the HTTP server has already undone (Splunk's clients send gzip at most). */
 const DECODED_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br', 'zstd']);
 
-const incorrectIndex = (): HecError => new HecError(400, HecCode.IncorrectIndex, 'Incorrect index');
+const incorrectIndex = (): ClientError => new ClientError('HecIncorrectIndex', 'Incorrect index');
 
 /** The table named by the URL (`?index=`, then `?table=`), else the default. */
 function tableOfQuery(query: URLSearchParams): string {
@@ -73,7 +73,7 @@ function checkRequest(ctx: RequestContext, ackEnabled: boolean): string | null {
   if (ctx.user) checkPermission(ctx.user, 'write');
   const encoding = (ctx.headers.get('content-encoding') ?? '').trim().toLowerCase();
   if (!DECODED_ENCODINGS.has(encoding)) {
-    throw new HecError(415, HecCode.InvalidDataFormat, `Unsupported Content-Encoding: ${encoding}`);
+    throw new ClientError('HecUnsupportedEncoding', `Unsupported Content-Encoding: ${encoding}`);
   }
   // Without acknowledgement a channel is optional, but one that is sent must still be a GUID.
   const channel = ackEnabled ? requireChannel(ctx.headers, ctx.query) : channelOf(ctx.headers, ctx.query);
@@ -91,7 +91,7 @@ function rawRequestRows(ctx: RequestContext, nowNs: bigint): HecRow[] {
   const time = ctx.query.get('time');
   if (time !== null) {
     const ns = hecTimeToNs(time);
-    if (ns === null) throw new HecError(400, HecCode.InvalidDataFormat, 'Invalid data format');
+    if (ns === null) throw new ClientError('HecInvalidDataFormat', 'Invalid data format');
     timestampNs = ns;
   }
   const tags = new Map<string, string>();
@@ -107,23 +107,6 @@ function rawRequestRows(ctx: RequestContext, nowNs: bigint): HecRow[] {
   });
 }
 
-/** A DbError (permission, database, table conflict, storage) in Splunk's terms. */
-function dbErrorResponse(err: DbError): HttpResponse {
-  const status = httpStatusOf(err.code);
-  const text = err.publicMessage();
-  if (err.code === ErrorCode.PermissionDenied) return hecResponse(403, HecCode.InvalidToken, text);
-  if (status === 429 || status === 503) return hecResponse(503, HecCode.ServerBusy, text);
-  if (status < 500) return hecResponse(status, HecCode.InvalidDataFormat, text);
-  return hecResponse(status, HecCode.InternalError, text);
-}
-
-/** An error of an HEC handler in Splunk's shape, or null when it is not one of ours. */
-function hecErrorResponse(err: unknown): HttpResponse | null {
-  if (err instanceof HecError) return err.toResponse();
-  if (err instanceof DbError) return dbErrorResponse(err);
-  return null;
-}
-
 /** The events of each table through the named pipeline; returns the rows written. */
 async function writeThroughPipeline(
   deps: HecDeps,
@@ -136,11 +119,11 @@ async function writeThroughPipeline(
   try {
     version = versionOf(versionText);
   } catch {
-    throw new HecError(400, HecCode.InvalidDataFormat, 'invalid pipeline version');
+    throw new ClientError('HecInvalidDataFormat', 'invalid pipeline version');
   }
   // GreptimeDB answers a pipeline it cannot resolve with code 8 (500), not as bad data.
   if (pipeline !== IDENTITY_PIPELINE && !(await deps.pipelines.get(pipeline, version))) {
-    throw new HecError(500, HecCode.InternalError, `pipeline error: pipeline not found: ${pipeline}`);
+    throw new ClientError('HecInternalError', `pipeline error: pipeline not found: ${pipeline}`);
   }
   const target = { db, pipeline, version, skipError: false };
   const written = await ingestRecords(deps.pipelines, deps.ingest, target, hecRecordsByTable(rows));
@@ -196,13 +179,11 @@ export function hecRoutes(deps: HecDeps, metrics: ServerMetrics, config: HecConf
         return hecSuccess(claimed.issue());
       } catch (err) {
         ticket?.cancel();
-        const response = hecErrorResponse(err);
-        if (response === null) {
-          metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'failed' });
-          throw err;
-        }
-        metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: response.status < 500 ? 'rejected' : 'failed' });
-        return response;
+        // Rejected: what Splunk's clients see as a refusal of theirs; anything else failed.
+        const answer = answerOf(err, 'hec');
+        const rejected = answer.shape === 'hec' && answer.status < 500;
+        metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
+        throw err;
       }
     };
   const event = write(eventRequestRows);
@@ -210,22 +191,16 @@ export function hecRoutes(deps: HecDeps, metrics: ServerMetrics, config: HecConf
   const health: Route['handler'] = async () => hecResponse(200, HecCode.Healthy, 'HEC is healthy');
   // Same credentials as a write: an ingest token is what Splunk clients send to `/ack` too.
   const ack: Route['handler'] = async (ctx) => {
-    try {
-      if (ctx.user) checkPermission(ctx.user, 'write');
-      if (acks === null) throw new HecError(400, HecCode.AckDisabled, 'ACK is disabled');
-      const key = ackKeyOf(ctx, requireChannel(ctx.headers, ctx.query));
-      const answer = acks.query(key, parseAckQuery(ctx.body));
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: ackAnswerJson(answer) };
-    } catch (err) {
-      const response = hecErrorResponse(err);
-      if (response === null) throw err;
-      return response;
-    }
+    if (ctx.user) checkPermission(ctx.user, 'write');
+    if (acks === null) throw new ClientError('HecAckDisabled', 'ACK is disabled');
+    const key = ackKeyOf(ctx, requireChannel(ctx.headers, ctx.query));
+    const answer = acks.query(key, parseAckQuery(ctx.body));
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: ackAnswerJson(answer) };
   };
   const post = (pattern: string, handler: Route['handler']): Route => ({
     methods: ['POST'],
     pattern,
-    errorShape: 'short',
+    errors: 'hec',
     decompress: true,
     protocol: PROTOCOL,
     handler,
@@ -237,9 +212,9 @@ export function hecRoutes(deps: HecDeps, metrics: ServerMetrics, config: HecConf
     post(`${BASE}/raw`, raw),
     post(`${BASE}/raw/1.0`, raw),
     // Not an ingest route (no `protocol`): the write limiter and the ingest metrics leave it out.
-    { methods: ['POST'], pattern: `${BASE}/ack`, errorShape: 'short', decompress: true, handler: ack },
-    { methods: ['POST'], pattern: `${BASE}/ack/1.0`, errorShape: 'short', decompress: true, handler: ack },
-    { methods: ['GET'], pattern: `${BASE}/health`, errorShape: 'short', handler: health },
-    { methods: ['GET'], pattern: `${BASE}/health/1.0`, errorShape: 'short', handler: health },
+    { methods: ['POST'], pattern: `${BASE}/ack`, errors: 'hec', decompress: true, handler: ack },
+    { methods: ['POST'], pattern: `${BASE}/ack/1.0`, errors: 'hec', decompress: true, handler: ack },
+    { methods: ['GET'], pattern: `${BASE}/health`, errors: 'hec', handler: health },
+    { methods: ['GET'], pattern: `${BASE}/health/1.0`, errors: 'hec', handler: health },
   ];
 }

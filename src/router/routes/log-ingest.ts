@@ -6,13 +6,13 @@
  */
 import { DbError, httpStatusOf } from '../../shared/errors.js';
 import { checkPermission } from '../auth/credentials.js';
+import { errorResponse } from '../errors/error-response.js';
 import type { HttpResponse, Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
 import { invalidParameter, isTruthy, pipelineSpecOf, versionOf } from '../pipelines/request.js';
 import type { PipelineStore } from '../pipelines/store.js';
-import { errorResponse } from '../respond/error.js';
 
 const PROTOCOL = 'pipeline';
 
@@ -27,7 +27,7 @@ export function logIngestRoutes(deps: LogIngestDeps, metrics: ServerMetrics): Ro
     {
       methods: ['POST'],
       pattern: '/v1/ingest',
-      errorShape: 'short',
+      errors: 'short',
       decompress: true,
       protocol: PROTOCOL,
       handler: async (ctx): Promise<HttpResponse> => {
@@ -92,7 +92,7 @@ export function logIngestRoutes(deps: LogIngestDeps, metrics: ServerMetrics): Ro
           const rejected = err instanceof DbError && httpStatusOf(err.code) < 500;
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
           if (writing && err instanceof DbError) {
-            return errorResponse(err, 'native', Math.round(performance.now() - ctx.startMs));
+            return errorResponse(err, 'greptime', Math.round(performance.now() - ctx.startMs), { retryAfter: false });
           }
           throw err;
         }

@@ -35,7 +35,7 @@ export function logsQueryRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route
     {
       methods: ['GET', 'POST'],
       pattern: '/v1/logs',
-      errorShape: 'native',
+      errors: 'greptime',
       query: true,
       handler: async (ctx) => {
         // The JSON extractor runs before GreptimeDB's handler, so shape errors come first.

@@ -12,8 +12,9 @@
 import { DbError, httpStatusOf } from '../../shared/errors.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
-import { empty, type HttpResponse, json, type Route } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
+import { ClientError } from '../errors/catalogue.js';
+import { errorResponse } from '../errors/error-response.js';
+import { empty, type HttpResponse, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import { decodePushJson } from '../ingest/loki/push-json.js';
 import { decodePushProtobuf } from '../ingest/loki/push-protobuf.js';
@@ -25,7 +26,6 @@ import type { ServerMetrics } from '../metrics.js';
 import { ingestRecords } from '../pipelines/ingest-records.js';
 import { versionOf } from '../pipelines/request.js';
 import type { PipelineStore } from '../pipelines/store.js';
-import { errorResponse } from '../respond/error.js';
 
 const PROTOCOL = 'loki';
 /** Without a configured body limit, snappy decompression still stops here (as the HTTP server does). */
@@ -43,16 +43,6 @@ export interface LokiDeps {
   bodyLimitBytes: number;
 }
 
-/** A rejection answered before decoding, with the route's `{"error": ...}` body. */
-class RequestRejected extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
@@ -61,7 +51,7 @@ function tableOf(header: string | undefined): string {
   if (header === undefined) return DEFAULT_TABLE;
   const name = header.trim();
   if (name === '' || name.length > TABLE_NAME_CHARS_MAX || /[\x00-\x1f\x7f]/.test(name)) {
-    throw new RequestRejected(400, `Invalid x-greptime-log-table-name: ${JSON.stringify(header)}`);
+    throw new ClientError('LokiBadTableHeader', `Invalid x-greptime-log-table-name: ${JSON.stringify(header)}`);
   }
   return name;
 }
@@ -72,17 +62,19 @@ function decode(ctx: { headers: Map<string, string>; body: Buffer }, bodyLimitBy
   const encoding = (ctx.headers.get('content-encoding') ?? '').trim().toLowerCase();
   if (type === 'application/x-protobuf') {
     if (!DECODED_ENCODINGS.has(encoding) && encoding !== 'snappy') {
-      throw new RequestRejected(415, `Unsupported Content-Encoding: ${encoding}`);
+      throw new ClientError('LokiUnsupportedContent', `Unsupported Content-Encoding: ${encoding}`);
     }
     return decodePushProtobuf(ctx.body, bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX);
   }
   if (type === 'application/json') {
-    if (!DECODED_ENCODINGS.has(encoding)) throw new RequestRejected(415, `Unsupported Content-Encoding: ${encoding}`);
+    if (!DECODED_ENCODINGS.has(encoding))
+      throw new ClientError('LokiUnsupportedContent', `Unsupported Content-Encoding: ${encoding}`);
     return decodePushJson(ctx.body);
   }
-  if (contentType === undefined) throw new RequestRejected(415, 'Header of type `content-type` was missing');
-  throw new RequestRejected(
-    415,
+  if (contentType === undefined)
+    throw new ClientError('LokiUnsupportedContent', 'Header of type `content-type` was missing');
+  throw new ClientError(
+    'LokiUnsupportedContent',
     `Unsupported content type: ${contentType}; expected application/json or application/x-protobuf`,
   );
 }
@@ -93,7 +85,7 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
     {
       methods: ['POST'],
       pattern: '/v1/logpush/api/v1/push',
-      errorShape: 'short',
+      errors: 'short',
       decompress: true,
       protocol: PROTOCOL,
       handler: async (ctx): Promise<HttpResponse> => {
@@ -140,14 +132,12 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
           return empty(204);
         } catch (err) {
-          const rejected =
-            err instanceof RequestRejected ||
-            err instanceof HttpStatusError ||
-            (err instanceof DbError && httpStatusOf(err.code) < 500);
+          const rejected = err instanceof ClientError || (err instanceof DbError && httpStatusOf(err.code) < 500);
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
-          if (err instanceof RequestRejected) return json(err.status, { error: err.message });
-          if (writing && err instanceof DbError)
-            return errorResponse(err, 'native', Math.round(performance.now() - ctx.startMs));
+          // The table-write stage answers in GreptimeDB's native family (module comment).
+          if (writing && err instanceof DbError) {
+            return errorResponse(err, 'greptime', Math.round(performance.now() - ctx.startMs), { retryAfter: false });
+          }
           throw err;
         }
       },

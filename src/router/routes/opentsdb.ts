@@ -74,7 +74,7 @@ export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Rout
     {
       methods: ['POST'],
       pattern: '/v1/tsjson/api/put',
-      errorShape: 'short',
+      errors: 'short',
       decompress: true,
       protocol: PROTOCOL,
       handler: async (ctx): Promise<HttpResponse> => {

@@ -5,8 +5,8 @@
  */
 import { DbError } from '../../shared/errors.js';
 import { checkPermission } from '../auth/credentials.js';
+import { answerOf, ClientError } from '../errors/catalogue.js';
 import type { RequestContext, Route } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { handleOtlpExport, type OtlpRequestOf, type OtlpSignal } from '../ingest/otlp/request.js';
 import type { ServerMetrics } from '../metrics.js';
 
@@ -26,7 +26,7 @@ export function otlpExportRoute<S extends OtlpSignal>(
   return {
     methods: ['POST'],
     pattern: `/v1/otlp/v1/${signal}`,
-    errorShape: 'short',
+    errors: 'otlp',
     decompress: true,
     protocol,
     handler: async (ctx) => {
@@ -40,12 +40,15 @@ export function otlpExportRoute<S extends OtlpSignal>(
           rows = outcome.rows;
           return outcome.rejected === 0 ? null : { rejected: outcome.rejected, message: outcome.message };
         });
-        const ok = response.status === 200;
-        if (ok) metrics.ingestRows.inc({ protocol }, rows);
-        metrics.ingestRequests.inc({ protocol, outcome: ok ? 'ok' : 'rejected' });
+        metrics.ingestRows.inc({ protocol }, rows);
+        metrics.ingestRequests.inc({ protocol, outcome: 'ok' });
         return response;
       } catch (err) {
-        const rejected = err instanceof HttpStatusError || (err instanceof DbError && err.code < 5000);
+        // Rejected: answered as an OTLP status or a framework refusal, or a catalog-level DbError.
+        const rejected =
+          err instanceof ClientError ||
+          answerOf(err, 'otlp').shape === 'otlp' ||
+          (err instanceof DbError && err.code < 5000);
         metrics.ingestRequests.inc({ protocol, outcome: rejected ? 'rejected' : 'failed' });
         throw err;
       }

@@ -6,11 +6,11 @@
  * `partial_success`; when none can, the answer is 400.
  */
 import { yieldToEventLoop } from '../../shared/yield.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import { DEFAULT_LOG_TABLE, logsToInserts } from '../ingest/otlp/logs-to-inserts.js';
 import { logsToRecords } from '../ingest/otlp/logs-to-records.js';
-import { OtlpRequestError } from '../ingest/otlp/request.js';
 import { logPipelineOf, tableNameOf } from '../ingest/otlp/trace-log-headers.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -40,7 +40,10 @@ export function otlpLogRoutes(ingest: IngestPipeline, store: PipelineStore, metr
       }
       const mapped = logsToInserts(request, db, table, BigInt(Date.now()) * 1_000_000n);
       if (mapped.accepted === 0 && mapped.rejected > 0) {
-        throw new OtlpRequestError(400, `All ${mapped.rejected} log records were rejected: ${mapped.firstRejection}`);
+        throw new ClientError(
+          'OtlpBadRequest',
+          `All ${mapped.rejected} log records were rejected: ${mapped.firstRejection}`,
+        );
       }
       // Let a timeout or a disconnect that happened while decoding stop the write.
       await yieldToEventLoop();

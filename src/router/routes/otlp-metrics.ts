@@ -12,11 +12,11 @@
 import { metadataInsert } from '../../shared/ingest/prom-remote/metadata.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import { metricsOptionsOf } from '../ingest/otlp/metrics-options.js';
 import { otlpMetricsToInserts } from '../ingest/otlp/metrics-to-inserts.js';
-import { OtlpRequestError } from '../ingest/otlp/request.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
 import { otlpExportRoute } from './otlp-export-route.js';
@@ -35,7 +35,7 @@ export function otlpMetricsRoutes(deps: OtlpMetricsDeps, metrics: ServerMetrics)
       try {
         options = metricsOptionsOf(ctx.headers);
       } catch (err) {
-        throw new OtlpRequestError(400, (err as Error).message);
+        throw new ClientError('OtlpBadRequest', (err as Error).message);
       }
       const db = databaseOf(ctx, ['db']);
       await yieldToEventLoop();

@@ -6,9 +6,9 @@
  */
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import { OtlpRequestError } from '../ingest/otlp/request.js';
 import { checkTracePipeline, tableNameOf } from '../ingest/otlp/trace-log-headers.js';
 import { DEFAULT_TRACE_TABLE, tracesToInserts } from '../ingest/otlp/traces-to-inserts.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
@@ -29,7 +29,7 @@ export function otlpTraceRoutes(deps: OtlpTraceDeps, metrics: ServerMetrics): Ro
       const table = tableNameOf(ctx.headers, 'x-greptime-trace-table-name', DEFAULT_TRACE_TABLE);
       const mapped = tracesToInserts(request, db, table, catalog.getTable(db, table));
       if (mapped.accepted === 0 && mapped.rejected > 0) {
-        throw new OtlpRequestError(400, `All ${mapped.rejected} spans were rejected: ${mapped.firstRejection}`);
+        throw new ClientError('OtlpBadRequest', `All ${mapped.rejected} spans were rejected: ${mapped.firstRejection}`);
       }
       // Let a timeout or a disconnect that happened while decoding stop the write.
       await yieldToEventLoop();

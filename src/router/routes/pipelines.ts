@@ -133,7 +133,7 @@ export function pipelineRoutes(deps: PipelineRoutesDeps): Route[] {
     {
       methods: ['POST'],
       pattern: '/v1/pipelines/_dryrun',
-      errorShape: 'short',
+      errors: 'short',
       decompress: true,
       handler: async (ctx) => {
         mayRead(ctx);
@@ -161,7 +161,7 @@ export function pipelineRoutes(deps: PipelineRoutesDeps): Route[] {
     {
       methods: ['GET'],
       pattern: '/v1/pipelines/:name/ddl',
-      errorShape: 'short',
+      errors: 'short',
       handler: async (ctx) => {
         mayRead(ctx);
         const name = ctx.params.name ?? '';
@@ -183,7 +183,7 @@ export function pipelineRoutes(deps: PipelineRoutesDeps): Route[] {
     {
       methods: ['POST'],
       pattern: '/v1/pipelines/:name',
-      errorShape: 'short',
+      errors: 'short',
       handler: async (ctx) => {
         mayWrite(ctx);
         const text = pipelineText(ctx);
@@ -202,7 +202,7 @@ export function pipelineRoutes(deps: PipelineRoutesDeps): Route[] {
     {
       methods: ['GET'],
       pattern: '/v1/pipelines/:name',
-      errorShape: 'short',
+      errors: 'short',
       handler: async (ctx) => {
         mayRead(ctx);
         const name = pipelineName(ctx);
@@ -218,7 +218,7 @@ export function pipelineRoutes(deps: PipelineRoutesDeps): Route[] {
     {
       methods: ['DELETE'],
       pattern: '/v1/pipelines/:name',
-      errorShape: 'short',
+      errors: 'short',
       handler: async (ctx) => {
         mayWrite(ctx);
         const name = pipelineName(ctx);

@@ -12,8 +12,8 @@ import { promqlSqlError, rangeRecords } from '../../query/sql/exec/tql.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
 import type { ServerMetrics } from '../metrics.js';
 import { ShardSampleSource } from '../promql-source.js';
@@ -47,13 +47,13 @@ export function pqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
     {
       methods: ['GET', 'POST'],
       pattern: '/v1/pql',
-      errorShape: 'native',
+      errors: 'greptime',
       query: true,
       handler: async (ctx) => {
         const url = ctx.query;
         for (const name of REQUIRED) {
           if (!url.has(name))
-            throw new HttpStatusError(400, `Failed to deserialize query string: missing field \`${name}\``);
+            throw new ClientError('BadQueryString', `Failed to deserialize query string: missing field \`${name}\``);
         }
         const format = parseSqlOutputFormat(url.get('format'));
         const epoch = parseEpoch(url.get('epoch'));

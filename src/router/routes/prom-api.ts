@@ -6,7 +6,7 @@
  * build info, label defaults) this follows Prometheus; docs/promql-api.md lists the choices.
  *
  *   request → PromParams (URL wins over form) → engine / ShardSampleSource → encode.ts envelope
- *   any error → toPromApiError → {"status":"error","errorType":...,"error":...}
+ *   any error → the error catalogue's `prometheus` family → {"status":"error","errorType":...,"error":...}
  */
 import type { Logger } from 'pino';
 import { typeOf } from '../../query/promql/ast.js';
@@ -17,12 +17,12 @@ import { PromqlError, type QueryResult } from '../../query/promql/types.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { inSpan } from '../../shared/tracing/active-tracer.js';
 import { VERSION } from '../../shared/version.js';
+import { describeError } from '../errors/catalogue.js';
 import type { Handler, HttpResponse, RequestContext, Route } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
 import type { ServerMetrics } from '../metrics.js';
-import { errorResponse, labelsJson, queryDataJson, successResponse } from '../prom-api/encode.js';
-import { isAuthError, PromApiError, toPromApiError } from '../prom-api/errors.js';
+import { labelsJson, queryDataJson, successResponse } from '../prom-api/encode.js';
+import { badData, fromPromqlError } from '../prom-api/errors.js';
 import { labelValues } from '../prom-api/label-values.js';
 import { readMetadata } from '../prom-api/metadata.js';
 import {
@@ -74,7 +74,7 @@ function settingsOf(params: PromParams): QuerySettings {
   try {
     lookbackMs = durationParamMs(params, name);
   } catch (err) {
-    throw new PromApiError('bad_data', `error parsing lookback delta duration: ${(err as Error).message}`);
+    throw badData(`error parsing lookback delta duration: ${(err as Error).message}`);
   }
   return { lookbackMs: lookbackMs && lookbackMs > 0 ? Math.round(lookbackMs) : undefined, timeoutMs };
 }
@@ -169,12 +169,19 @@ function handler(
       const response = await answer({ ctx, params, db, source, limits, queryTimeoutMs: deps.queryTimeoutMs });
       metrics.queryDone('promql', 'ok', ctx.startMs);
       return response;
-    } catch (err) {
-      if (err instanceof HttpStatusError || isAuthError(err)) throw err;
-      metrics.queryDone('promql', 'error', ctx.startMs);
-      const apiError = toPromApiError(err);
-      if (apiError.errorType === 'internal') deps.log.error({ err, path: ctx.path }, 'metrics API request failed');
-      return errorResponse(apiError);
+    } catch (thrown) {
+      const err = fromPromqlError(thrown);
+      // Framework refusals and permission errors are not the query's: they count as no query.
+      const described = describeError(err);
+      const answer = described.kind.answers.prometheus;
+      if (answer.shape === 'prometheus') {
+        metrics.queryDone('promql', 'error', ctx.startMs);
+        // Unexpected throwables are logged by the HTTP layer.
+        if (answer.errorType === 'internal' && !described.unexpected) {
+          deps.log.error({ err: thrown, path: ctx.path }, 'metrics API request failed');
+        }
+      }
+      throw err;
     }
   };
 }
@@ -271,7 +278,7 @@ function labelValuesHandler(deps: PromApiDeps) {
 
 async function series({ ctx, params, source }: ApiRequest): Promise<HttpResponse> {
   const texts = params.all('match[]');
-  if (texts.length === 0) throw new PromApiError('bad_data', 'no match[] parameter provided');
+  if (texts.length === 0) throw badData('no match[] parameter provided');
   const limit = limitParam(params);
   const { startMs, endMs } = rangeOf(params);
   let sets: ReturnType<typeof parseSeriesSelectors>;
@@ -293,7 +300,7 @@ async function series({ ctx, params, source }: ApiRequest): Promise<HttpResponse
 function metadataHandler(deps: PromApiDeps) {
   return async ({ ctx, params, db }: ApiRequest): Promise<HttpResponse> => {
     const text = params.get('limit');
-    if (text !== '' && !/^[+-]?\d+$/.test(text)) throw new PromApiError('bad_data', 'limit must be a number');
+    if (text !== '' && !/^[+-]?\d+$/.test(text)) throw badData('limit must be a number');
     const limit = text === '' ? -1 : Number(text);
     const found = await readMetadata(deps, ctx.user, db, params.get('metric'), limit, ctx.signal);
     return successResponse(JSON.stringify(found), {}, ctx.headers.get('accept-encoding'));
@@ -329,7 +336,7 @@ export function promApiRoutes(deps: PromApiDeps, metrics: ServerMetrics): Route[
   const route = (path: string, answer: (request: ApiRequest) => Promise<HttpResponse>, query = true): Route => ({
     methods: ['GET', 'POST'],
     pattern: `${PREFIX}/${path}`,
-    errorShape: 'metricsapi',
+    errors: 'prometheus',
     query,
     handler: handler(deps, metrics, answer),
   });

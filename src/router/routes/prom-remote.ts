@@ -13,8 +13,8 @@ import { decompressRemoteBody } from '../../shared/ingest/prom-remote/decode-wri
 import { snappyCompress } from '../../shared/ingest/prom-remote/snappy-block.js';
 import { checkPermission } from '../auth/credentials.js';
 import type { Catalog } from '../catalog.js';
+import { ClientError } from '../errors/catalogue.js';
 import { empty, type HttpResponse, type RequestContext, type Route, text } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import { ResponseType, STREAMED_CONTENT_TYPE } from '../ingest/prom-remote/proto-schema.js';
@@ -51,19 +51,20 @@ function checkWriteContentType(header: string | undefined): void {
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   const proto = params.find((p) => p.startsWith('proto='))?.slice('proto='.length);
   if (type === 'application/x-protobuf' && (proto === undefined || proto === 'prometheus.writerequest')) return;
-  throw new HttpStatusError(415, `unsupported prometheus remote write content type: ${header}`);
+  throw new ClientError('UnsupportedMediaType', `unsupported prometheus remote write content type: ${header}`);
 }
 
 /** Snappy is what Prometheus sends; zstd (vmagent) would need a codec Node 20 lacks. */
 function checkContentEncoding(header: string | undefined): void {
   const encoding = (header ?? '').trim().toLowerCase();
   if (encoding === '' || encoding === 'snappy') return;
-  throw new HttpStatusError(415, `unsupported prometheus remote request content encoding: ${header}`);
+  throw new ClientError('UnsupportedMediaType', `unsupported prometheus remote request content encoding: ${header}`);
 }
 
 function decompress(body: Buffer, bodyLimitBytes: number): Buffer {
   const raw = decompressRemoteBody(body, bodyLimitBytes);
-  if ('refused' in raw) throw new HttpStatusError(raw.refused.status, raw.refused.message);
+  // Refused only for decompressing past the body limit.
+  if ('refused' in raw) throw new ClientError('BodyTooLarge', raw.refused.message);
   return raw.bytes;
 }
 
@@ -92,7 +93,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
     {
       methods: ['POST'],
       pattern: '/v1/metricsapi/write',
-      errorShape: 'short',
+      errors: 'remote-write',
       protocol: WRITE_PROTOCOL,
       handler: async (ctx) => {
         if (ctx.user) checkPermission(ctx.user, 'write');
@@ -123,7 +124,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
           metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });
           return empty(204);
         } catch (err) {
-          const rejected = err instanceof HttpStatusError || (err instanceof DbError && err.code < 5000);
+          const rejected = err instanceof ClientError || (err instanceof DbError && err.code < 5000);
           metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
           throw err;
         }
@@ -132,7 +133,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
     {
       methods: ['POST'],
       pattern: '/v1/metricsapi/read',
-      errorShape: 'short',
+      errors: 'short',
       query: true,
       handler: async (ctx): Promise<HttpResponse> => {
         if (ctx.user) checkPermission(ctx.user, 'read');

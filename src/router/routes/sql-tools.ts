@@ -53,7 +53,7 @@ export function sqlToolRoutes(): Route[] {
     {
       methods: ['GET', 'POST'],
       pattern: '/v1/sql/format',
-      errorShape: 'native',
+      errors: 'greptime',
       handler: async (ctx) => {
         const sql = sqlParam(ctx);
         if (sql === null) throw new InvalidArgument('sql parameter is required.');
@@ -67,7 +67,7 @@ export function sqlToolRoutes(): Route[] {
     {
       methods: ['GET', 'POST'],
       pattern: '/v1/sql/parse',
-      errorShape: 'short',
+      errors: 'short',
       handler: async (ctx) => {
         const sql = sqlParam(ctx);
         if (sql === null) throw new InvalidArgument('Invalid query: sql parameter is required.');

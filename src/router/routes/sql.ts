@@ -2,8 +2,8 @@
 import { executeSql } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../shared/time-slice.js';
+import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
-import { HttpStatusError } from '../http/http-status-error.js';
 import { databaseOf, formOf } from '../http/params.js';
 import type { ServerMetrics } from '../metrics.js';
 import { parseArrowCompression } from '../respond/arrow.js';
@@ -24,7 +24,7 @@ function limitOf(query: URLSearchParams): number | undefined {
   if (text === '') detail = 'cannot parse integer from empty string';
   else if (!/^\+?[0-9]+$/.test(text)) detail = 'invalid digit found in string';
   else if (BigInt(text) > LIMIT_TEXT_MAX) detail = 'number too large to fit in target type';
-  if (detail !== null) throw new HttpStatusError(400, `Failed to deserialize query string: limit: ${detail}`);
+  if (detail !== null) throw new ClientError('BadQueryString', `Failed to deserialize query string: limit: ${detail}`);
   return Number(text);
 }
 
@@ -33,7 +33,7 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
     {
       methods: ['GET', 'POST'],
       pattern: '/v1/sql',
-      errorShape: 'native',
+      errors: 'greptime',
       query: true,
       handler: async (ctx) => {
         // URL-only parameters are read by the query-string extractor, before the form body.

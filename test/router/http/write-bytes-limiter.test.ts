@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { HttpStatusError } from '../../../src/router/http/http-status-error.js';
+import type { ClientError } from '../../../src/router/errors/catalogue.js';
 import { WriteBytesLimiter } from '../../../src/router/http/write-bytes-limiter.js';
 
 const never = new AbortController().signal;
@@ -8,7 +8,7 @@ const never = new AbortController().signal;
 async function refusedStatus(p: Promise<unknown>): Promise<number | null> {
   return p.then(
     () => null,
-    (err: HttpStatusError) => err.status,
+    (err: ClientError) => err.status,
   );
 }
 

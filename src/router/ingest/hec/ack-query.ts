@@ -4,11 +4,12 @@
  * an empty body is `No data` (5).
  */
 import { HEC_ACK_QUERY_IDS_MAX } from '../../../shared/config.js';
-import { HecCode, HecError, NO_DATA } from './status.js';
+import { ClientError } from '../../errors/catalogue.js';
+import { NO_DATA } from './status.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const invalid = (): HecError => new HecError(400, HecCode.InvalidDataFormat, 'Invalid data format');
+const invalid = (): ClientError => new ClientError('HecInvalidDataFormat', 'Invalid data format');
 
 /** The ids an `/ack` body asks about, in order (duplicates kept; the registry answers each once). */
 export function parseAckQuery(body: Uint8Array): number[] {
@@ -18,7 +19,7 @@ export function parseAckQuery(body: Uint8Array): number[] {
     if (text.trim() === '') throw NO_DATA();
     value = JSON.parse(text);
   } catch (err) {
-    if (err instanceof HecError) throw err;
+    if (err instanceof ClientError) throw err;
     throw invalid();
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid();

@@ -23,7 +23,7 @@
  * `ACK_CHANNEL_IDLE_MS` with its pending ids, which then answer false.
  */
 import assert from 'node:assert';
-import { HecCode, HecError } from './status.js';
+import { ClientError } from '../../errors/catalogue.js';
 
 /** Splunk's default `maxIdleTime`: a channel unused this long may be dropped to make room. */
 export const ACK_CHANNEL_IDLE_MS = 600_000;
@@ -55,7 +55,7 @@ interface Channel {
   lastUsedMs: number;
 }
 
-const serverBusy = (): HecError => new HecError(503, HecCode.ServerBusy, 'Server is busy');
+const serverBusy = (): ClientError => new ClientError('HecServerBusy', 'Server is busy');
 
 /** Channels and their ids; one per server, keyed by whatever the route makes of a channel. */
 export class AckRegistry {

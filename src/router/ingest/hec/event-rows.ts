@@ -10,9 +10,11 @@
  *
  * each with `invalid-event-number`. Other top-level keys are ignored, as Splunk ignores them.
  */
+
+import { ClientError } from '../../errors/catalogue.js';
 import { type HecRow, METADATA_TAGS, RESERVED_COLUMNS } from './hec-rows.js';
 import { hecTimeToNs } from './hec-time.js';
-import { HecCode, HecError, indexedFieldsError, invalidDataFormat } from './status.js';
+import { indexedFieldsError, invalidDataFormat } from './status.js';
 import { tableOfIndex } from './table-name.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -21,9 +23,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** The event text: strings as sent, anything else as its JSON text. */
 function eventText(value: unknown, n: number): string {
-  if (value === null) throw new HecError(400, HecCode.EventFieldBlank, 'Event field cannot be blank', n);
+  if (value === null)
+    throw new ClientError('HecEventFieldBlank', 'Event field cannot be blank', { invalidEventNumber: n });
   if (typeof value === 'string') {
-    if (value.trim() === '') throw new HecError(400, HecCode.EventFieldBlank, 'Event field cannot be blank', n);
+    if (value.trim() === '')
+      throw new ClientError('HecEventFieldBlank', 'Event field cannot be blank', { invalidEventNumber: n });
     return value;
   }
   return JSON.stringify(value);
@@ -48,7 +52,8 @@ export function eventRows(events: unknown[], defaultTable: string, nowNs: bigint
   for (let n = 0; n < events.length; n++) {
     const e = events[n];
     if (!isPlainObject(e)) throw invalidDataFormat(n);
-    if (!('event' in e)) throw new HecError(400, HecCode.EventFieldRequired, 'Event field is required', n);
+    if (!('event' in e))
+      throw new ClientError('HecEventFieldRequired', 'Event field is required', { invalidEventNumber: n });
     const event = eventText(e.event, n);
 
     let timestampNs = nowNs;
@@ -63,7 +68,7 @@ export function eventRows(events: unknown[], defaultTable: string, nowNs: bigint
       if (typeof e.index !== 'string') throw invalidDataFormat(n);
       if (e.index.trim() !== '') {
         const named = tableOfIndex(e.index);
-        if (named === null) throw new HecError(400, HecCode.IncorrectIndex, 'Incorrect index', n);
+        if (named === null) throw new ClientError('HecIncorrectIndex', 'Incorrect index', { invalidEventNumber: n });
         table = named;
       }
     }

@@ -65,7 +65,7 @@ function stringEnd(text: string, start: number): number {
 }
 
 /**
- * Splits and parses the events of a body. Throws `HecError` code 6 when the body is not UTF-8 or a
+ * Splits and parses the events of a body. Throws `HecInvalidDataFormat` (Splunk's code 6) when the body is not UTF-8 or a
  * value does not parse. An empty result means "No data" to the caller.
  */
 export function parseEventStream(body: Buffer): unknown[] {

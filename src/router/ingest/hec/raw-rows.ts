@@ -4,8 +4,10 @@
  * sourcetype, time and table come from the URL and apply to every event of the request; each line
  * is stored whole in `event`.
  */
+
+import { ClientError } from '../../errors/catalogue.js';
 import type { HecRow } from './hec-rows.js';
-import { HecCode, HecError, NO_DATA } from './status.js';
+import { NO_DATA } from './status.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -24,7 +26,7 @@ export function rawRows(body: Buffer, request: RawRequest): HecRow[] {
   try {
     text = utf8.decode(body);
   } catch {
-    throw new HecError(400, HecCode.InvalidDataFormat, 'Invalid data format');
+    throw new ClientError('HecInvalidDataFormat', 'Invalid data format');
   }
   const segments = request.lineBreaker ? text.split(request.lineBreaker) : text.split(/\r?\n/);
   const rows: HecRow[] = [];

@@ -11,41 +11,11 @@
  *  13 400 Event field cannot be blank                           14 400 ACK is disabled
  *  15 400 Error in handling indexed fields                      17 200 HEC is healthy
  */
+import { ClientError, HEC } from '../../errors/catalogue.js';
 import type { HttpResponse } from '../../http/context.js';
 
-export const HecCode = {
-  Success: 0,
-  TokenRequired: 2,
-  InvalidToken: 4,
-  NoData: 5,
-  InvalidDataFormat: 6,
-  IncorrectIndex: 7,
-  InternalError: 8,
-  ServerBusy: 9,
-  DataChannelMissing: 10,
-  InvalidDataChannel: 11,
-  EventFieldRequired: 12,
-  EventFieldBlank: 13,
-  AckDisabled: 14,
-  IndexedFields: 15,
-  Healthy: 17,
-} as const;
-
-/** A refusal in Splunk's terms; `invalidEventNumber` is set for errors about one event of a batch. */
-export class HecError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    text: string,
-    readonly invalidEventNumber?: number,
-  ) {
-    super(text);
-  }
-
-  toResponse(): HttpResponse {
-    return hecResponse(this.status, this.code, this.message, this.invalidEventNumber);
-  }
-}
+/** Splunk's codes; the refusals are catalogue kinds (`Hec*`), which fix each one's status. */
+export const HecCode = HEC;
 
 /** The body `{"text", "code"[, "invalid-event-number"]}` with its status. */
 export function hecResponse(status: number, code: number, text: string, invalidEventNumber?: number): HttpResponse {
@@ -65,13 +35,13 @@ export function hecSuccess(ackId?: number): HttpResponse {
 }
 
 /** `Invalid data format` (6) for event number `n` of the batch. */
-export function invalidDataFormat(n: number): HecError {
-  return new HecError(400, HecCode.InvalidDataFormat, 'Invalid data format', n);
+export function invalidDataFormat(n: number): ClientError {
+  return new ClientError('HecInvalidDataFormat', 'Invalid data format', { invalidEventNumber: n });
 }
 
 /** `Error in handling indexed fields` (15) for event number `n`. */
-export function indexedFieldsError(n: number): HecError {
-  return new HecError(400, HecCode.IndexedFields, 'Error in handling indexed fields', n);
+export function indexedFieldsError(n: number): ClientError {
+  return new ClientError('HecIndexedFields', 'Error in handling indexed fields', { invalidEventNumber: n });
 }
 
-export const NO_DATA = (): HecError => new HecError(400, HecCode.NoData, 'No data');
+export const NO_DATA = (): ClientError => new ClientError('HecNoData', 'No data');

@@ -6,7 +6,7 @@
  */
 import { InvalidArgument } from '../../../shared/errors.js';
 import { SnappyError, snappyDecompress } from '../../../shared/ingest/prom-remote/snappy-block.js';
-import { HttpStatusError } from '../../http/http-status-error.js';
+import { ClientError } from '../../errors/catalogue.js';
 import { LabelSyntaxError, parseLokiLabels } from './labels.js';
 import { lokiTypes, type WireStream } from './proto-schema.js';
 import { type LokiEntry, type LokiStream, timestampNsInRange } from './push-streams.js';
@@ -18,7 +18,7 @@ function decompress(body: Buffer, maxBytes: number): Buffer {
     return snappyDecompress(body, maxBytes);
   } catch (err) {
     if (err instanceof SnappyError && err.tooLarge) {
-      throw new HttpStatusError(413, `Failed to buffer the request body: ${err.message}`);
+      throw new ClientError('BodyTooLarge', `Failed to buffer the request body: ${err.message}`);
     }
     throw new InvalidArgument(`Failed to decompress snappy Loki push request: ${(err as Error).message}`);
   }

@@ -12,7 +12,7 @@
  * behaviour). Points flagged "no recorded value" become Prometheus stale markers.
  *
  * Two kinds of bad input: a request that does not make sense as a whole (a metric without a name,
- * bucket_counts that do not match explicit_bounds) throws `OtlpRequestError(400)` and nothing is
+ * bucket_counts that do not match explicit_bounds) throws `OtlpBadRequest` and nothing is
  * written; a point whose values break a rule (no value, no timestamp, NaN quantile, a name that
  * escapes to nothing...) is left out and counted in `partial_success`.
  */
@@ -20,6 +20,7 @@
 import type { TableLookup } from '../../../shared/ingest/prom-remote/to-inserts.js';
 import type { DecodedMetadata } from '../../../shared/ingest/prom-remote/write-decode.js';
 import type { TableInsert } from '../../../shared/insert.js';
+import { ClientError } from '../../errors/catalogue.js';
 import { classicBucketsOf, exponentialPointProblem } from './metrics-exponential.js';
 import {
   plainDecimal,
@@ -32,7 +33,6 @@ import {
 import { metricNameOf, type NamedMetricKind, prometheusUnit } from './metrics-naming.js';
 import type { OtlpMetricsOptions } from './metrics-options.js';
 import { MetricTableBuilder, seriesKeyOf } from './metrics-table-builder.js';
-import { OtlpRequestError } from './request.js';
 import {
   DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK,
   type ExponentialHistogramDataPoint,
@@ -81,7 +81,7 @@ function isStale(flags: number): boolean {
   return (flags & DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK) !== 0;
 }
 
-/** Maps one request. Throws `OtlpRequestError(400)` for malformed metrics. */
+/** Maps one request. Throws `OtlpBadRequest` for malformed metrics. */
 export class MetricsConversion {
   private readonly builders = new Map<string, MetricTableBuilder>();
   private readonly metadata = new Map<string, DecodedMetadata>();
@@ -162,7 +162,7 @@ export class MetricsConversion {
     baseError: string | null,
     times: Set<number>,
   ): void {
-    if (metric.name === '') throw new OtlpRequestError(400, `${path}: metric name is required`);
+    if (metric.name === '') throw new ClientError('OtlpBadRequest', `${path}: metric name is required`);
     const kind = metricKindOf(metric);
     if (kind === null) return; // no data: nothing to store, nothing to reject
     const pointCount = (
@@ -418,8 +418,8 @@ function checkHistogramShape(points: readonly HistogramDataPoint[], path: string
   points.forEach((point, k) => {
     const buckets = point.bucketCounts.length;
     if (buckets !== 0 && buckets !== point.explicitBounds.length + 1) {
-      throw new OtlpRequestError(
-        400,
+      throw new ClientError(
+        'OtlpBadRequest',
         `${path}.histogram.data_points[${k}]: ${buckets} bucket_counts for ${point.explicitBounds.length} explicit_bounds (expected ${point.explicitBounds.length + 1})`,
       );
     }

@@ -14,9 +14,9 @@
  *
  * Usage from a route: `return handleOtlpExport(ctx, 'logs', async (request) => ... )`.
  */
-import { DbError, httpStatusOf } from '../../../shared/errors.js';
+
+import { ClientError } from '../../errors/catalogue.js';
 import type { HttpResponse, RequestContext } from '../../http/context.js';
-import { HttpStatusError } from '../../http/http-status-error.js';
 import { decodeOtlpJson, encodeOtlpJson, OtlpJsonError } from './json.js';
 import { decodeLogsRequest } from './logs-wire-decode.js';
 import {
@@ -46,7 +46,7 @@ export interface PartialSuccess {
 const PROTOBUF_CONTENT_TYPE = 'application/x-protobuf';
 const JSON_CONTENT_TYPE = 'application/json';
 
-/** Encodings the HTTP layer decodes before the handler runs (server.ts `decompress`). */
+/** Encodings the HTTP layer decodes before the handler runs (http/decompress.ts). */
 const DECODED_CONTENT_ENCODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'zstd', 'identity']);
 
 const SIGNAL_TYPES = {
@@ -67,26 +67,15 @@ const SIGNAL_TYPES = {
   },
 } as const;
 
-/** A request the endpoint refuses; answered as a google.rpc.Status in the request's encoding. */
-export class OtlpRequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OtlpRequestError';
-  }
-}
-
 /**
- * The encoding of a request from its `Content-Type`; throws a 415 `HttpStatusError` for media
+ * The encoding of a request from its `Content-Type`; throws an `UnsupportedMediaType` (415) for media
  * types OTLP/HTTP does not define and for content encodings the HTTP layer did not decode.
  */
 export function otlpEncodingOf(headers: ReadonlyMap<string, string>): OtlpEncoding {
   const contentEncoding = headers.get('content-encoding')?.trim().toLowerCase();
   if (contentEncoding && !DECODED_CONTENT_ENCODINGS.has(contentEncoding)) {
-    throw new HttpStatusError(
-      415,
+    throw new ClientError(
+      'UnsupportedMediaType',
       `Unsupported Content-Encoding '${contentEncoding}' for OTLP; supported: gzip, deflate, br, zstd`,
     );
   }
@@ -96,15 +85,15 @@ export function otlpEncodingOf(headers: ReadonlyMap<string, string>): OtlpEncodi
     return 'protobuf';
   }
   if (mediaType === JSON_CONTENT_TYPE) return 'json';
-  throw new HttpStatusError(
-    415,
+  throw new ClientError(
+    'UnsupportedMediaType',
     `Unsupported content type '${header}'. OTLP endpoints accept 'application/x-protobuf' and 'application/json'`,
   );
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Decodes the body as the signal's Export*ServiceRequest; throws OtlpRequestError(400) when malformed. */
+/** Decodes the body as the signal's Export*ServiceRequest; throws OtlpBadRequest when malformed. */
 export function decodeExportRequest<S extends OtlpSignal>(
   signal: S,
   encoding: OtlpEncoding,
@@ -121,7 +110,7 @@ export function decodeExportRequest<S extends OtlpSignal>(
   } catch (err) {
     const reason = err instanceof OtlpJsonError || err instanceof Error ? err.message : String(err);
     const what = encoding === 'protobuf' ? 'protobuf' : 'JSON';
-    throw new OtlpRequestError(400, `Failed to decode OTLP ${signal} request (${what}): ${reason}`);
+    throw new ClientError('OtlpBadRequest', `Failed to decode OTLP ${signal} request (${what}): ${reason}`);
   }
 }
 
@@ -188,9 +177,10 @@ function encodeAnswer(
 
 /**
  * The whole exchange for one signal: negotiate the encoding, decode, run `ingest` on the decoded
- * request, answer. Client errors (OtlpRequestError, DbError with a 4xx status such as a type
- * conflict or a permission error) become a google.rpc.Status answer; anything else is rethrown
- * for the HTTP layer, which masks internal errors.
+ * request, answer. Errors are the HTTP layer's to answer: on the `otlp` family of the error
+ * catalogue, client errors (OtlpBadRequest, DbErrors with a 4xx status such as a type conflict or a
+ * permission error) become a google.rpc.Status in the request's encoding, and the rest the
+ * route's `{error}` (internal ones masked).
  */
 export async function handleOtlpExport<S extends OtlpSignal>(
   ctx: RequestContext,
@@ -198,16 +188,7 @@ export async function handleOtlpExport<S extends OtlpSignal>(
   ingest: (request: OtlpRequestOf[S], encoding: OtlpEncoding) => Promise<PartialSuccess | null>,
 ): Promise<HttpResponse> {
   const encoding = otlpEncodingOf(ctx.headers);
-  try {
-    const request = decodeExportRequest(signal, encoding, ctx.body);
-    const partial = await ingest(request, encoding);
-    return exportResponse(signal, encoding, partial);
-  } catch (err) {
-    if (err instanceof OtlpRequestError) return otlpErrorResponse(encoding, err.status, err.message);
-    if (err instanceof DbError) {
-      const status = httpStatusOf(err.code);
-      if (status < 500) return otlpErrorResponse(encoding, status, err.message);
-    }
-    throw err;
-  }
+  const request = decodeExportRequest(signal, encoding, ctx.body);
+  const partial = await ingest(request, encoding);
+  return exportResponse(signal, encoding, partial);
 }

@@ -7,7 +7,7 @@
  * client did not ask for. GreptimeDB requires the header for traces; we default it, so plain
  * OpenTelemetry exporters work without extra configuration.
  */
-import { OtlpRequestError } from './request.js';
+import { ClientError } from '../../errors/catalogue.js';
 import { TRACE_PIPELINE_V1 } from './traces-to-inserts.js';
 
 const PIPELINE_HEADER = 'x-greptime-pipeline-name';
@@ -17,8 +17,8 @@ const LOG_PIPELINE_HEADER = 'x-greptime-log-pipeline-name';
 export function checkTracePipeline(headers: ReadonlyMap<string, string>): void {
   const name = headers.get(PIPELINE_HEADER)?.trim() ?? '';
   if (name === '' || name === TRACE_PIPELINE_V1) return;
-  throw new OtlpRequestError(
-    400,
+  throw new ClientError(
+    'OtlpBadRequest',
     `Pipeline '${name}' not found: named pipelines are not supported yet; omit ${PIPELINE_HEADER} or use '${TRACE_PIPELINE_V1}'`,
   );
 }

@@ -1,7 +1,7 @@
 /** HEC indexer acknowledgement state: ids per channel, report-once, and the three memory bounds. */
 import t, { type Test } from 'tap';
+import { ClientError } from '../../../../src/router/errors/catalogue.js';
 import { ACK_CHANNEL_IDLE_MS, type AckLimits, AckRegistry } from '../../../../src/router/ingest/hec/ack-registry.js';
-import { HecError } from '../../../../src/router/ingest/hec/status.js';
 
 const roomy: AckLimits = { maxChannels: 100, maxPendingPerChannel: 100, maxPending: 1000 };
 
@@ -15,8 +15,13 @@ function throwsBusy(t: Test, fn: () => unknown, message: string): void {
     fn();
     t.fail(`${message}: no error`);
   } catch (err) {
-    t.ok(err instanceof HecError, message);
-    t.match(err, { status: 503, code: 9, message: 'Server is busy' }, message);
+    t.ok(err instanceof ClientError, message);
+    const e = err as ClientError;
+    t.match(
+      { status: e.status, code: e.hecCode, message: e.message },
+      { status: 503, code: 9, message: 'Server is busy' },
+      message,
+    );
   }
 }
 

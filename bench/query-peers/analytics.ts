@@ -17,9 +17,9 @@ import { startBenchServer } from '../server.js';
 import { analyticsChunks, METRICS } from './dataset.js';
 import { chunkLineProtocol, chunkTsv } from './encode.js';
 import { postBodies, waitFor } from './load.js';
-import { countRows, flushTables, rowsAnswer, shoalSql } from './shoaldb.js';
+import { countRows, flushTables, shoalSql } from './shoaldb.js';
 import { benchSystem, type Starter } from './system.js';
-import type { Answer, RunOnce, Section } from './timing.js';
+import { type Answer, countAnswer, type RunOnce, type Section } from './timing.js';
 
 type Dialect = 'ShoalDB' | 'DuckDB' | 'ClickHouse';
 
@@ -70,7 +70,7 @@ const QUERIES: Array<{ name: string; sql: Record<Dialect, string>; countsValue?:
 
 /** The answer: its rows, and for the distinct count the count itself. */
 function answerOf(rows: unknown[][], countsValue: boolean): Answer {
-  if (!countsValue) return rowsAnswer(rows.length);
+  if (!countsValue) return countAnswer(rows.length, 'rows');
   const value = String(rows[0]?.[0]);
   return { key: `count ${value}`, detail: `count ${value}` };
 }

@@ -6,7 +6,7 @@
  * Instant queries run 5 s before the end: the hour's last sample is 10 s before it, so a `[1h]`
  * window holds all 360 samples whether it is closed on the left (Prometheus 2.x) or open
  * (VictoriaMetrics). Answers must agree on the number of series (and, for the raw samples, on
- * their number); points per series at the edges of a range are allowed to differ.
+ * their number and sum); points per series at the edges of a range are allowed to differ.
  */
 import { startBenchServer } from '../server.js';
 import { cpuDay, cpuHour, DAY_METRIC, DAY_MS, HOUR_MS, METRICS, type SeriesSet, sampleCount } from './dataset.js';
@@ -21,7 +21,7 @@ import {
 } from './servers.js';
 import { countRows, flushTables } from './shoaldb.js';
 import { benchSystem, type Loaded, type Starter } from './system.js';
-import type { Answer, RunOnce, Section } from './timing.js';
+import { type Answer, countAnswer, type RunOnce, type Section } from './timing.js';
 
 interface PromQuery {
   name: string;
@@ -29,8 +29,8 @@ interface PromQuery {
   /** Instant queries are evaluated once at `end − 5 s`; range queries span `rangeMs` up to `end`. */
   rangeMs?: number;
   stepS?: number;
-  /** Compare the number of samples as well as of series. */
-  countSamples?: boolean;
+  /** Raw samples: their number and sum must agree as well as the number of series. */
+  rawSamples?: boolean;
 }
 
 const QUERIES: PromQuery[] = [
@@ -39,7 +39,7 @@ const QUERIES: PromQuery[] = [
   {
     name: 'one host raw samples [1h], instant',
     query: 'cpu_usage_user{hostname="host_7"}[1h]',
-    countSamples: true,
+    rawSamples: true,
   },
   { name: 'sum(rate [5m]), 1 h / 60 s', query: 'sum(rate(cpu_usage_user[5m]))', rangeMs: HOUR_MS, stepS: 60 },
   {
@@ -69,13 +69,24 @@ interface PromBody {
   data?: { resultType: string; result: Array<{ values?: unknown[]; value?: unknown }> };
 }
 
-function promAnswer(text: string, countSamples: boolean): Answer {
+function promAnswer(text: string, rawSamples: boolean): Answer {
   const body = JSON.parse(text) as PromBody;
   if (body.status !== 'success' || !body.data) throw new Error(`query failed: ${body.error ?? text.slice(0, 200)}`);
   const series = body.data.result.length;
-  const points = body.data.result.reduce((n, r) => n + (r.values ? r.values.length : 1), 0);
-  const detail = `${series.toLocaleString('en-US')} series, ${points.toLocaleString('en-US')} points`;
-  return { key: countSamples ? `${series} series, ${points} samples` : `${series} series`, detail };
+  const points = body.data.result.flatMap((r) => (r.values ?? [r.value]) as Array<[number, string]>);
+  if (rawSamples) {
+    const samples = countAnswer(
+      points.length,
+      'samples',
+      points.map((p) => p[1]),
+    );
+    return { key: `${series} series, ${samples.key}`, detail: `${series} series, ${samples.detail}` };
+  }
+  // Steps at the edges of a range may be answered differently (lookback, alignment): series must agree, points are shown.
+  return {
+    key: `${series} series`,
+    detail: `${series.toLocaleString('en-US')} series, ${points.length.toLocaleString('en-US')} points`,
+  };
 }
 
 /** The bench's queries against one Prometheus-compatible API (`apiBase` ends in `/api/v1`). */
@@ -98,7 +109,7 @@ function promQueries(apiBase: string, endMs: number, extraParams: Record<string,
     return async () => {
       const r = await timedFetch(url);
       if (r.status !== 200) throw new Error(`${r.status} ${r.text.slice(0, 200)}`);
-      return { ms: r.ms, answer: promAnswer(r.text, q.countSamples ?? false) };
+      return { ms: r.ms, answer: promAnswer(r.text, q.rawSamples ?? false) };
     };
   };
 }

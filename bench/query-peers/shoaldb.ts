@@ -4,7 +4,7 @@
  * older than a few minutes.
  */
 import { timedFetch } from './load.js';
-import type { Answer } from './timing.js';
+import { countAnswer } from './timing.js';
 
 interface SqlBody {
   output?: Array<{ records?: { rows: unknown[][] } }>;
@@ -23,15 +23,14 @@ export async function shoalSql(url: string, sql: string): Promise<{ ms: number; 
   return { ms: r.ms, rows: body.output?.[0]?.records?.rows ?? [] };
 }
 
-export function rowsAnswer(rows: number): Answer {
-  return { key: `${rows} rows`, detail: `${rows.toLocaleString('en-US')} rows` };
-}
-
-/** A timed SQL query whose answer is its row count. */
-export function shoalSqlQuery(url: string, sql: string) {
+/** A timed SQL query whose answer is its row count (and with `exact`, the sum of its last column). */
+export function shoalSqlQuery(url: string, sql: string, exact = false) {
   return async () => {
     const r = await shoalSql(url, sql);
-    return { ms: r.ms, answer: rowsAnswer(r.rows.length) };
+    return {
+      ms: r.ms,
+      answer: countAnswer(r.rows.length, 'rows', exact ? r.rows.map((row) => row.at(-1)) : undefined),
+    };
   };
 }
 

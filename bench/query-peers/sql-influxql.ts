@@ -10,11 +10,12 @@ import { cpuHour, HOUR_MS, METRICS } from './dataset.js';
 import { lineProtocolBodies } from './encode.js';
 import { postBodies, settledCount, timedFetch, waitFor } from './load.js';
 import { INFLUXD_BINARY, installed, startInfluxDb } from './servers.js';
-import { countRows, flushTables, rowsAnswer, shoalSqlQuery } from './shoaldb.js';
+import { countRows, flushTables, shoalSqlQuery } from './shoaldb.js';
 import { benchSystem, type Starter } from './system.js';
-import type { RunOnce, Section } from './timing.js';
+import { countAnswer, type RunOnce, type Section } from './timing.js';
 
-function queries(endMs: number): Array<{ name: string; sql: string; influxql: string }> {
+/** `exact`: the answer's values are loaded samples or their maximum, so their sums must agree too. */
+function queries(endMs: number): Array<{ name: string; sql: string; influxql: string; exact?: boolean }> {
   const from = new Date(endMs - HOUR_MS).toISOString();
   const to = new Date(endMs).toISOString();
   const sqlRange = `greptime_timestamp >= '${from}' AND greptime_timestamp < '${to}'`;
@@ -29,11 +30,13 @@ function queries(endMs: number): Array<{ name: string; sql: string; influxql: st
       name: 'max over all hosts per minute, 1 h',
       sql: `SELECT date_bin(INTERVAL '1 minute', greptime_timestamp) AS minute, max(usage_user) FROM cpu WHERE ${sqlRange} GROUP BY minute ORDER BY minute`,
       influxql: `SELECT max(usage_user) FROM cpu WHERE ${influxRange} GROUP BY time(1m) fill(none)`,
+      exact: true,
     },
     {
       name: 'one host raw samples, 1 h',
       sql: `SELECT greptime_timestamp, usage_user FROM cpu WHERE hostname = 'host_7' AND ${sqlRange} ORDER BY greptime_timestamp`,
       influxql: `SELECT usage_user FROM cpu WHERE hostname = 'host_7' AND ${influxRange}`,
+      exact: true,
     },
   ];
 }
@@ -99,7 +102,7 @@ export async function sqlSection(hosts: number, endMs: number, runs: number): Pr
       notes: [],
       query: (name) => {
         const q = qs.find((x) => x.name === name);
-        return q ? shoalSqlQuery(server.url, q.sql) : null;
+        return q ? shoalSqlQuery(server.url, q.sql, q.exact) : null;
       },
     };
   };
@@ -125,8 +128,8 @@ export async function sqlSection(hosts: number, endMs: number, runs: number): Pr
         if (!q) return null;
         const run: RunOnce = async () => {
           const { ms, body } = await influxQuery(server.url, q.influxql);
-          const series = body.results?.[0]?.series ?? [];
-          return { ms, answer: rowsAnswer(series.reduce((n, s) => n + s.values.length, 0)) };
+          const rows = (body.results?.[0]?.series ?? []).flatMap((s) => s.values);
+          return { ms, answer: countAnswer(rows.length, 'rows', q.exact ? rows.map((r) => r.at(-1)) : undefined) };
         };
         return run;
       },

@@ -19,6 +19,21 @@ export interface Timing {
 
 export type Outcome = Timing | { error: string };
 
+/**
+ * An answer of `rows` rows (or series, or samples). With `values`, which must be loaded samples
+ * or their max/min (whole hundredths), their sum too: such answers must agree to the last digit.
+ */
+export function countAnswer(rows: number, unit: string, values?: unknown[]): Answer {
+  let key = `${rows} ${unit}`;
+  let detail = `${rows.toLocaleString('en-US')} ${unit}`;
+  if (values) {
+    const sum = values.reduce<number>((n, v) => n + Math.round(Number(v) * 100), 0) / 100;
+    key += `, sum ${sum}`;
+    detail += `, sum ${sum}`;
+  }
+  return { key, detail };
+}
+
 /** One run: the client-side milliseconds until the answer's last byte, and the answer. */
 export type RunOnce = () => Promise<{ ms: number; answer: Answer }>;
 

@@ -1,0 +1,83 @@
+/**
+ * How a query is timed and how a section's figures are kept. Every system runs each query the
+ * same way: warm-ups first (caches, JIT, page cache are then as warm as a dashboard's refresh
+ * finds them), then the timed runs one after another; median and minimum are kept.
+ */
+import { median } from '../peers/stats.js';
+
+/** What a query answered, reduced to what must agree across systems (`key`) and what is shown. */
+export interface Answer {
+  key: string;
+  detail: string;
+}
+
+export interface Timing {
+  medianMs: number;
+  minMs: number;
+  answer: Answer;
+}
+
+export type Outcome = Timing | { error: string };
+
+/**
+ * An answer of `rows` rows (or series, or samples). With `values`, which must be loaded samples
+ * or their max/min (whole hundredths), their sum too: such answers must agree to the last digit.
+ */
+export function countAnswer(rows: number, unit: string, values?: unknown[]): Answer {
+  let key = `${rows} ${unit}`;
+  let detail = `${rows.toLocaleString('en-US')} ${unit}`;
+  if (values) {
+    const sum = values.reduce<number>((n, v) => n + Math.round(Number(v) * 100), 0) / 100;
+    key += `, sum ${sum}`;
+    detail += `, sum ${sum}`;
+  }
+  return { key, detail };
+}
+
+/** One run: the client-side milliseconds until the answer's last byte, and the answer. */
+export type RunOnce = () => Promise<{ ms: number; answer: Answer }>;
+
+export const WARMUPS = 3;
+
+export async function timeQuery(run: RunOnce, runs: number): Promise<Outcome> {
+  try {
+    let answer: Answer | undefined;
+    for (let i = 0; i < WARMUPS; i++) answer = (await run()).answer;
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await run();
+      times.push(r.ms);
+      // An answer that changes between runs would make the comparison meaningless: keep the first.
+      if (answer && r.answer.key !== answer.key) {
+        return { error: `answer changed between runs: ${answer.key} then ${r.answer.key}` };
+      }
+      answer ??= r.answer;
+    }
+    return { medianMs: median(times), minMs: Math.min(...times), answer: answer as Answer };
+  } catch (err) {
+    return { error: (err as Error).message.slice(0, 300) };
+  }
+}
+
+/** One system's part of a section. */
+export interface SystemFigures {
+  name: string;
+  /** What it stored, in the section's unit, and what was sent. */
+  stored: number;
+  expected: number;
+  /** Peak RSS over the query phase in MiB (`VmHWM`, reset after loading when the kernel allows). */
+  peakRssMiB: number;
+  peakRssNote: string;
+  loadSeconds: number;
+  notes: string[];
+  /** By query name. */
+  outcomes: Map<string, Outcome>;
+}
+
+export interface Section {
+  title: string;
+  unit: string;
+  queries: Array<{ name: string; text: Record<string, string> }>;
+  systems: SystemFigures[];
+  notes: string[];
+}

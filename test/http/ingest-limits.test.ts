@@ -83,6 +83,53 @@ t.test('ingest.shard_queue_size refuses writes past a full queue with 429, stori
   t.equal((await writeLines(server.url, lines('q', 0, 1))).status, 204, 'still serving');
 });
 
+t.test('Loki push and /v1/ingest past a full shard queue: 429 with Retry-After, nothing of it stored', async (t) => {
+  const server = await startServer({ shards: 1, extraToml: '[ingest]\nshard_queue_size = "1B"' });
+  t.teardown(() => server.stop());
+  const ns = (i: number): string => String(1_700_000_000_000_000_000n + BigInt(i) * 1000n);
+  const routes: Array<{ name: string; table: string; post: (i: number) => Promise<Response> }> = [
+    {
+      name: 'Loki push',
+      table: 'loki_logs',
+      post: (i) =>
+        fetch(`${server.url}/v1/logpush/api/v1/push`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            streams: [{ stream: { job: 'j' }, values: Array.from({ length: 50 }, (_, k) => [ns(i * 50 + k), 'line']) }],
+          }),
+        }),
+    },
+    {
+      name: '/v1/ingest',
+      table: 'applog',
+      post: (i) =>
+        fetch(`${server.url}/v1/ingest?table=applog&pipeline_name=greptime_identity`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(Array.from({ length: 50 }, (_, k) => ({ n: i * 50 + k, msg: 'line' }))),
+        }),
+    },
+  ];
+  for (const route of routes) {
+    t.equal((await route.post(0)).status < 300, true, `${route.name}: table created`);
+    let accepted = 50;
+    let refused = 0;
+    for (let round = 1; round <= 5 && refused === 0; round++) {
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => route.post(round * 1000 + i)));
+      for (const r of answers) {
+        if (r.status < 300) accepted += 50;
+        else if (r.status === 429) {
+          refused++;
+          t.equal(r.headers.get('retry-after'), '1', `${route.name}: a refused writer is told when to retry`);
+        } else t.fail(`${route.name}: unexpected answer ${r.status} ${await r.text()}`);
+      }
+    }
+    t.ok(refused > 0, `${route.name}: some writes were refused (${refused})`);
+    t.equal(await countRows(server.url, route.table), accepted, `${route.name}: exactly the acknowledged rows`);
+  }
+});
+
 t.test('memtable.reject_size refuses writes with 503 until a flush makes room', async (t) => {
   const server = await startServer({
     shards: 1,

@@ -39,11 +39,6 @@ function otlpEncodingOrDefault(headers: ReadonlyMap<string, string> | undefined)
 export interface ErrorResponseOptions {
   /** Picks OTLP's encoding. */
   requestHeaders?: ReadonlyMap<string, string>;
-  /**
-   * False for the answers Loki and `/v1/ingest` give their table-write stage, which have never
-   * carried `Retry-After` (kept so, though docs/limits.md promises it on every write: a follow-up).
-   */
-  retryAfter?: boolean;
 }
 
 /** The answer to `err` on `family`; `executionTimeMs` is what the GreptimeDB body reports. */
@@ -62,7 +57,7 @@ export function errorResponse(
     response.headers = { ...response.headers, ...clientError.headers };
   }
   const retryAfter = dbError?.retryAfterSeconds;
-  if (retryAfter !== undefined && options.retryAfter !== false && RETRY_AFTER_SHAPES.has(shape)) {
+  if (retryAfter !== undefined && RETRY_AFTER_SHAPES.has(shape)) {
     response.headers = { ...response.headers, 'retry-after': String(retryAfter) };
   }
   return response;

@@ -92,7 +92,7 @@ export function logIngestRoutes(deps: LogIngestDeps, metrics: ServerMetrics): Ro
           const rejected = err instanceof DbError && httpStatusOf(err.code) < 500;
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
           if (writing && err instanceof DbError) {
-            return errorResponse(err, 'greptime', Math.round(performance.now() - ctx.startMs), { retryAfter: false });
+            return errorResponse(err, 'greptime', Math.round(performance.now() - ctx.startMs));
           }
           throw err;
         }

@@ -136,7 +136,7 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
           // The table-write stage answers in GreptimeDB's native family (module comment).
           if (writing && err instanceof DbError) {
-            return errorResponse(err, 'greptime', Math.round(performance.now() - ctx.startMs), { retryAfter: false });
+            return errorResponse(err, 'greptime', Math.round(performance.now() - ctx.startMs));
           }
           throw err;
         }

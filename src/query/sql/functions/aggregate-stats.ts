@@ -70,40 +70,66 @@ const sampleVariance = (s: MomentState): number | null => (s.count < 2 ? null : 
 const populationVariance = (s: MomentState): number | null => (s.count === 0 ? null : s.m2 / s.count);
 
 interface ValuesState {
-  values: number[];
+  /**
+   * The values so far in `values[0, count)`: a typed buffer, so ten million of them take 80 MB
+   * instead of boxed numbers, sort natively, and cross from a shard to the router as one copy.
+   */
+  values: Float64Array;
+  count: number;
+  fraction?: number;
+}
+
+function pushValue(s: ValuesState, x: number): void {
+  if (s.count === s.values.length) {
+    const grown = new Float64Array(Math.max(16, s.values.length * 2));
+    grown.set(s.values);
+    s.values = grown;
+  }
+  s.values[s.count++] = x;
 }
 
 function valuesAggregate(
   name: string,
   bind: (argTypes: DataType[], literals: Array<Value | undefined>) => Signature,
-  finish: (values: number[], state: ValuesState) => Value,
-): AggregateFunction<ValuesState & { fraction?: number }> {
+  finish: (sorted: Float64Array, state: ValuesState) => Value,
+): AggregateFunction<ValuesState> {
   return {
     kind: 'aggregate',
     name,
     bind: (argTypes, literals = []) => bind(argTypes, literals),
-    create: () => ({ values: [] }),
+    create: () => ({ values: new Float64Array(0), count: 0 }),
     update(states, groupOf, args, rowCount) {
       const col = args[0] as Value[];
       const fractions = args[1];
       for (let r = 0; r < rowCount; r++) {
         const v = col[r];
-        const s = states[groupOf[r] as number] as ValuesState & { fraction?: number };
+        const s = states[groupOf[r] as number] as ValuesState;
         if (fractions && s.fraction === undefined && fractions[r] !== null) s.fraction = Number(fractions[r]);
         if (v === null || v === undefined) continue;
-        s.values.push(Number(v));
+        pushValue(s, Number(v));
       }
     },
     merge(into, from) {
-      for (const v of from.values) into.values.push(v);
+      if (into.count + from.count > into.values.length) {
+        const grown = new Float64Array(Math.max(16, into.count + from.count, into.values.length * 2));
+        grown.set(into.values.subarray(0, into.count));
+        into.values = grown;
+      }
+      into.values.set(from.values.subarray(0, from.count), into.count);
+      into.count += from.count;
       if (into.fraction === undefined && from.fraction !== undefined) into.fraction = from.fraction;
     },
-    finish: (state) => finish(state.values, state),
+    updateFloat64Run(state, values, valid, from, to) {
+      if (values === null) return;
+      for (let r = from; r < to; r++) if (valid === undefined || valid[r] !== 0) pushValue(state, values[r] as number);
+    },
+    // A typed array sorts numerically (NaN last) without a comparator call per pair.
+    finish: (state) => finish(state.values.slice(0, state.count).sort(), state),
   };
 }
 
 /** Linear interpolation between closest ranks (what DataFusion's t-digest gives for small inputs). */
-function percentile(sorted: number[], p: number): number | null {
+function percentile(sorted: Float64Array, p: number): number | null {
   if (sorted.length === 0) return null;
   const rank = p * (sorted.length - 1);
   const lo = Math.floor(rank);
@@ -121,9 +147,8 @@ const median = valuesAggregate(
     if (t === 'Null' || isDecimal(t)) return { argTypes: ['Float64'], returnType: 'Float64' };
     return { argTypes, returnType: t };
   },
-  (values) => {
-    if (values.length === 0) return null;
-    const sorted = [...values].sort((a, b) => a - b);
+  (sorted) => {
+    if (sorted.length === 0) return null;
     const mid = Math.floor(sorted.length / 2);
     return sorted.length % 2 === 1
       ? (sorted[mid] as number)
@@ -143,11 +168,7 @@ const approxPercentileCont = valuesAggregate(
     }
     return { argTypes: [t as DataType, 'Float64'], returnType: t === 'Null' ? 'Float64' : (t as DataType) };
   },
-  (values, state) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      (state as { fraction?: number }).fraction ?? 0.5,
-    ),
+  (sorted, state) => percentile(sorted, state.fraction ?? 0.5),
 );
 
 interface DistinctCountState {

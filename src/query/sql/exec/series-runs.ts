@@ -1,6 +1,6 @@
 /**
  * The common dashboard aggregate, `GROUP BY` tags of `count`/`sum`/`avg`/`min`/`max` over Float64
- * fields with no row filter, folded a series run at a time: a scan chunk says where each series'
+ * fields (or `DISTINCT` over a tag) with no row filter, folded a series run at a time: a scan chunk says where each series'
  * rows begin, a series' tags are the same on all its rows, so its group is looked up once per run
  * and the field's Float64Array is folded straight into the group's state. The general path boxes
  * every value of every column into a `Value[]` first and looks the group up per row; the states
@@ -19,8 +19,17 @@ export interface SeriesRunPlan {
   /** Scan slots of the GROUP BY tags, and their logical types. */
   keySlots: number[];
   keyTypes: DataType[];
-  /** Per aggregate call: its function and the scan slot of its Float64 argument (null: none). */
-  calls: Array<{ fn: AggregateFunction; slot: number | null }>;
+  /**
+   * Per aggregate call: its function and the scan slot of its Float64 argument (null: none); or,
+   * for `DISTINCT` over a tag (`count(DISTINCT host)`), the tag's slot and type: a tag is the same
+   * on every row of a series, so one value a series run (or summary) is all the distinct set needs.
+   */
+  calls: Array<{ fn: AggregateFunction; slot: number | null; distinctTag?: DataType }>;
+}
+
+/** The partial state of a DISTINCT call (aggregate-exec.ts). */
+interface DistinctState {
+  distinct: Set<Value>;
 }
 
 /** The plan's run form, or null when the aggregate needs the general path. */
@@ -35,8 +44,14 @@ export function seriesRunPlanOf(p: ShardPlan): SeriesRunPlan | null {
   }
   const calls: SeriesRunPlan['calls'] = [];
   for (const call of output.aggregates) {
-    if (call.distinct || (call.order && call.order.length > 0) || call.rangeNanos !== undefined) return null;
+    if ((call.order && call.order.length > 0) || call.rangeNanos !== undefined) return null;
     const fn = aggregateFunction(call.name);
+    if (call.distinct) {
+      const arg = call.args[0];
+      if (call.args.length !== 1 || arg?.kind !== 'column' || scan.columns[arg.index]?.role !== 'tag') return null;
+      calls.push({ fn, slot: arg.index, distinctTag: scan.types[arg.index] as DataType });
+      continue;
+    }
     if (fn.updateFloat64Run === undefined || call.args.length > 1) return null;
     const arg = call.args[0];
     if (arg === undefined) {
@@ -81,7 +96,12 @@ export function foldSeriesRuns(
     );
     const g = groupOf(key);
     for (let a = 0; a < plan.calls.length; a++) {
-      const { fn, slot } = plan.calls[a] as SeriesRunPlan['calls'][number];
+      const { fn, slot, distinctTag } = plan.calls[a] as SeriesRunPlan['calls'][number];
+      if (distinctTag !== undefined) {
+        const value = tagAt(chunk.vectors[slot as number] as Vector, from, distinctTag);
+        if (value !== null) ((states[a] as unknown[])[g] as DistinctState).distinct.add(value);
+        continue;
+      }
       const vector = slot === null ? null : (chunk.vectors[slot] as Vector);
       const update = fn.updateFloat64Run as NonNullable<AggregateFunction['updateFloat64Run']>;
       update((states[a] as unknown[])[g], vector ? (vector.values as Float64Array) : null, vector?.valid, from, to);
@@ -92,7 +112,7 @@ export function foldSeriesRuns(
 
 /** Whether every call of the plan can fold series summaries (`ScanRequest.summaries`). */
 export function takesSummaries(plan: SeriesRunPlan): boolean {
-  return plan.calls.every(({ fn }) => fn.updateSummary !== undefined);
+  return plan.calls.every(({ fn, distinctTag }) => distinctTag !== undefined || fn.updateSummary !== undefined);
 }
 
 /** Folds series given by their statistics into the states of their groups, as `foldSeriesRuns` does rows. */
@@ -106,7 +126,12 @@ export function foldSummaries(
     const key = plan.keySlots.map((slot, k) => tagValue(s.tags[slot] ?? null, plan.keyTypes[k] as DataType));
     const g = groupOf(key);
     for (let a = 0; a < plan.calls.length; a++) {
-      const { fn, slot } = plan.calls[a] as SeriesRunPlan['calls'][number];
+      const { fn, slot, distinctTag } = plan.calls[a] as SeriesRunPlan['calls'][number];
+      if (distinctTag !== undefined) {
+        const value = tagValue(s.tags[slot as number] ?? null, distinctTag);
+        if (value !== null && s.rows > 0) ((states[a] as unknown[])[g] as DistinctState).distinct.add(value);
+        continue;
+      }
       const update = fn.updateSummary as NonNullable<AggregateFunction['updateSummary']>;
       if (slot === null) {
         update((states[a] as unknown[])[g], s.rows, null, 0, Number.NaN, Number.NaN);

@@ -91,6 +91,12 @@ t.test('DDL, INSERT and SELECT work end to end across shards', async (t) => {
   t.equal(syntax.body.code, 2000);
   t.match(syntax.body.error, /^Invalid SQL syntax/);
 
+  // Nesting past sqlparser's recursion limit is a syntax error, not a stack overflow (500).
+  const deep = await q(`SELECT ${'('.repeat(5000)}1${')'.repeat(5000)}`);
+  t.equal(deep.status, 400);
+  t.equal(deep.body.error, 'Invalid SQL syntax: sql parser error: recursion limit exceeded');
+  t.equal((await q('SELECT ((((1))))')).status, 200, 'shallow nesting still parses');
+
   const badDb = await q('SELECT 1', 'nodb');
   t.equal(badDb.status, 400);
   t.equal(badDb.body.code, 4004);

@@ -92,6 +92,10 @@ export function parseExpr(ts: TokenStream): Expr {
 
 /** Parses an expression whose operators bind tighter than `precedence`. */
 export function parseSubexpr(ts: TokenStream, precedence: number): Expr {
+  return ts.nested(() => parseSubexprAt(ts, precedence));
+}
+
+function parseSubexprAt(ts: TokenStream, precedence: number): Expr {
   let expr = parsePrefix(ts);
   for (;;) {
     const next = nextPrecedence(ts);

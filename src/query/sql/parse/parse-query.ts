@@ -22,6 +22,10 @@ import { atQueryStart, type TokenStream } from './parser-base.js';
 
 /** Parses a query: WITH, body (with set operations), then ORDER BY, LIMIT and OFFSET. */
 export function parseQuery(ts: TokenStream): Query {
+  return ts.nested(() => parseQueryAt(ts));
+}
+
+function parseQueryAt(ts: TokenStream): Query {
   let withClause: Query['with'] = null;
   if (ts.consumeKeyword('WITH')) {
     const recursive = ts.consumeKeyword('RECURSIVE');

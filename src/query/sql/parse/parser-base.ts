@@ -61,6 +61,9 @@ export const RESERVED_WORDS = new Set([
 ]);
 
 /** A cursor over the tokens of one request. */
+/** sqlparser's DEFAULT_REMAINING_DEPTH. */
+const RECURSION_LIMIT = 50;
+
 export class TokenStream {
   private readonly tokens: Token[];
   private pos = 0;
@@ -70,6 +73,22 @@ export class TokenStream {
    * imports it.
    */
   queryParser: ((ts: TokenStream) => Query) | null = null;
+  /** Nested expressions and queries still allowed (sqlparser's recursion limit, which GreptimeDB keeps). */
+  private depthLeft = RECURSION_LIMIT;
+
+  /**
+   * Runs `parse` one level deeper, or refuses past the limit as sqlparser does: without a limit a
+   * statement of nested parentheses would overflow the stack (found by test/fuzz).
+   */
+  nested<T>(parse: () => T): T {
+    if (this.depthLeft === 0) throw new SqlSyntaxError('recursion limit exceeded');
+    this.depthLeft--;
+    try {
+      return parse();
+    } finally {
+      this.depthLeft++;
+    }
+  }
 
   /** A nested query at the cursor. */
   parseNestedQuery(): Query {
@@ -208,6 +227,8 @@ export class TokenStream {
 
 /** True when the cursor is at the start of a query (`SELECT`, `WITH`, or `(` followed by one). */
 export function atQueryStart(ts: TokenStream, offset = 0): boolean {
-  if (ts.isKeyword('SELECT', offset) || ts.isKeyword('WITH', offset)) return true;
-  return ts.isOp('(', offset) && atQueryStart(ts, offset + 1);
+  // A loop, not recursion: a run of parentheses may be as long as the statement.
+  let at = offset;
+  while (ts.isOp('(', at)) at++;
+  return ts.isKeyword('SELECT', at) || ts.isKeyword('WITH', at);
 }

@@ -22,6 +22,13 @@ export class InvalidRecords extends Error {
 }
 
 const SUPPORTED = ['application/json', 'application/x-ndjson', 'text/plain'];
+/**
+ * Deepest nesting of objects and arrays taken: serde_json's recursion limit, which GreptimeDB's
+ * readers keep. Deeper documents are refused before JSON.parse: what walks them afterwards
+ * (flattening, JSON text) would otherwise run out of stack (found by a fuzz probe: a 500).
+ */
+export const JSON_DEPTH_MAX = 128;
+const TOO_DEEP = `recursion limit exceeded (objects and arrays nested deeper than ${JSON_DEPTH_MAX})`;
 const NOT_OBJECT = 'json format error, please check the date is valid JSON.';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
@@ -55,6 +62,7 @@ function parseJsonStream(body: Buffer, ignoreErrors: boolean): PipelineRecord[] 
     const end = valueEnd(text, pos);
     let value: PipelineValue;
     try {
+      if (nestedTooDeep(text, pos, end)) throw new Error(TOO_DEEP);
       value = JSON.parse(text.slice(pos, end)) as PipelineValue;
     } catch (err) {
       if (ignoreErrors) break;
@@ -100,6 +108,19 @@ function valueEnd(text: string, pos: number): number {
   return text.length;
 }
 
+/** Whether the JSON text in `[pos, end)` nests objects and arrays deeper than JSON_DEPTH_MAX. */
+export function nestedTooDeep(text: string, pos: number, end: number): boolean {
+  let depth = 0;
+  for (let i = pos; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i) - 1;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > JSON_DEPTH_MAX) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
 function stringEnd(text: string, pos: number): number {
   for (let i = pos + 1; i < text.length; i++) {
     if (text[i] === '\\') i++;
@@ -135,7 +156,7 @@ function parseNdjson(body: Buffer, ignoreErrors: boolean): PipelineRecord[] {
     }
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = nestedTooDeep(line, 0, line.length) ? undefined : JSON.parse(line);
     } catch {
       value = undefined;
     }

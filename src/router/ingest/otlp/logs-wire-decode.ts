@@ -1,11 +1,11 @@
 /**
  * A direct protobuf decoder for `ExportLogsServiceRequest`, the hot path of log ingestion. It
- * produces exactly the decoded shape of `schema.ts` (the same objects `decodeOtlp` gives, checked
+ * produces exactly the decoded shape of `shared/proto/otlp.ts` (the same objects `decodeOtlp` gives, checked
  * by test/router/otlp-logs-wire-decode.test.ts) without protobufjs' intermediate message objects
  * and `Long`s, which cost about half of the router's time and most of its garbage at a few
  * thousand records per request.
  *
- * Field numbers are those of `schema.ts` (opentelemetry-proto logs.proto, common.proto,
+ * Field numbers are those of `shared/proto/otlp.ts` (opentelemetry-proto logs.proto, common.proto,
  * resource.proto). Unknown fields are skipped as protobuf requires; a known field with the wrong
  * wire type, a length past the end or an unterminated varint is an error.
  */
@@ -18,7 +18,7 @@ import type {
   Resource,
   ResourceLogs,
   ScopeLogs,
-} from './schema.js';
+} from '../../../shared/proto/otlp.js';
 
 const VARINT = 0;
 const FIXED64 = 1;

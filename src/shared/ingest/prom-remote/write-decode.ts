@@ -1,5 +1,5 @@
 /**
- * Decodes a remote write 1.0 `WriteRequest` (field numbers in proto-schema.ts) in one pass over
+ * Decodes a remote write 1.0 `WriteRequest` (field numbers in shared/proto/prometheus.ts) in one pass over
  * the decompressed bytes, with no object per message: the position lives in a local, varints are
  * read inline, and a series' labels stay bytes. Each `TimeSeries`' label bytes are hashed and
  * looked up in the series cache; only a label set never seen before is decoded into strings and

@@ -1,6 +1,6 @@
 /**
- * The OTLP (and google.rpc.Status) message definitions, as .proto texts that schema.ts parses into
- * one protobufjs root (see schema.ts for why they live in a TS module and what they follow).
+ * The OTLP (and google.rpc.Status) message definitions, as .proto texts that otlp.ts parses into
+ * one protobufjs root (see otlp.ts for why they live in a TS module and what they follow).
  */
 
 export const OTLP_PROTO = `

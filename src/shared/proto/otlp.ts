@@ -1,6 +1,6 @@
 /**
  * The OTLP protobuf schema (packages `opentelemetry.proto.*` and `google.rpc`), as `.proto` text
- * inside a TS module (proto-texts.ts) so that it ships in dist/ with the code. Field numbers are the wire contract:
+ * inside a TS module (otlp-texts.ts) so that it ships in dist/ with the code. Field numbers are the wire contract:
  * they follow open-telemetry/opentelemetry-proto (common, resource, metrics, trace, logs and the
  * three collector services) and reference ingest §3.2. Fields we never read (profiles' string
  * indexes, entity refs' details) are still declared where they exist upstream so that encoding a
@@ -31,7 +31,7 @@ import {
   RPC_STATUS_PROTO,
   RPC_STATUS_PROTO_2,
   TRACE_PROTO,
-} from './proto-texts.js';
+} from './otlp-texts.js';
 
 function buildRoot(): protobuf.Root {
   const root = new protobuf.Root();

@@ -24,12 +24,12 @@ import {
   COLLECTOR_LOGS_PROTO,
   COLLECTOR_METRICS_PROTO,
   COLLECTOR_TRACE_PROTO,
+  GOOGLE_ANY_PROTO,
   LOGS_PROTO,
   METRICS_PROTO,
   OTLP_PROTO,
   RESOURCE_PROTO,
   RPC_STATUS_PROTO,
-  RPC_STATUS_PROTO_2,
   TRACE_PROTO,
 } from './otlp-texts.js';
 
@@ -46,8 +46,8 @@ function buildRoot(): protobuf.Root {
     COLLECTOR_METRICS_PROTO,
     COLLECTOR_TRACE_PROTO,
     COLLECTOR_LOGS_PROTO,
+    GOOGLE_ANY_PROTO,
     RPC_STATUS_PROTO,
-    RPC_STATUS_PROTO_2,
   ]) {
     protobuf.parse(text, root, { keepCase: false });
   }

@@ -8,7 +8,7 @@
  */
 
 import http from 'node:http';
-import { OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { postForAnswer } from '../http-client.js';
 
 export interface OtlpLogsLoadOptions {

@@ -3,7 +3,7 @@
  * the format, so the systems differ only in what they do with the same bytes.
  */
 import snappy from 'snappyjs';
-import { prometheusTypes } from '../../src/router/ingest/prom-remote/proto-schema.js';
+import { prometheusTypes } from '../../src/shared/proto/prometheus.js';
 import { hostTags, METRICS, type RowChunk, type SeriesSet } from './dataset.js';
 
 /** Under every receiver's default body limit once compressed, and few enough requests to load fast. */

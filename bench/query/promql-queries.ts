@@ -6,7 +6,7 @@
  * query runs a few times; the median is reported with the samples the shards returned per run.
  */
 import snappy from 'snappyjs';
-import { prometheusTypes } from '../../src/router/ingest/prom-remote/proto-schema.js';
+import { prometheusTypes } from '../../src/shared/proto/prometheus.js';
 import { startBenchServer } from '../server.js';
 
 const METRIC = 'bench_requests_total';

@@ -15,7 +15,7 @@ import {
   type ViewOptions,
 } from '@opentelemetry/sdk-metrics';
 import { encodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
-import { OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { OtlpTypes } from '../../src/shared/proto/otlp.js';
 
 export type SdkEncoding = 'proto' | 'json';
 

@@ -1,15 +1,11 @@
 /**
  * A small Prometheus remote write / read client for tests, built on the server's own protobuf
- * schema (src/router/ingest/prom-remote/proto-schema.ts) and snappyjs, plus an independent
+ * schema (src/shared/proto/prometheus.ts) and snappyjs, plus an independent
  * decoder of streamed XOR-chunk responses (written from Prometheus' format description, not from
  * the server's encoder) to check what the server sends.
  */
 import snappy from 'snappyjs';
-import {
-  int64ToNumber,
-  prometheusTypes,
-  STREAMED_CONTENT_TYPE,
-} from '../../src/router/ingest/prom-remote/proto-schema.js';
+import { int64ToNumber, prometheusTypes, STREAMED_CONTENT_TYPE } from '../../src/shared/proto/prometheus.js';
 
 export interface TestSample {
   value: number;

@@ -4,7 +4,7 @@
  */
 import t, { type Test } from 'tap';
 import { allErrorKinds, type ErrorFamily } from '../../src/router/errors/catalogue.js';
-import { OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { startServer } from '../helpers/server.js';
 
 function statusOf(kind: string, family: ErrorFamily): number {

@@ -7,7 +7,7 @@
 import zlib from 'node:zlib';
 import snappy from 'snappyjs';
 import t from 'tap';
-import { lokiTypes } from '../../src/router/ingest/loki/proto-schema.js';
+import { lokiTypes } from '../../src/shared/proto/loki.js';
 import { parseJsonExact } from '../helpers/json.js';
 import { type SqlBody, sql, startServer, tempDir } from '../helpers/server.js';
 

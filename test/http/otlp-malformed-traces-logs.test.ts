@@ -5,7 +5,7 @@
 import zlib from 'node:zlib';
 import t from 'tap';
 import { decodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
-import { decodeOtlp, OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { decodeOtlp, OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 
 const BODY_LIMIT_BYTES = 64 * 1024;

@@ -4,7 +4,7 @@
  * a user allowed to write succeeds.
  */
 import t from 'tap';
-import { OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { sql, startServer } from '../helpers/server.js';
 
 const NANOS = 1_700_000_000_000_000_000n;

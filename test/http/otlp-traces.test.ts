@@ -19,7 +19,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
 import { decodeOtlpJson, encodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
-import { decodeOtlp, OtlpTypes } from '../../src/router/ingest/otlp/schema.js';
+import { decodeOtlp, OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 
 const T0_SECONDS = 1_700_000_000;

@@ -4,7 +4,7 @@
  * chunks (checked with an independent decoder).
  */
 import t from 'tap';
-import { prometheusTypes } from '../../src/router/ingest/prom-remote/proto-schema.js';
+import { prometheusTypes } from '../../src/shared/proto/prometheus.js';
 import {
   bitsOf,
   decodeChunkedBody,

@@ -189,7 +189,7 @@ t.test('remote write', async (t) => {
         { type: 3, metric_family_name: 'req_duration', help: 'Durations.', unit: '' },
       ],
     };
-    const { prometheusTypes } = await import('../../src/router/ingest/prom-remote/proto-schema.js');
+    const { prometheusTypes } = await import('../../src/shared/proto/prometheus.js');
     const bytes = prometheusTypes.WriteRequest.encode(prometheusTypes.WriteRequest.fromObject(message)).finish();
     const res = await postRemoteWrite(url, snappyBlock(bytes));
     t.equal(res.status, 204, res.text);

@@ -15,8 +15,8 @@ import {
 } from '../../../src/router/errors/catalogue.js';
 import { errorResponse } from '../../../src/router/errors/error-response.js';
 import type { HttpResponse } from '../../../src/router/http/context.js';
-import { OtlpTypes } from '../../../src/router/ingest/otlp/schema.js';
 import { DbError } from '../../../src/shared/errors.js';
+import { OtlpTypes } from '../../../src/shared/proto/otlp.js';
 
 const SHAPES: readonly BodyShape[] = ['greptime', 'short', 'metricsapi', 'prometheus', 'hec', 'otlp', 'text', 'empty'];
 

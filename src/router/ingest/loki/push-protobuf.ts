@@ -1,14 +1,14 @@
 /**
  * The protobuf form of a Loki push (`Content-Type: application/x-protobuf`): a snappy block (always,
- * whatever `Content-Encoding` says) holding a `logproto.PushRequest` (proto-schema.ts). Decoded
+ * whatever `Content-Encoding` says) holding a `logproto.PushRequest` (shared/proto/loki.ts). Decoded
  * with protobufjs into `LokiStream`s; every entry must have a timestamp that fits int64
  * nanoseconds and every stream a readable label string, or the whole request is refused.
  */
 import { InvalidArgument } from '../../../shared/errors.js';
 import { SnappyError, snappyDecompress } from '../../../shared/ingest/prom-remote/snappy-block.js';
+import { lokiTypes, type WireStream } from '../../../shared/proto/loki.js';
 import { ClientError } from '../../errors/catalogue.js';
 import { LabelSyntaxError, parseLokiLabels } from './labels.js';
-import { lokiTypes, type WireStream } from './proto-schema.js';
 import { type LokiEntry, type LokiStream, timestampNsInRange } from './push-streams.js';
 
 const NANOS_PER_SECOND = 1_000_000_000n;

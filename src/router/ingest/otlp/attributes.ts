@@ -1,7 +1,7 @@
 /**
  * OTLP attribute values (AnyValue) as stored values. GreptimeDB keeps attribute maps as JSONB
  * objects and flattens single values into typed columns or label strings; these helpers give the
- * same values for both encodings (they read the decoded shape of `schema.ts`):
+ * same values for both encodings (they read the decoded shape of `shared/proto/otlp.ts`):
  *
  *   AnyValue → JsonNode (`anyValueToJsonNode`) → canonical JSON text (`attributesToJsonText`)
  *   AnyValue → one typed column value (`anyValueToColumnValue`, trace attribute columns)
@@ -12,8 +12,8 @@
  * AnyValue as null. Objects are JSONB objects: keys sorted, a repeated key keeps its last value.
  */
 import { type JsonNode, jsonString, jsonText, objectNode } from '../../../shared/json-value.js';
+import type { AnyValue, KeyValue } from '../../../shared/proto/otlp.js';
 import type { DataType } from '../../../shared/types.js';
-import type { AnyValue, KeyValue } from './schema.js';
 
 const NULL_NODE: JsonNode = { kind: 'null' };
 

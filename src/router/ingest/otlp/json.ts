@@ -1,6 +1,6 @@
 /**
  * OTLP/JSON (the OTLP/HTTP JSON encoding, opentelemetry-proto README "JSON Protobuf Encoding")
- * → the decoded shape of `schema.ts`, so that the mapping code never knows which encoding came in.
+ * → the decoded shape of `shared/proto/otlp.ts`, so that the mapping code never knows which encoding came in.
  *
  * The rules are proto3's JSON mapping with OTLP's departures:
  *   - keys are the lowerCamelCase field names; the original snake_case names are accepted too,
@@ -14,7 +14,7 @@
  * A value of the wrong JSON type is an error naming its path (`resourceSpans[0]...traceId`): the
  * request is rejected as a whole rather than half-read.
  *
- * The converter walks the protobufjs reflection of `schema.ts`, so it covers every message there
+ * The converter walks the protobufjs reflection of `shared/proto/otlp.ts`, so it covers every message there
  * (metrics included) without a hand-written case per field.
  */
 import protobuf from 'protobufjs';

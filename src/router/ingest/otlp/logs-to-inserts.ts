@@ -21,9 +21,9 @@
  * log ingestion, see bench/ingest/otlp-logs.ts.
  */
 import type { TableInsert } from '../../../shared/insert.js';
+import type { ExportLogsServiceRequest } from '../../../shared/proto/otlp.js';
 import { anyValueToText, attributesToJsonText, hexOf } from './attributes.js';
 import { idProblem, SPAN_ID_BYTES, TRACE_ID_BYTES, timeNanosOrNull } from './record-values.js';
-import type { ExportLogsServiceRequest } from './schema.js';
 
 /** The table records go to without `x-greptime-log-table-name`. */
 export const DEFAULT_LOG_TABLE = 'opentelemetry_logs';

@@ -1,14 +1,16 @@
 /**
  * A direct protobuf decoder for `ExportLogsServiceRequest`, the hot path of log ingestion. It
- * produces exactly the decoded shape of `schema.ts` (the same objects `decodeOtlp` gives, checked
- * by test/router/otlp-logs-wire-decode.test.ts) without protobufjs' intermediate message objects
+ * produces exactly the decoded shape of `shared/proto/otlp.ts` (the same objects `decodeOtlp` gives, checked
+ * by test/router/ingest/otlp/logs-wire-decode.test.ts) without protobufjs' intermediate message objects
  * and `Long`s, which cost about half of the router's time and most of its garbage at a few
  * thousand records per request.
  *
- * Field numbers are those of `schema.ts` (opentelemetry-proto logs.proto, common.proto,
+ * Field numbers are those of `shared/proto/otlp.ts` (opentelemetry-proto logs.proto, common.proto,
  * resource.proto). Unknown fields are skipped as protobuf requires; a known field with the wrong
- * wire type, a length past the end or an unterminated varint is an error.
+ * wire type, a length past the end or an unterminated varint is an error. The wire primitives are
+ * the shared reader's (shared/proto/wire.ts), in its protobufjs dialect.
  */
+
 import type {
   AnyValue,
   ExportLogsServiceRequest,
@@ -18,149 +20,23 @@ import type {
   Resource,
   ResourceLogs,
   ScopeLogs,
-} from './schema.js';
+} from '../../../shared/proto/otlp.js';
+import { WireError, WireReader, WireType } from '../../../shared/proto/wire.js';
 
-const VARINT = 0;
-const FIXED64 = 1;
-const LENGTH_DELIMITED = 2;
-const START_GROUP = 3;
-const END_GROUP = 4;
-const FIXED32 = 5;
+const { Varint: VARINT, Fixed64: FIXED64, LengthDelimited: LENGTH_DELIMITED, Fixed32: FIXED32 } = WireType;
 
 /** Nesting allowed for AnyValue arrays and lists, as protobufjs' recursion limit does. */
 const NESTING_DEPTH_MAX = 100;
 
-/** Cursor over one message's bytes; `end` bounds the current (sub)message. */
-class WireReader {
-  pos: number;
-
-  constructor(
-    readonly buf: Buffer,
-    pos: number,
-    readonly end: number,
-  ) {
-    this.pos = pos;
-  }
-
-  private outOfRange(length: number): never {
-    throw new RangeError(`index out of range: ${this.pos} + ${length} > ${this.end}`);
-  }
-
-  /** A varint of at most 32 significant bits, as an unsigned number. */
-  uint32(): number {
-    let value = 0;
-    let shift = 0;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) this.outOfRange(1);
-      const byte = this.buf[this.pos++] as number;
-      if (shift < 32) value |= (byte & 0x7f) << shift;
-      shift += 7;
-      if (byte < 0x80) return value >>> 0;
-    }
-    throw new Error('invalid varint encoding');
-  }
-
-  /** A varint as a signed 64-bit bigint (int64: negative values use all ten bytes). */
-  int64(): bigint {
-    let low = 0;
-    let high = 0;
-    let shift = 0;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) this.outOfRange(1);
-      const byte = this.buf[this.pos++] as number;
-      if (shift < 28) low |= (byte & 0x7f) << shift;
-      else if (shift === 28) {
-        low |= (byte & 0x0f) << 28;
-        high |= (byte & 0x7f) >>> 4;
-      } else high |= (byte & 0x7f) << (shift - 32);
-      shift += 7;
-      if (byte < 0x80) return BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0));
-    }
-    throw new Error('invalid varint encoding');
-  }
-
-  fixed32(): number {
-    if (this.pos + 4 > this.end) this.outOfRange(4);
-    const value = this.buf.readUInt32LE(this.pos);
-    this.pos += 4;
-    return value;
-  }
-
-  fixed64(): bigint {
-    if (this.pos + 8 > this.end) this.outOfRange(8);
-    const value = this.buf.readBigUInt64LE(this.pos);
-    this.pos += 8;
-    return value;
-  }
-
-  double(): number {
-    if (this.pos + 8 > this.end) this.outOfRange(8);
-    const value = this.buf.readDoubleLE(this.pos);
-    this.pos += 8;
-    return value;
-  }
-
-  /** The bounds of a length-delimited field; the cursor moves past it. */
-  span(): [number, number] {
-    const length = this.uint32();
-    if (this.pos + length > this.end) this.outOfRange(length);
-    const start = this.pos;
-    this.pos += length;
-    return [start, this.pos];
-  }
-
-  string(): string {
-    const [start, end] = this.span();
-    return this.buf.toString('utf8', start, end);
-  }
-
-  bytes(): Buffer {
-    const [start, end] = this.span();
-    // A copy, as protobufjs makes one: the request body is released after decoding.
-    return Buffer.from(this.buf.subarray(start, end));
-  }
-
-  sub(): WireReader {
-    const [start, end] = this.span();
-    return new WireReader(this.buf, start, end);
-  }
-
-  skip(wireType: number): void {
-    switch (wireType) {
-      case VARINT:
-        this.int64();
-        return;
-      case FIXED64:
-        if (this.pos + 8 > this.end) this.outOfRange(8);
-        this.pos += 8;
-        return;
-      case LENGTH_DELIMITED:
-        this.span();
-        return;
-      case START_GROUP:
-        for (;;) {
-          const tag = this.uint32();
-          if ((tag & 7) === END_GROUP) return;
-          this.skip(tag & 7);
-        }
-      case FIXED32:
-        if (this.pos + 4 > this.end) this.outOfRange(4);
-        this.pos += 4;
-        return;
-      default:
-        throw new Error(`invalid wire type ${wireType} at offset ${this.pos}`);
-    }
-  }
-}
-
+/** A known field with the wrong wire type, worded as protobufjs words it. */
 function expect(wireType: number, expected: number, field: string): void {
-  if (wireType !== expected) throw new Error(`invalid wire type ${wireType} for ${field}`);
+  if (wireType !== expected) throw new WireError(`invalid wire type ${wireType} for ${field}`);
 }
 
 /** Decodes an ExportLogsServiceRequest; throws on malformed input like `decodeOtlp` does. */
 export function decodeLogsRequest(body: Uint8Array): ExportLogsServiceRequest {
-  const buf = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const r = new WireReader(buf, 0, buf.length);
+  // The protobufjs dialect: what this decoder accepts, refuses and says is what decodeOtlp would.
+  const r = new WireReader(body, 0, body.length, 'protobufjs');
   const resourceLogs: ResourceLogs[] = [];
   while (r.pos < r.end) {
     const tag = r.uint32();
@@ -390,7 +266,7 @@ function readKeyValue(r: WireReader, depth: number): KeyValue {
 
 /** AnyValue: a oneof, so a later member replaces an earlier one (protobuf's rule). */
 function readAnyValue(r: WireReader, depth: number, previous: AnyValue | null): AnyValue {
-  if (depth > NESTING_DEPTH_MAX) throw new Error('max depth exceeded');
+  if (depth > NESTING_DEPTH_MAX) throw new WireError('max depth exceeded');
   let out: AnyValue = previous ?? {};
   while (r.pos < r.end) {
     const tag = r.uint32();
@@ -406,7 +282,7 @@ function readAnyValue(r: WireReader, depth: number, previous: AnyValue | null): 
         break;
       case 3:
         expect(wireType, VARINT, 'int_value');
-        out = { intValue: r.int64() };
+        out = { intValue: r.int64BigInt() };
         break;
       case 4:
         expect(wireType, FIXED64, 'double_value');

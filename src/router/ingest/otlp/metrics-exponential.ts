@@ -17,8 +17,9 @@
  * them and in +Inf). Bounds are computed as `2 ** (k / 2 ** s)`, the same way for every point, so
  * a series keeps its `le` labels as long as the exporter keeps its scale.
  */
+
+import type { ExponentialHistogramDataPoint } from '../../../shared/proto/otlp.js';
 import { plainDecimal } from './metrics-labels.js';
-import type { ExponentialHistogramDataPoint } from './schema.js';
 
 /** Scales the OTLP data model allows (metrics data model, "Exponential Scale"). */
 export const EXPONENTIAL_SCALE_MIN = -10;

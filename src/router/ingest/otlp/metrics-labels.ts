@@ -15,10 +15,11 @@
  * Resource attributes that are not promoted are not lost: `target_info` (Prometheus' OTLP
  * receiver's info metric) carries them, keyed by `job` and `instance` (see `targetInfoLabels`).
  */
+
+import type { KeyValue, Resource, ScopeMetrics } from '../../../shared/proto/otlp.js';
 import { anyValueToLabel } from './attributes.js';
 import { labelNameOf } from './metrics-naming.js';
 import type { OtlpMetricsOptions } from './metrics-options.js';
-import type { KeyValue, Resource, ScopeMetrics } from './schema.js';
 
 /**
  * Resource attributes promoted to labels by default: Prometheus' list of identifying attributes

@@ -20,6 +20,16 @@
 import type { TableLookup } from '../../../shared/ingest/prom-remote/to-inserts.js';
 import type { DecodedMetadata } from '../../../shared/ingest/prom-remote/write-decode.js';
 import type { TableInsert } from '../../../shared/insert.js';
+import {
+  DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK,
+  type ExponentialHistogramDataPoint,
+  type ExportMetricsServiceRequest,
+  type HistogramDataPoint,
+  type KeyValue,
+  type Metric,
+  type NumberDataPoint,
+  type SummaryDataPoint,
+} from '../../../shared/proto/otlp.js';
 import { ClientError } from '../../errors/catalogue.js';
 import { classicBucketsOf, exponentialPointProblem } from './metrics-exponential.js';
 import {
@@ -33,16 +43,6 @@ import {
 import { metricNameOf, type NamedMetricKind, prometheusUnit } from './metrics-naming.js';
 import type { OtlpMetricsOptions } from './metrics-options.js';
 import { MetricTableBuilder, seriesKeyOf } from './metrics-table-builder.js';
-import {
-  DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK,
-  type ExponentialHistogramDataPoint,
-  type ExportMetricsServiceRequest,
-  type HistogramDataPoint,
-  type KeyValue,
-  type Metric,
-  type NumberDataPoint,
-  type SummaryDataPoint,
-} from './schema.js';
 
 /** `MetricMetadata.MetricType` numbers used in the metadata store. */
 const METADATA_TYPE = { counter: 1, gauge: 2, histogram: 3, summary: 5 } as const;

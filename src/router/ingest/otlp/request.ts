@@ -1,6 +1,6 @@
 /**
  * The OTLP/HTTP exchange shared by `/v1/otlp/v1/{metrics,traces,logs}`: pick the encoding from
- * `Content-Type`, decode the `Export*ServiceRequest` into the decoded shape of `schema.ts`, and
+ * `Content-Type`, decode the `Export*ServiceRequest` into the decoded shape of `shared/proto/otlp.ts`, and
  * answer in the request's encoding (OTLP/HTTP: "the server MUST use the same Content-Type in the
  * response as it receives in the request").
  *
@@ -15,17 +15,17 @@
  * Usage from a route: `return handleOtlpExport(ctx, 'logs', async (request) => ... )`.
  */
 
-import { ClientError } from '../../errors/catalogue.js';
-import type { HttpResponse, RequestContext } from '../../http/context.js';
-import { decodeOtlpJson, encodeOtlpJson, OtlpJsonError } from './json.js';
-import { decodeLogsRequest } from './logs-wire-decode.js';
 import {
   decodeOtlp,
   type ExportLogsServiceRequest,
   type ExportMetricsServiceRequest,
   type ExportTraceServiceRequest,
   OtlpTypes,
-} from './schema.js';
+} from '../../../shared/proto/otlp.js';
+import { ClientError } from '../../errors/catalogue.js';
+import type { HttpResponse, RequestContext } from '../../http/context.js';
+import { decodeOtlpJson, encodeOtlpJson, OtlpJsonError } from './json.js';
+import { decodeLogsRequest } from './logs-wire-decode.js';
 
 export type OtlpSignal = 'metrics' | 'traces' | 'logs';
 export type OtlpEncoding = 'protobuf' | 'json';

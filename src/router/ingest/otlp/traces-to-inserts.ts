@@ -22,6 +22,14 @@
 
 import type { TableInsert } from '../../../shared/insert.js';
 import { type JsonNode, jsonText } from '../../../shared/json-value.js';
+import {
+  type ExportTraceServiceRequest,
+  type KeyValue,
+  type Resource,
+  SPAN_KIND_NAMES,
+  type Span,
+  STATUS_CODE_NAMES,
+} from '../../../shared/proto/otlp.js';
 import type { DataType, TableSchema } from '../../../shared/types.js';
 import {
   anyValueToColumnValue,
@@ -32,14 +40,6 @@ import {
 } from './attributes.js';
 import { type CellValue, InsertBuilder } from './insert-builder.js';
 import { idProblem, isoNanos, SPAN_ID_BYTES, TRACE_ID_BYTES, timeNanosOrNull } from './record-values.js';
-import {
-  type ExportTraceServiceRequest,
-  type KeyValue,
-  type Resource,
-  SPAN_KIND_NAMES,
-  type Span,
-  STATUS_CODE_NAMES,
-} from './schema.js';
 
 /** The table spans go to without `x-greptime-trace-table-name`. */
 export const DEFAULT_TRACE_TABLE = 'opentelemetry_traces';

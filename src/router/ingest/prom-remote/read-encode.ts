@@ -10,13 +10,13 @@
  *   under the same labels, as Prometheus' server does. Not compressed.
  *
  * Messages are written field by field with protobufjs' Writer (field numbers from
- * proto-schema.ts) so that no object is built per sample. Every field is written, zeros too:
+ * shared/proto/prometheus.ts) so that no object is built per sample. Every field is written, zeros too:
  * skipping "default" doubles would turn -0 into 0.
  */
 import protobuf from 'protobufjs';
 import type { Labels, SeriesSamples } from '../../../query/promql/types.js';
+import { CHUNK_ENCODING_XOR } from '../../../shared/proto/prometheus.js';
 import { crc32c } from './crc32c.js';
-import { CHUNK_ENCODING_XOR } from './proto-schema.js';
 import { encodeXorChunk, SAMPLES_PER_CHUNK } from './xor-chunk.js';
 
 /** Target size of one streamed frame (Prometheus' server uses 1 MiB). */

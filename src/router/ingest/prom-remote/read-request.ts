@@ -1,11 +1,11 @@
 /**
- * Remote read requests: decode a `ReadRequest` (protobufjs, schema in proto-schema.ts) into
+ * Remote read requests: decode a `ReadRequest` (protobufjs, schema in shared/proto/prometheus.ts) into
  * queries with PromQL matchers, and negotiate the response type as Prometheus' server does.
  */
 
 import type { Matcher, MatchOp } from '../../../query/promql/types.js';
 import { InvalidArgument } from '../../../shared/errors.js';
-import { int64ToNumber, MatcherType, prometheusTypes, ResponseType } from './proto-schema.js';
+import { int64ToNumber, MatcherType, prometheusTypes, ResponseType } from '../../../shared/proto/prometheus.js';
 
 export interface RemoteReadQuery {
   /** Inclusive bounds in ms. */

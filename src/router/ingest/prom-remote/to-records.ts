@@ -6,7 +6,7 @@
  */
 import type { PipelineRecord } from '../../../pipeline/value.js';
 import { InvalidArgument } from '../../../shared/errors.js';
-import { int64ToNumber, prometheusTypes } from './proto-schema.js';
+import { int64ToNumber, prometheusTypes } from '../../../shared/proto/prometheus.js';
 
 interface WireSeries {
   labels?: Array<{ name?: string; value?: string }>;

@@ -4,6 +4,7 @@
  */
 import { InvalidArgument } from '../../errors.js';
 import type { TableInsert } from '../../insert.js';
+import { WireError } from '../../proto/wire.js';
 import { SeriesCache } from '../byte-series-cache.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
@@ -11,7 +12,7 @@ import { type SeriesRuns, samplesOf } from '../series-inserts.js';
 import { metadataInsert } from './metadata.js';
 import { SnappyError, snappyDecompress } from './snappy-block.js';
 import { runsOf } from './to-inserts.js';
-import { decodeWriteRequest, WireError } from './write-decode.js';
+import { decodeWriteRequest } from './write-decode.js';
 
 /** Without a configured body limit, decompression still stops here (as the HTTP server does). */
 const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;

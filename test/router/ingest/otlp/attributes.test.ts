@@ -12,8 +12,8 @@ import {
   attributesToJsonText,
   coerceColumnValue,
 } from '../../../../src/router/ingest/otlp/attributes.js';
-import type { KeyValue } from '../../../../src/router/ingest/otlp/schema.js';
 import { jsonText } from '../../../../src/shared/json-value.js';
+import type { KeyValue } from '../../../../src/shared/proto/otlp.js';
 
 const kv = (key: string, value: KeyValue['value']): KeyValue => ({ key, value });
 

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import { decodeLogsRequest } from '../../../../src/router/ingest/otlp/logs-wire-decode.js';
-import { decodeOtlp, OtlpTypes } from '../../../../src/router/ingest/otlp/schema.js';
+import { decodeOtlp, OtlpTypes } from '../../../../src/shared/proto/otlp.js';
 
 const type = OtlpTypes.exportLogsRequest;
 

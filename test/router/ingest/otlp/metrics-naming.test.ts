@@ -11,7 +11,7 @@ import {
   parseTranslationStrategy,
   prometheusUnit,
 } from '../../../../src/router/ingest/otlp/metrics-naming.js';
-import type { ExponentialHistogramDataPoint } from '../../../../src/router/ingest/otlp/schema.js';
+import type { ExponentialHistogramDataPoint } from '../../../../src/shared/proto/otlp.js';
 
 t.test('metric names under the default strategy', async (t) => {
   const cases: Array<[string, string, Parameters<typeof metricNameOf>[2], string]> = [

@@ -1,6 +1,6 @@
 /**
  * The OTLP protobuf schema (packages `opentelemetry.proto.*` and `google.rpc`), as `.proto` text
- * inside a TS module (proto-texts.ts) so that it ships in dist/ with the code. Field numbers are the wire contract:
+ * inside a TS module (otlp-texts.ts) so that it ships in dist/ with the code. Field numbers are the wire contract:
  * they follow open-telemetry/opentelemetry-proto (common, resource, metrics, trace, logs and the
  * three collector services) and reference ingest §3.2. Fields we never read (profiles' string
  * indexes, entity refs' details) are still declared where they exist upstream so that encoding a
@@ -24,14 +24,14 @@ import {
   COLLECTOR_LOGS_PROTO,
   COLLECTOR_METRICS_PROTO,
   COLLECTOR_TRACE_PROTO,
+  GOOGLE_ANY_PROTO,
   LOGS_PROTO,
   METRICS_PROTO,
   OTLP_PROTO,
   RESOURCE_PROTO,
   RPC_STATUS_PROTO,
-  RPC_STATUS_PROTO_2,
   TRACE_PROTO,
-} from './proto-texts.js';
+} from './otlp-texts.js';
 
 function buildRoot(): protobuf.Root {
   const root = new protobuf.Root();
@@ -46,8 +46,8 @@ function buildRoot(): protobuf.Root {
     COLLECTOR_METRICS_PROTO,
     COLLECTOR_TRACE_PROTO,
     COLLECTOR_LOGS_PROTO,
+    GOOGLE_ANY_PROTO,
     RPC_STATUS_PROTO,
-    RPC_STATUS_PROTO_2,
   ]) {
     protobuf.parse(text, root, { keepCase: false });
   }

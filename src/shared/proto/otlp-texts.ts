@@ -1,6 +1,6 @@
 /**
- * The OTLP (and google.rpc.Status) message definitions, as .proto texts that schema.ts parses into
- * one protobufjs root (see schema.ts for why they live in a TS module and what they follow).
+ * The OTLP (and google.rpc.Status) message definitions, as .proto texts that otlp.ts parses into
+ * one protobufjs root (see otlp.ts for why they live in a TS module and what they follow).
  */
 
 export const OTLP_PROTO = `
@@ -356,8 +356,8 @@ message ExportLogsPartialSuccess {
 }
 `;
 
-/** google.rpc.Status: the body OTLP/HTTP servers send with a 4xx/5xx answer. */
-export const RPC_STATUS_PROTO = `
+/** google.protobuf.Any, which google.rpc.Status' details hold. */
+export const GOOGLE_ANY_PROTO = `
 syntax = "proto3";
 package google.protobuf;
 message Any {
@@ -365,7 +365,9 @@ message Any {
   bytes value = 2;
 }
 `;
-export const RPC_STATUS_PROTO_2 = `
+
+/** google.rpc.Status: the body OTLP/HTTP servers send with a 4xx/5xx answer. */
+export const RPC_STATUS_PROTO = `
 syntax = "proto3";
 package google.rpc;
 message Status {

@@ -11,6 +11,7 @@
  *
  * Parameters such as `; charset=utf-8` are allowed after the type; the type is case-insensitive.
  */
+import { JSON_TOO_DEEP, jsonStringEnd, nestedTooDeep } from '../shared/json-depth.js';
 import { isRecord, type PipelineRecord, type PipelineValue } from './value.js';
 
 /** A body that cannot be turned into records; the message is the client-facing reason. */
@@ -22,13 +23,6 @@ export class InvalidRecords extends Error {
 }
 
 const SUPPORTED = ['application/json', 'application/x-ndjson', 'text/plain'];
-/**
- * Deepest nesting of objects and arrays taken: serde_json's recursion limit, which GreptimeDB's
- * readers keep. Deeper documents are refused before JSON.parse: what walks them afterwards
- * (flattening, JSON text) would otherwise run out of stack (found by a fuzz probe: a 500).
- */
-export const JSON_DEPTH_MAX = 128;
-const TOO_DEEP = `recursion limit exceeded (objects and arrays nested deeper than ${JSON_DEPTH_MAX})`;
 const NOT_OBJECT = 'json format error, please check the date is valid JSON.';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
@@ -62,7 +56,7 @@ function parseJsonStream(body: Buffer, ignoreErrors: boolean): PipelineRecord[] 
     const end = valueEnd(text, pos);
     let value: PipelineValue;
     try {
-      if (nestedTooDeep(text, pos, end)) throw new Error(TOO_DEEP);
+      if (nestedTooDeep(text, pos, end)) throw new Error(JSON_TOO_DEEP);
       value = JSON.parse(text.slice(pos, end)) as PipelineValue;
     } catch (err) {
       if (ignoreErrors) break;
@@ -89,7 +83,7 @@ function skipSpace(text: string, pos: number): number {
  */
 function valueEnd(text: string, pos: number): number {
   const first = text[pos];
-  if (first === '"') return stringEnd(text, pos);
+  if (first === '"') return jsonStringEnd(text, pos);
   if (first !== '{' && first !== '[') {
     let i = pos;
     while (i < text.length && !' \t\n\r{}[],"'.includes(text[i] as string)) i++;
@@ -98,33 +92,12 @@ function valueEnd(text: string, pos: number): number {
   let depth = 0;
   for (let i = pos; i < text.length; i++) {
     const c = text[i];
-    if (c === '"') i = stringEnd(text, i) - 1;
+    if (c === '"') i = jsonStringEnd(text, i) - 1;
     else if (c === '{' || c === '[') depth++;
     else if (c === '}' || c === ']') {
       depth--;
       if (depth === 0) return i + 1;
     }
-  }
-  return text.length;
-}
-
-/** Whether the JSON text in `[pos, end)` nests objects and arrays deeper than JSON_DEPTH_MAX. */
-export function nestedTooDeep(text: string, pos: number, end: number): boolean {
-  let depth = 0;
-  for (let i = pos; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) i = stringEnd(text, i) - 1;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > JSON_DEPTH_MAX) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
-function stringEnd(text: string, pos: number): number {
-  for (let i = pos + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i + 1;
   }
   return text.length;
 }

@@ -8,6 +8,7 @@
  * `Invalid data format` (code 6) with the number of the event it would have been, which is how
  * Splunk reports the first bad event of a batch.
  */
+import { JSON_TOO_DEEP, nestedTooDeep } from '../../../shared/json-depth.js';
 import { invalidDataFormat } from './status.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -84,6 +85,7 @@ export function parseEventStream(body: Buffer): unknown[] {
     if (end < 0 || end === pos) throw invalidDataFormat(events.length);
     let value: unknown;
     try {
+      if (nestedTooDeep(text, pos, end)) throw new Error(JSON_TOO_DEEP);
       value = JSON.parse(text.slice(pos, end));
     } catch {
       throw invalidDataFormat(events.length);

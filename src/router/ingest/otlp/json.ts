@@ -17,7 +17,9 @@
  * The converter walks the protobufjs reflection of `shared/proto/otlp.ts`, so it covers every message there
  * (metrics included) without a hand-written case per field.
  */
+
 import protobuf from 'protobufjs';
+import { JSON_TOO_DEEP, nestedTooDeep } from '../../../shared/json-depth.js';
 
 /** A JSON body that is not valid OTLP/JSON; `message` names the offending path. */
 export class OtlpJsonError extends Error {
@@ -71,6 +73,7 @@ function keyTableOf(type: protobuf.Type): Map<string, FieldPlan> {
 export function decodeOtlpJson<T>(type: protobuf.Type, text: string): T {
   let parsed: unknown;
   try {
+    if (nestedTooDeep(text)) throw new Error(JSON_TOO_DEEP);
     parsed = JSON.parse(quoteLargeIntegers(text));
   } catch (err) {
     throw new OtlpJsonError(`invalid JSON: ${(err as Error).message}`);

@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { stopperOf } from '../stop-child.js';
 
 export const CLICKHOUSE_BINARY = '/usr/sbin/clickhouse-server';
 const SYSTEM_CONFIG_DIR = '/etc/clickhouse-server';
 const STARTUP_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 30_000;
 
 export interface ClickHouseServer {
   url: string;
@@ -102,18 +102,9 @@ export async function startClickHouse(): Promise<ClickHouseServer> {
     stdio: ['ignore', stderr, stderr],
   });
   fs.closeSync(stderr);
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = `http://127.0.0.1:${httpPort}`;
 
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
+  const stop = stopperOf(child, dir);
   try {
     await waitForPing(url, child, dir);
   } catch (err) {

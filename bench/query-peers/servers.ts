@@ -12,13 +12,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { stopperOf } from '../stop-child.js';
 
 export const PROMETHEUS_BINARY = '/usr/bin/prometheus';
 export const VICTORIA_METRICS_BINARY = '/usr/bin/victoria-metrics';
 export const INFLUXD_BINARY = '/usr/bin/influxd';
 
 const READY_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 30_000;
 
 export interface PeerProcess {
   url: string;
@@ -56,16 +56,7 @@ async function startProcess(name: string, binary: string, args: string[], dir: s
   const log = fs.openSync(logFile, 'w');
   const child: ChildProcess = spawn(binary, args, { cwd: dir, stdio: ['ignore', log, log] });
   fs.closeSync(log);
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
+  const stop = stopperOf(child, dir);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   try {
     for (;;) {

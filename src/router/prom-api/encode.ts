@@ -106,7 +106,10 @@ function jsonResponse(status: number, body: string, acceptEncoding: string | und
   if (body.length >= COMPRESS_BYTES_MIN && acceptsGzip(acceptEncoding)) {
     headers['content-encoding'] = 'gzip';
     headers.vary = 'Accept-Encoding';
-    return { status, headers, body: zlib.gzipSync(body) };
+    // Level 1: on this router thread, level 6 spent 47 ms on a 2 MB range-query answer (a third
+    // of the query) and 84 µs on a 7 KB one; level 1 takes 7 ms and 27 µs for 3–30% more bytes
+    // (Prometheus' own gzip handler is of this speed class).
+    return { status, headers, body: zlib.gzipSync(body, { level: zlib.constants.Z_BEST_SPEED }) };
   }
   return { status, headers, body };
 }

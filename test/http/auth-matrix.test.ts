@@ -83,6 +83,11 @@ async function authOnMatrix(t: Test, base: string, listener: 'main' | 'api'): Pr
         t.equal(r.status, 404, label(p, 'api listener', r));
         t.equal(r.text, '', label(p, 'api listener body', r));
       }
+      // Not even a CORS preflight or a HEAD gets past the listener filter.
+      for (const method of ['OPTIONS', 'HEAD']) {
+        const r = await rawRequest(base, method, p.path);
+        t.equal(r.status, 404, label(p, `api listener ${method}`, r));
+      }
       continue;
     }
     if (p.access === 'exempt') {
@@ -104,6 +109,13 @@ async function authOnMatrix(t: Test, base: string, listener: 'main' | 'api'): Pr
     ];
     for (const [what, headers, code] of refusals) {
       expectRefused(t, p, `${listener}, ${what}`, await send(base, p, headers), code);
+    }
+    if (p.method === 'GET') {
+      // HEAD runs the GET route, so it needs the same login (a HEAD answer has no body to check).
+      const head: Probe = { route: p.route, method: 'HEAD', path: p.path, access: p.access, ok: p.ok };
+      t.equal((await send(base, head)).status, 401, `HEAD ${p.path} ${listener}: no credentials`);
+      const wrong = await send(base, head, { authorization: basic('admin', 'nope') });
+      t.equal(wrong.status, isHec(p) ? 403 : 401, `HEAD ${p.path} ${listener}: wrong password`);
     }
     if (isLineproto(p)) {
       expectRefused(t, p, `${listener}, u/p wrong`, await send(base, p, {}, 'u=admin&p=nope'), 7002);

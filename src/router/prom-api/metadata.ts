@@ -6,6 +6,7 @@
 import { executeSql } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode } from '../../shared/errors.js';
 import { METADATA_DB, METADATA_TABLE } from '../../shared/ingest/prom-remote/metadata.js';
+import { checkPermission } from '../auth/credentials.js';
 import type { AuthedUser } from '../auth/user-provider.js';
 import { createSqlEnv, type SqlEnvDeps } from '../sql-env.js';
 
@@ -32,6 +33,8 @@ export async function readMetadata(
   limit: number,
   signal: AbortSignal,
 ): Promise<Record<string, MetricMetadata[]>> {
+  // A read, whether or not anything was recorded yet: the answer must not depend on the data.
+  if (user) checkPermission(user, 'read');
   const out: Record<string, MetricMetadata[]> = {};
   if (limit === 0 || !deps.catalog.getTable(METADATA_DB, METADATA_TABLE)) return out;
   let sql = `SELECT metric, type, help, unit FROM ${METADATA_DB}.${METADATA_TABLE} WHERE db = ${sqlString(db)}`;

@@ -3,7 +3,7 @@
  * Batches are generated up front so the load loop measures the server, not the generator.
  */
 
-const REGIONS = [
+export const REGIONS = [
   'us-east-1',
   'us-west-1',
   'us-west-2',

@@ -7,22 +7,10 @@
  * Values are whole hundredths in [0, 100): their shortest decimal text reads back as the very
  * double sent by remote write, so text and binary loaders store identical numbers.
  */
-import { FIELDS } from '../ingest/tsbs-cpu.js';
+import { FIELDS, REGIONS } from '../ingest/tsbs-cpu.js';
 
 /** TSBS' 10 `cpu` metrics, as the ingest benches generate them. */
 export const METRICS: readonly string[] = FIELDS;
-
-const REGIONS = [
-  'us-east-1',
-  'us-west-1',
-  'us-west-2',
-  'eu-west-1',
-  'eu-central-1',
-  'ap-southeast-1',
-  'ap-southeast-2',
-  'ap-northeast-1',
-  'sa-east-1',
-];
 
 export interface HostTags {
   hostname: string;

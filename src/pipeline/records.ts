@@ -11,7 +11,7 @@
  *
  * Parameters such as `; charset=utf-8` are allowed after the type; the type is case-insensitive.
  */
-import { JSON_TOO_DEEP, jsonStringEnd, nestedTooDeep } from '../shared/json-depth.js';
+import { JSON_DEPTH_MAX, JSON_TOO_DEEP, jsonStringEnd, nestedTooDeep } from '../shared/json-depth.js';
 import { isRecord, type PipelineRecord, type PipelineValue } from './value.js';
 
 /** A body that cannot be turned into records; the message is the client-facing reason. */
@@ -56,7 +56,7 @@ function parseJsonStream(body: Buffer, ignoreErrors: boolean): PipelineRecord[] 
     const end = valueEnd(text, pos);
     let value: PipelineValue;
     try {
-      if (nestedTooDeep(text, pos, end)) throw new Error(JSON_TOO_DEEP);
+      if (valueDepth > JSON_DEPTH_MAX) throw new Error(JSON_TOO_DEEP);
       value = JSON.parse(text.slice(pos, end)) as PipelineValue;
     } catch (err) {
       if (ignoreErrors) break;
@@ -79,9 +79,14 @@ function skipSpace(text: string, pos: number): number {
 /**
  * Where the JSON value starting at `pos` ends: after the bracket closing its opening one (strings
  * skipped), after a string's closing quote, or at the first delimiter after a scalar. Malformed
- * text yields some end; JSON.parse then reports the problem.
+ * text yields some end; JSON.parse then reports the problem. Measures the value's nesting on the
+ * way (`valueDepth`), so the depth limit costs no second pass over the text.
  */
+/** The deepest nesting of objects and arrays in the value `valueEnd` last measured. */
+let valueDepth = 0;
+
 function valueEnd(text: string, pos: number): number {
+  valueDepth = 0;
   const first = text[pos];
   if (first === '"') return jsonStringEnd(text, pos);
   if (first !== '{' && first !== '[') {
@@ -93,8 +98,9 @@ function valueEnd(text: string, pos: number): number {
   for (let i = pos; i < text.length; i++) {
     const c = text[i];
     if (c === '"') i = jsonStringEnd(text, i) - 1;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
+    else if (c === '{' || c === '[') {
+      if (++depth > valueDepth) valueDepth = depth;
+    } else if (c === '}' || c === ']') {
       depth--;
       if (depth === 0) return i + 1;
     }

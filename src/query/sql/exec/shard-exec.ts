@@ -124,8 +124,7 @@ async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Ba
     columns: scan.columns,
     timeMin: scan.timeMin,
     timeMax: scan.timeMax,
-    seriesFilter: seriesFilterOf(scan.seriesFilter),
-    seriesMatchers: seriesMatchersOf(scan.seriesFilter),
+    ...seriesConditionsOf(scan.seriesFilter),
   };
   const runs = seriesRunPlanOf(plan);
   // Only the series-run fold takes series by their statistics (storage checks the rest).
@@ -135,24 +134,25 @@ async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Ba
   for await (const chunk of source.scan(request)) yield chunkToBatch(chunk, scan.types);
 }
 
-/** Turns the plan's serialisable tag conditions into the scan's series predicate. */
-export function seriesFilterOf(specs: SeriesFilterSpec[]): ScanRequest['seriesFilter'] {
-  if (specs.length === 0) return undefined;
-  const sets = specs.map((s) => ({ id: s.columnId, values: new Set(s.values) }));
-  return (tags) =>
-    sets.every((s) => {
-      const v = tags.get(s.id);
-      return v !== undefined && s.values.has(v);
-    });
-}
-
-/** The same conditions as index lookups: a series without the tag never passes. */
-export function seriesMatchersOf(specs: SeriesFilterSpec[]): ScanRequest['seriesMatchers'] {
-  if (specs.length === 0) return undefined;
-  return specs.map((s) => {
+/**
+ * The plan's serialisable tag conditions as the scan wants them: index lookups (`seriesMatchers`)
+ * and the series predicate that checks each candidate, made from the same value sets. A series
+ * without the tag never passes.
+ */
+export function seriesConditionsOf(specs: SeriesFilterSpec[]): Pick<ScanRequest, 'seriesFilter' | 'seriesMatchers'> {
+  if (specs.length === 0) return {};
+  const matchers = specs.map((s) => {
     const values = new Set(s.values);
     return { id: s.columnId, values: s.values, test: (v: string) => values.has(v), missingMatches: false };
   });
+  return {
+    seriesFilter: (tags) =>
+      matchers.every((m) => {
+        const v = tags.get(m.id);
+        return v !== undefined && m.test(v);
+      }),
+    seriesMatchers: matchers,
+  };
 }
 
 /**

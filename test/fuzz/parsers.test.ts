@@ -13,7 +13,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import t from 'tap';
 import { compilePipeline } from '../../src/pipeline/compile.js';
 import { PipelineError } from '../../src/pipeline/processor.js';
 import { parseExpr } from '../../src/query/promql/parse.js';
@@ -29,55 +28,14 @@ import { decodeRemoteWrite } from '../../src/shared/ingest/prom-remote/decode-wr
 import { SnappyError, snappyCompress, snappyDecompress } from '../../src/shared/ingest/prom-remote/snappy-block.js';
 import { SchemaSnapshot } from '../../src/shared/ingest/schema-snapshot.js';
 import { tempDir } from '../helpers/server.js';
+import { asText, mutatedBytes, runTargets, type Target, tokenText } from './fuzz-kit.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const CORPUS = path.join(import.meta.dirname, 'corpus');
 
-/** Text made of a language's tokens, random characters and separators, in random order. */
-function tokenText(tokens: readonly string[]): fc.Arbitrary<string> {
-  return fc
-    .array(
-      fc.oneof(fc.constantFrom(...tokens), fc.string({ maxLength: 4 }), fc.constantFrom(' ', '\n', '\\', '"', "'")),
-      {
-        maxLength: 40,
-      },
-    )
-    .map((parts) => parts.join(''));
-}
-
-/** Bytes: raw, or a valid sample with a few bytes flipped, cut or repeated. */
-function mutatedBytes(samples: readonly Uint8Array[]): fc.Arbitrary<Uint8Array> {
-  const mutated = fc
-    .tuple(
-      fc.constantFrom(...samples),
-      fc.array(fc.tuple(fc.nat(), fc.nat(255)), { maxLength: 8 }),
-      fc.nat(),
-      fc.boolean(),
-    )
-    .map(([sample, flips, cut, doubled]) => {
-      let out = Uint8Array.from(sample);
-      for (const [at, byte] of flips) if (out.length > 0) out[at % out.length] = byte;
-      if (cut % 4 === 0) out = out.subarray(0, cut % (out.length + 1));
-      if (doubled) out = Uint8Array.from([...out, ...out]);
-      return out;
-    });
-  return fc.oneof(fc.uint8Array({ maxLength: 300 }), mutated);
-}
-
-interface Target {
-  name: string;
-  /** Valid inputs the mutations start from: they must be accepted, or the fuzzing stays shallow. */
-  seeds: Uint8Array[];
-  input: fc.Arbitrary<Uint8Array>;
-  run: (input: Uint8Array) => unknown;
-  /** The errors the parser may throw for bad input. */
-  expected: (err: unknown) => boolean;
-}
-
 const isDbError = (err: unknown): boolean => err instanceof DbError;
 const text = (s: string): Uint8Array => Buffer.from(s);
-const asText = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
 
 const schema = new SchemaSnapshot({ generation: 1, databases: [], tables: [] });
 const lineCaches = new LineCaches();
@@ -307,39 +265,4 @@ const TARGETS: Target[] = [
   },
 ];
 
-/** Runs one input; returns a description of an unexpected failure, or null. */
-function tryOne(target: Target, input: Uint8Array, accepted = { n: 0 }): string | null {
-  try {
-    target.run(input);
-    accepted.n++;
-    return null;
-  } catch (err) {
-    if (target.expected(err)) return null;
-    return `${target.name} threw ${err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err)} for ${JSON.stringify(asText(input))}`;
-  }
-}
-
-for (const target of TARGETS) {
-  t.test(target.name, async (t) => {
-    const dir = path.join(CORPUS, target.name.split(' ')[0]?.toLowerCase() ?? target.name);
-    const files = fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
-    for (const file of files) {
-      const problem = tryOne(target, fs.readFileSync(path.join(dir, file)));
-      t.equal(problem, null, `corpus ${file}`);
-    }
-    for (const seed of target.seeds) {
-      t.doesNotThrow(() => target.run(seed), `the seed ${JSON.stringify(asText(seed).slice(0, 40))} is accepted`);
-    }
-    const found: string[] = [];
-    const accepted = { n: 0 };
-    fc.assert(
-      fc.property(target.input, (input) => {
-        const problem = tryOne(target, input, accepted);
-        if (problem !== null) found.push(problem);
-        return problem === null;
-      }),
-      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
-    );
-    t.same(found, [], `${RUNS} random inputs: answered or refused with the documented error (${accepted.n} accepted)`);
-  });
-}
+runTargets(TARGETS, { runs: RUNS, seed: SEED, corpus: CORPUS });

@@ -40,6 +40,9 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
     if (tables.length > 0) await cluster.broadcast({ op: 'drop', tableIds: tables.map((t) => t.id) });
   };
   return {
+    authorize: (access) => {
+      if (user) checkPermission(user, access);
+    },
     getDatabase: (name: string): DatabaseSchema | undefined => catalog.getDatabase(name),
     listDatabases: () => catalog.listDatabases(),
     getTable: (db: string, name: string) => catalog.getTable(db, name),

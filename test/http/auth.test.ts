@@ -104,6 +104,23 @@ t.test('read-only users cannot write and write-only users cannot read', async (t
   t.equal(roRead.status, 200);
   const roDdl = await sqlAs(server.url, 'CREATE DATABASE nope', { authorization: basic('reader', 'rpw') });
   t.equal(roDdl.status, 403);
+  // Permission is a property of the statement, not of what it happens to touch (GreptimeDB's
+  // is_readonly): a write-only user reads nothing, not even a constant or the table list.
+  const writer = { authorization: basic('writer', 'wpw') };
+  const reader = { authorization: basic('reader', 'rpw') };
+  for (const statement of ['SELECT 1', 'SHOW TABLES', 'SHOW DATABASES', 'DESCRIBE TABLE x', 'EXPLAIN SELECT 1']) {
+    const answer = await sqlAs(server.url, statement, writer);
+    t.equal(answer.status, 403, `a write-only user may not run ${statement}`);
+    t.equal(answer.body.code, 7006);
+    t.equal((await sqlAs(server.url, statement, reader)).status, 200, `a read-only user may run ${statement}`);
+  }
+  t.equal((await sqlAs(server.url, 'USE public', writer)).status, 200, 'USE needs neither');
+  t.equal(
+    (await sqlAs(server.url, 'INSERT INTO x (greptime_timestamp, v) VALUES (2, 2)', writer)).status,
+    200,
+    'a write-only user inserts',
+  );
+  t.equal((await sqlAs(server.url, 'INSERT INTO x (greptime_timestamp, v) VALUES (3, 3)', reader)).status, 403);
 });
 
 t.test('a users file provider authenticates, and /config never shows a password', async (t) => {

@@ -84,7 +84,31 @@ export async function runQuery(
   return runQueryIn(query, queryContext(session, env, now));
 }
 
+/** What a statement needs of its user; null for session settings (USE, SET), which anyone may change. */
+function accessOf(statement: Statement): 'read' | 'write' | null {
+  switch (statement.kind) {
+    case 'use':
+    case 'set':
+      return null;
+    case 'query':
+    case 'show_databases':
+    case 'show_tables':
+    case 'show_create_table':
+    case 'show_columns':
+    case 'describe':
+    case 'explain':
+    case 'show_collation':
+    case 'show_charset':
+    case 'tql':
+      return 'read';
+    default:
+      return 'write';
+  }
+}
+
 async function executeStatement(statement: Statement, session: SqlSession, env: SqlEnv): Promise<StatementResult> {
+  const access = accessOf(statement);
+  if (access !== null) env.authorize?.(access);
   const now = nowNanos();
   const ctx: EvalContext = { nowNanos: now, timezone: session.timezone };
   switch (statement.kind) {

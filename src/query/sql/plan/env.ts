@@ -87,6 +87,12 @@ export interface SqlEnv {
   maintainTable(db: string, name: string, action: 'flush' | 'compact'): Promise<void>;
   /** Writes rows durably through the shards; the table must exist and the types must match. */
   insert(rows: TableInsert): Promise<number>;
+  /**
+   * Refuses a statement the session's user may not run (403, code 7006), as GreptimeDB checks
+   * each statement: reading ones (queries, SHOW, DESCRIBE, EXPLAIN, TQL) need read permission,
+   * the others write. Absent when there is no user provider.
+   */
+  authorize?(access: 'read' | 'write'): void;
   /** Runs a plan fragment on every shard and returns their results in shard order. */
   /** `plan` is the planner's ShardPlan (plan.ts, not imported here: plan.ts reaches this module). */
   scatter(plan: unknown, signal?: AbortSignal): Promise<unknown[]>;

@@ -14,7 +14,7 @@ import {
   type ResourceMetrics,
   type ViewOptions,
 } from '@opentelemetry/sdk-metrics';
-import { encodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
+import { encodeOtlpJson } from '../../src/shared/ingest/otlp/json.js';
 import { OtlpTypes } from '../../src/shared/proto/otlp.js';
 
 export type SdkEncoding = 'proto' | 'json';

@@ -18,7 +18,7 @@ import {
   SimpleLogRecordProcessor,
 } from '@opentelemetry/sdk-logs';
 import t from 'tap';
-import { encodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
+import { encodeOtlpJson } from '../../src/shared/ingest/otlp/json.js';
 import { decodeOtlp, OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 

@@ -4,7 +4,7 @@
  */
 import zlib from 'node:zlib';
 import t from 'tap';
-import { decodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
+import { decodeOtlpJson } from '../../src/shared/ingest/otlp/json.js';
 import { decodeOtlp, OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 

@@ -18,7 +18,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
-import { decodeOtlpJson, encodeOtlpJson } from '../../src/router/ingest/otlp/json.js';
+import { decodeOtlpJson, encodeOtlpJson } from '../../src/shared/ingest/otlp/json.js';
 import { decodeOtlp, OtlpTypes } from '../../src/shared/proto/otlp.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 

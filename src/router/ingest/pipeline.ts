@@ -11,7 +11,7 @@
 
 import type { TableRows } from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, type ErrorCodeValue, InvalidArgument } from '../../shared/errors.js';
-import type { DecodeBody, DecodeRequest } from '../../shared/ingest/decode.js';
+import type { DecodeBody, DecodeRequest, PartialRejection } from '../../shared/ingest/decode.js';
 import { type PlannedInsert, planInsert, TYPE_CODES } from '../../shared/ingest/plan.js';
 import type { SchemaSnapshotData } from '../../shared/ingest/schema-snapshot.js';
 import { addShardParts, encodeShardPayloads } from '../../shared/ingest/split.js';
@@ -76,7 +76,10 @@ export class IngestPipeline {
    * `onTables` is called once decoding has succeeded, before any table is made or written (the
    * routes answer errors after it in the table-write stage's shape).
    */
-  async writeDecodedTables(request: DecodeBody, onTables?: () => void): Promise<{ rows: number; tableRows: number[] }> {
+  async writeDecodedTables(
+    request: DecodeBody,
+    onTables?: () => void,
+  ): Promise<{ rows: number; tableRows: number[]; partial?: PartialRejection | undefined }> {
     // Shards still to write (null: all), and whether a shard refused a key named by id.
     let pending: Set<number> | null = null;
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
@@ -106,6 +109,8 @@ export class IngestPipeline {
       }
       // A decoder refuses a body only for decompressing past the body limit.
       if (reply.kind === 'refused') throw new ClientError('BodyTooLarge', reply.message);
+      // Only OTLP decodes to "malformed": nothing of the request can be stored.
+      if (reply.kind === 'malformed') throw new ClientError('OtlpBadRequest', reply.message);
       onTables?.();
       if (reply.kind === 'rejected') throw new DbError(reply.code as ErrorCodeValue, reply.message);
       await this.catalog.durable();
@@ -113,7 +118,7 @@ export class IngestPipeline {
       const only = pending;
       const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
       const refused = await this.writePayloads(payloads);
-      if (refused.size === 0) return { rows: reply.rows, tableRows: reply.tableRows };
+      if (refused.size === 0) return { rows: reply.rows, tableRows: reply.tableRows, partial: reply.partial };
       // Those shards wrote nothing of it (see src/shard/key-refs.ts); the others are done.
       pending = refused;
     }

@@ -7,7 +7,14 @@ import { DbError } from '../../shared/errors.js';
 import { checkPermission } from '../auth/credentials.js';
 import { answerOf, ClientError } from '../errors/catalogue.js';
 import type { RequestContext, Route } from '../http/context.js';
-import { handleOtlpExport, type OtlpRequestOf, type OtlpSignal } from '../ingest/otlp/request.js';
+import {
+  handleOtlpBody,
+  handleOtlpExport,
+  type OtlpEncoding,
+  type OtlpRequestOf,
+  type OtlpSignal,
+  type PartialSuccess,
+} from '../ingest/otlp/request.js';
 import type { ServerMetrics } from '../metrics.js';
 
 /** What a signal stored for one request: rows written, and what it rejected (with why). */
@@ -17,11 +24,37 @@ export interface OtlpExportOutcome {
   message: string;
 }
 
+/** A signal whose request the router decodes (traces, logs). */
 export function otlpExportRoute<S extends OtlpSignal>(
   signal: S,
   protocol: string,
   metrics: ServerMetrics,
   store: (ctx: RequestContext, request: OtlpRequestOf[S]) => Promise<OtlpExportOutcome>,
+): Route {
+  return exchangeRoute(signal, protocol, metrics, (ctx, stored) =>
+    handleOtlpExport(ctx, signal, (request) => stored(() => store(ctx, request))),
+  );
+}
+
+/** A signal whose body a shard decodes (metrics): `store` gets the body's encoding. */
+export function otlpBodyRoute(
+  signal: OtlpSignal,
+  protocol: string,
+  metrics: ServerMetrics,
+  store: (ctx: RequestContext, encoding: OtlpEncoding) => Promise<OtlpExportOutcome>,
+): Route {
+  return exchangeRoute(signal, protocol, metrics, (ctx, stored) =>
+    handleOtlpBody(ctx, signal, (encoding) => stored(() => store(ctx, encoding))),
+  );
+}
+
+type Stored = (run: () => Promise<OtlpExportOutcome>) => Promise<PartialSuccess | null>;
+
+function exchangeRoute(
+  signal: OtlpSignal,
+  protocol: string,
+  metrics: ServerMetrics,
+  exchange: (ctx: RequestContext, stored: Stored) => ReturnType<typeof handleOtlpBody>,
 ): Route {
   return {
     methods: ['POST'],
@@ -33,10 +66,10 @@ export function otlpExportRoute<S extends OtlpSignal>(
       metrics.ingestBytes.inc({ protocol }, ctx.body.length);
       let rows = 0;
       try {
-        const response = await handleOtlpExport(ctx, signal, async (request) => {
+        const response = await exchange(ctx, async (run) => {
           // Inside the exchange, so a refusal is answered as an OTLP status like other errors.
           if (ctx.user) checkPermission(ctx.user, 'write');
-          const outcome = await store(ctx, request);
+          const outcome = await run();
           rows = outcome.rows;
           return outcome.rejected === 0 ? null : { rejected: outcome.rejected, message: outcome.message };
         });

@@ -9,17 +9,14 @@
  * nothing stored; 415 for unknown content types; 413 past the body limit.
  */
 
-import { metadataInsert } from '../../shared/ingest/prom-remote/metadata.js';
-import { yieldToEventLoop } from '../../shared/yield.js';
+import { metricsOptionsOf } from '../../shared/ingest/otlp/metrics-options.js';
 import type { Catalog } from '../catalog.js';
 import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import { metricsOptionsOf } from '../ingest/otlp/metrics-options.js';
-import { otlpMetricsToInserts } from '../ingest/otlp/metrics-to-inserts.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
-import { otlpExportRoute } from './otlp-export-route.js';
+import { otlpBodyRoute } from './otlp-export-route.js';
 
 export interface OtlpMetricsDeps {
   catalog: Catalog;
@@ -27,28 +24,29 @@ export interface OtlpMetricsDeps {
 }
 
 export function otlpMetricsRoutes(deps: OtlpMetricsDeps, metrics: ServerMetrics): Route[] {
-  const { catalog, ingest } = deps;
-  const lookup = (db: string, table: string) => catalog.getTable(db, table);
+  const { ingest } = deps;
   return [
-    otlpExportRoute('metrics', 'otlp-metrics', metrics, async (ctx, request) => {
-      let options: ReturnType<typeof metricsOptionsOf>;
+    otlpBodyRoute('metrics', 'otlp-metrics', metrics, async (ctx, encoding) => {
+      let metricsOptions: ReturnType<typeof metricsOptionsOf>;
       try {
-        options = metricsOptionsOf(ctx.headers);
+        metricsOptions = metricsOptionsOf(ctx.headers);
       } catch (err) {
         throw new ClientError('OtlpBadRequest', (err as Error).message);
       }
       const db = databaseOf(ctx, ['db']);
-      await yieldToEventLoop();
-      const conversion = otlpMetricsToInserts(request, db, options, lookup);
-      const inserts = conversion.inserts;
-      const metadata = metadataInsert(conversion.metadata, db);
-      if (metadata) inserts.push(metadata);
-      await yieldToEventLoop();
-      await ingest.write(inserts, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' });
+      // Decoding and conversion are most of the cost: a shard does both (decode-metrics.ts).
+      const written = await ingest.writeDecodedTables({
+        protocol: 'otlp-metrics',
+        body: ctx.body,
+        db,
+        encoding,
+        metricsOptions,
+        options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' },
+      });
       return {
-        rows: conversion.sampleRows,
-        rejected: conversion.rejectedPoints,
-        message: conversion.rejectionMessage,
+        rows: written.rows,
+        rejected: written.partial?.rejected ?? 0,
+        message: written.partial?.message ?? '',
       };
     }),
   ];

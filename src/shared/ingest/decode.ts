@@ -11,6 +11,9 @@ import { LineCaches, type Precision, parseLineProtocolSliced } from './lineproto
 import { pointParts } from './lineproto/point-parts.js';
 import { toTableInserts } from './lineproto/to-inserts.js';
 import { decodePut } from './opentsdb/decode-put.js';
+import { decodeOtlpMetrics, type OtlpEncoding } from './otlp/decode-metrics.js';
+import { OtlpMalformed } from './otlp/malformed.js';
+import type { OtlpMetricsOptions } from './otlp/metrics-options.js';
 import { decodePipelineBody, type PipelineBody } from './pipeline-decode.js';
 import { needsNoChange, planInsert } from './plan.js';
 import { decodeRemoteWrite } from './prom-remote/decode-write.js';
@@ -38,6 +41,8 @@ export type DecodeRequest = {
   | { protocol: 'prom-remote'; bodyLimitBytes: number }
   /** The all-or-nothing put (no `summary` or `details`). */
   | { protocol: 'opentsdb' }
+  /** An OTLP/HTTP metrics export (otlp/decode-metrics.ts); the HTTP layer has undone its encoding. */
+  | { protocol: 'otlp-metrics'; encoding: OtlpEncoding; metricsOptions: OtlpMetricsOptions }
   /** An `/v1/ingest` body and its pipeline (pipeline-decode.ts). */
   | ({ protocol: 'pipeline' } & Omit<PipelineBody, 'body' | 'db'>)
 );
@@ -60,7 +65,11 @@ export type DecodeReply =
       generation: number;
       /** Rows per table written, in insert order (pipelines answer per table). */
       tableRows: number[];
+      /** Rows refused one by one while the rest is written (OTLP's `partial_success`). */
+      partial?: PartialRejection | undefined;
     }
+  /** Nothing of the body can be stored: the protocol's own "bad request" (OTLP's 400 status). */
+  | { kind: 'malformed'; message: string }
   /** Refused with an HTTP status of the protocol's own (not a GreptimeDB error). */
   | { kind: 'refused'; status: number; message: string }
   /** The catalog refuses the decoded rows (code and message of the DbError). */
@@ -73,6 +82,12 @@ export type DecodeReply =
    */
   | { kind: 'schema'; inserts: TableInsert[]; options?: InsertOptions[] | undefined };
 
+/** Rows a protocol refuses individually, and why (distinct reasons with their counts). */
+export interface PartialRejection {
+  rejected: number;
+  message: string;
+}
+
 /** What this thread's line-protocol parser remembers between requests (series, names). */
 const lineCaches = new LineCaches();
 
@@ -84,7 +99,13 @@ export function lineSeriesCached(): number {
 /** Decodes `request.body` against `schema` (null: none received yet). */
 export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapshot | null): Promise<DecodeReply> {
   if (schema === null || schema.generation !== request.schemaGeneration) return { kind: 'stale' };
-  const decoded = await decodeBody(request, schema);
+  let decoded: Decoded;
+  try {
+    decoded = await decodeBody(request, schema);
+  } catch (err) {
+    if (err instanceof OtlpMalformed) return { kind: 'malformed', message: err.message };
+    throw err;
+  }
   if ('refused' in decoded) return { kind: 'refused', ...decoded.refused };
   if ('parts' in decoded) {
     return {
@@ -120,11 +141,17 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
     rows: decoded.rows,
     generation: schema.generation,
     tableRows: decoded.inserts.map((i) => i.rowCount),
+    partial: decoded.partial,
   };
 }
 
 /** Rows as inserts; `options`: each insert's own, instead of the request's. */
-type Inserts = { inserts: TableInsert[]; rows: number; options?: InsertOptions[] | undefined };
+type Inserts = {
+  inserts: TableInsert[];
+  rows: number;
+  options?: InsertOptions[] | undefined;
+  partial?: PartialRejection | undefined;
+};
 
 /** Rows already split into per-shard parts by a direct path (sample-parts.ts, lineproto/point-parts.ts). */
 type Parts = { parts: { perShard: TableRows[][]; tableRows: number[] }; rows: number };
@@ -154,6 +181,12 @@ async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promi
         request.shardCount,
         byRef,
       );
+    case 'otlp-metrics': {
+      const { body, encoding, db, metricsOptions } = request;
+      const d = decodeOtlpMetrics(body, encoding, db, metricsOptions, (dbName, t) => schema.getTable(dbName, t));
+      const partial = d.rejected > 0 ? { rejected: d.rejected, message: d.message } : undefined;
+      return { inserts: d.inserts, rows: d.rows, partial };
+    }
     case 'pipeline':
       return decodePipelineBody(request);
   }

@@ -20,9 +20,10 @@
  * The columns are filled straight into typed arrays (no per-row objects): this is the hot path of
  * log ingestion, see bench/ingest/otlp-logs.ts.
  */
+
+import { anyValueToText, attributesToJsonText, hexOf } from '../../../shared/ingest/otlp/attributes.js';
 import type { TableInsert } from '../../../shared/insert.js';
 import type { ExportLogsServiceRequest } from '../../../shared/proto/otlp.js';
-import { anyValueToText, attributesToJsonText, hexOf } from './attributes.js';
 import { idProblem, SPAN_ID_BYTES, TRACE_ID_BYTES, timeNanosOrNull } from './record-values.js';
 
 /** The table records go to without `x-greptime-log-table-name`. */

@@ -4,8 +4,8 @@
  * lowercase hex, times as integer nanoseconds and the body as text (non-string bodies as JSON).
  */
 import type { PipelineRecord, PipelineValue } from '../../../pipeline/value.js';
+import { anyValueToText, hexOf } from '../../../shared/ingest/otlp/attributes.js';
 import type { AnyValue, ExportLogsServiceRequest, KeyValue } from '../../../shared/proto/otlp.js';
-import { anyValueToText, hexOf } from './attributes.js';
 
 function pipelineValueOf(value: AnyValue | null | undefined): PipelineValue {
   if (!value) return null;

@@ -15,6 +15,7 @@
  * Usage from a route: `return handleOtlpExport(ctx, 'logs', async (request) => ... )`.
  */
 
+import { decodeOtlpJson, encodeOtlpJson, OtlpJsonError } from '../../../shared/ingest/otlp/json.js';
 import {
   decodeOtlp,
   type ExportLogsServiceRequest,
@@ -24,11 +25,13 @@ import {
 } from '../../../shared/proto/otlp.js';
 import { ClientError } from '../../errors/catalogue.js';
 import type { HttpResponse, RequestContext } from '../../http/context.js';
-import { decodeOtlpJson, encodeOtlpJson, OtlpJsonError } from './json.js';
 import { decodeLogsRequest } from './logs-wire-decode.js';
 
 export type OtlpSignal = 'metrics' | 'traces' | 'logs';
-export type OtlpEncoding = 'protobuf' | 'json';
+
+import type { OtlpEncoding } from '../../../shared/ingest/otlp/decode-metrics.js';
+
+export type { OtlpEncoding };
 
 /** The decoded request type of each signal. */
 export interface OtlpRequestOf {
@@ -187,8 +190,16 @@ export async function handleOtlpExport<S extends OtlpSignal>(
   signal: S,
   ingest: (request: OtlpRequestOf[S], encoding: OtlpEncoding) => Promise<PartialSuccess | null>,
 ): Promise<HttpResponse> {
+  return handleOtlpBody(ctx, signal, (encoding) => ingest(decodeExportRequest(signal, encoding, ctx.body), encoding));
+}
+
+/** The same exchange for a signal whose body is decoded elsewhere (metrics: in a shard). */
+export async function handleOtlpBody(
+  ctx: RequestContext,
+  signal: OtlpSignal,
+  ingest: (encoding: OtlpEncoding) => Promise<PartialSuccess | null>,
+): Promise<HttpResponse> {
   const encoding = otlpEncodingOf(ctx.headers);
-  const request = decodeExportRequest(signal, encoding, ctx.body);
-  const partial = await ingest(request, encoding);
+  const partial = await ingest(encoding);
   return exportResponse(signal, encoding, partial);
 }

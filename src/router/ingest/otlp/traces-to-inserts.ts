@@ -20,6 +20,13 @@
  * or an out-of-range time is rejected on its own and counted in `rejected`.
  */
 
+import {
+  anyValueToColumnValue,
+  attributesToJsonNode,
+  type ColumnValue,
+  coerceColumnValue,
+  hexOf,
+} from '../../../shared/ingest/otlp/attributes.js';
 import type { TableInsert } from '../../../shared/insert.js';
 import { type JsonNode, jsonText } from '../../../shared/json-value.js';
 import {
@@ -31,13 +38,6 @@ import {
   STATUS_CODE_NAMES,
 } from '../../../shared/proto/otlp.js';
 import type { DataType, TableSchema } from '../../../shared/types.js';
-import {
-  anyValueToColumnValue,
-  attributesToJsonNode,
-  type ColumnValue,
-  coerceColumnValue,
-  hexOf,
-} from './attributes.js';
 import { type CellValue, InsertBuilder } from './insert-builder.js';
 import { idProblem, isoNanos, SPAN_ID_BYTES, TRACE_ID_BYTES, timeNanosOrNull } from './record-values.js';
 

@@ -12,7 +12,7 @@
  *
  * Table suffixes of histograms and summaries (`_bucket`, `_sum`, `_count`) come after these.
  */
-import { InvalidArgument } from '../../../shared/errors.js';
+import { InvalidArgument } from '../../errors.js';
 
 export const TRANSLATION_STRATEGIES = [
   'UnderscoreEscapingWithSuffixes',

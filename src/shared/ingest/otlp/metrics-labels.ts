@@ -16,7 +16,7 @@
  * receiver's info metric) carries them, keyed by `job` and `instance` (see `targetInfoLabels`).
  */
 
-import type { KeyValue, Resource, ScopeMetrics } from '../../../shared/proto/otlp.js';
+import type { KeyValue, Resource, ScopeMetrics } from '../../proto/otlp.js';
 import { anyValueToLabel } from './attributes.js';
 import { labelNameOf } from './metrics-naming.js';
 import type { OtlpMetricsOptions } from './metrics-options.js';

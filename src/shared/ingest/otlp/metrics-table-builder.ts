@@ -7,10 +7,10 @@
  * Values stay in a Float64Array from start to end: Prometheus' stale marker is a NaN with a
  * payload, and a plain JS array would canonicalise it.
  */
-import { InvalidArgument } from '../../../shared/errors.js';
-import { TIME_COLUMN, valueColumnOf } from '../../../shared/ingest/prom-remote/to-inserts.js';
-import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
-import type { TableSchema } from '../../../shared/types.js';
+import { InvalidArgument } from '../../errors.js';
+import { TIME_COLUMN, valueColumnOf } from '../../ingest/prom-remote/to-inserts.js';
+import type { InsertColumn, TableInsert } from '../../insert.js';
+import type { TableSchema } from '../../types.js';
 
 /** Prometheus' staleness marker, the value of points flagged "no recorded value". */
 export const STALE_NAN_BITS = 0x7ff0000000000002n;

@@ -17,9 +17,9 @@
  * escapes to nothing...) is left out and counted in `partial_success`.
  */
 
-import type { TableLookup } from '../../../shared/ingest/prom-remote/to-inserts.js';
-import type { DecodedMetadata } from '../../../shared/ingest/prom-remote/write-decode.js';
-import type { TableInsert } from '../../../shared/insert.js';
+import type { TableLookup } from '../../ingest/prom-remote/to-inserts.js';
+import type { DecodedMetadata } from '../../ingest/prom-remote/write-decode.js';
+import type { TableInsert } from '../../insert.js';
 import {
   DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK,
   type ExponentialHistogramDataPoint,
@@ -29,8 +29,8 @@ import {
   type Metric,
   type NumberDataPoint,
   type SummaryDataPoint,
-} from '../../../shared/proto/otlp.js';
-import { ClientError } from '../../errors/catalogue.js';
+} from '../../proto/otlp.js';
+import { OtlpMalformed } from './malformed.js';
 import { classicBucketsOf, exponentialPointProblem } from './metrics-exponential.js';
 import {
   plainDecimal,
@@ -162,7 +162,7 @@ export class MetricsConversion {
     baseError: string | null,
     times: Set<number>,
   ): void {
-    if (metric.name === '') throw new ClientError('OtlpBadRequest', `${path}: metric name is required`);
+    if (metric.name === '') throw new OtlpMalformed(`${path}: metric name is required`);
     const kind = metricKindOf(metric);
     if (kind === null) return; // no data: nothing to store, nothing to reject
     const pointCount = (
@@ -418,8 +418,7 @@ function checkHistogramShape(points: readonly HistogramDataPoint[], path: string
   points.forEach((point, k) => {
     const buckets = point.bucketCounts.length;
     if (buckets !== 0 && buckets !== point.explicitBounds.length + 1) {
-      throw new ClientError(
-        'OtlpBadRequest',
+      throw new OtlpMalformed(
         `${path}.histogram.data_points[${k}]: ${buckets} bucket_counts for ${point.explicitBounds.length} explicit_bounds (expected ${point.explicitBounds.length + 1})`,
       );
     }

@@ -19,7 +19,7 @@
  */
 
 import protobuf from 'protobufjs';
-import { JSON_TOO_DEEP, nestedTooDeep } from '../../../shared/json-depth.js';
+import { JSON_TOO_DEEP, nestedTooDeep } from '../../json-depth.js';
 
 /** A JSON body that is not valid OTLP/JSON; `message` names the offending path. */
 export class OtlpJsonError extends Error {

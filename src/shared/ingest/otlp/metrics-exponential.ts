@@ -18,7 +18,7 @@
  * a series keeps its `le` labels as long as the exporter keeps its scale.
  */
 
-import type { ExponentialHistogramDataPoint } from '../../../shared/proto/otlp.js';
+import type { ExponentialHistogramDataPoint } from '../../proto/otlp.js';
 import { plainDecimal } from './metrics-labels.js';
 
 /** Scales the OTLP data model allows (metrics data model, "Exponential Scale"). */

@@ -3,14 +3,14 @@
  * `le`/`quantile` label text, and exponential histogram → classic bucket conversion.
  */
 import t from 'tap';
-import { classicBucketsOf } from '../../../../src/router/ingest/otlp/metrics-exponential.js';
-import { plainDecimal } from '../../../../src/router/ingest/otlp/metrics-labels.js';
+import { classicBucketsOf } from '../../../../src/shared/ingest/otlp/metrics-exponential.js';
+import { plainDecimal } from '../../../../src/shared/ingest/otlp/metrics-labels.js';
 import {
   labelNameOf,
   metricNameOf,
   parseTranslationStrategy,
   prometheusUnit,
-} from '../../../../src/router/ingest/otlp/metrics-naming.js';
+} from '../../../../src/shared/ingest/otlp/metrics-naming.js';
 import type { ExponentialHistogramDataPoint } from '../../../../src/shared/proto/otlp.js';
 
 t.test('metric names under the default strategy', async (t) => {

@@ -11,7 +11,7 @@ import {
   attributesToJsonNode,
   attributesToJsonText,
   coerceColumnValue,
-} from '../../../../src/router/ingest/otlp/attributes.js';
+} from '../../../../src/shared/ingest/otlp/attributes.js';
 import { jsonText } from '../../../../src/shared/json-value.js';
 import type { KeyValue } from '../../../../src/shared/proto/otlp.js';
 

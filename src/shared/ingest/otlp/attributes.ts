@@ -11,9 +11,9 @@
  * themselves; arrays as arrays; kvlists as objects; bytes as lowercase hex strings; an empty
  * AnyValue as null. Objects are JSONB objects: keys sorted, a repeated key keeps its last value.
  */
-import { type JsonNode, jsonString, jsonText, objectNode } from '../../../shared/json-value.js';
-import type { AnyValue, KeyValue } from '../../../shared/proto/otlp.js';
-import type { DataType } from '../../../shared/types.js';
+import { type JsonNode, jsonString, jsonText, objectNode } from '../../json-value.js';
+import type { AnyValue, KeyValue } from '../../proto/otlp.js';
+import type { DataType } from '../../types.js';
 
 const NULL_NODE: JsonNode = { kind: 'null' };
 

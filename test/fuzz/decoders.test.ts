@@ -17,9 +17,6 @@ import { decompress } from '../../src/router/http/decompress.js';
 import { eventRows } from '../../src/router/ingest/hec/event-rows.js';
 import { parseEventStream } from '../../src/router/ingest/hec/event-stream.js';
 import { rawRows } from '../../src/router/ingest/hec/raw-rows.js';
-import { decodePushJson } from '../../src/router/ingest/loki/push-json.js';
-import { decodePushProtobuf } from '../../src/router/ingest/loki/push-protobuf.js';
-import { lokiInsert } from '../../src/router/ingest/loki/to-inserts.js';
 import { logsToInserts } from '../../src/router/ingest/otlp/logs-to-inserts.js';
 import { decodeExportRequest } from '../../src/router/ingest/otlp/request.js';
 import { tracesToInserts } from '../../src/router/ingest/otlp/traces-to-inserts.js';
@@ -31,6 +28,9 @@ import { readRecords } from '../../src/shard/wal/wal-reader.js';
 import { encodeRecords } from '../../src/shard/wal/wal-record.js';
 import { decodeWalPayload } from '../../src/shard/write-batch-check.js';
 import { DbError } from '../../src/shared/errors.js';
+import { decodePushJson } from '../../src/shared/ingest/loki/push-json.js';
+import { decodePushProtobuf, LokiBodyTooLarge } from '../../src/shared/ingest/loki/push-protobuf.js';
+import { lokiInsert } from '../../src/shared/ingest/loki/to-inserts.js';
 import { decodeOtlpMetrics } from '../../src/shared/ingest/otlp/decode-metrics.js';
 import { OtlpMalformed } from '../../src/shared/ingest/otlp/malformed.js';
 import { metricsOptionsOf } from '../../src/shared/ingest/otlp/metrics-options.js';
@@ -169,7 +169,7 @@ const TARGETS: Target[] = [
     seeds: lokiPb,
     input: mutatedBytes(lokiPb),
     run: (input) => lokiInsert(decodePushProtobuf(buf(input), 1 << 20), 'public', 'loki_logs'),
-    expected: isDocumented,
+    expected: (err) => isDocumented(err) || err instanceof LokiBodyTooLarge,
   },
   {
     name: 'loki json',

@@ -10,16 +10,16 @@
  * that GreptimeDB gives errors of its table-write stage.
  */
 import { DbError, httpStatusOf } from '../../shared/errors.js';
+import { decodePushJson } from '../../shared/ingest/loki/push-json.js';
+import { decodePushProtobuf, LokiBodyTooLarge } from '../../shared/ingest/loki/push-protobuf.js';
+import type { LokiStream } from '../../shared/ingest/loki/push-streams.js';
+import { DEFAULT_TABLE } from '../../shared/ingest/loki/to-inserts.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { ClientError } from '../errors/catalogue.js';
 import { errorResponse } from '../errors/error-response.js';
 import { empty, type HttpResponse, type Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
-import { decodePushJson } from '../ingest/loki/push-json.js';
-import { decodePushProtobuf } from '../ingest/loki/push-protobuf.js';
-import type { LokiStream } from '../ingest/loki/push-streams.js';
-import { DEFAULT_TABLE, lokiInsert } from '../ingest/loki/to-inserts.js';
 import { lokiRecords } from '../ingest/loki/to-records.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -56,7 +56,8 @@ function tableOf(header: string | undefined): string {
   return name;
 }
 
-function decode(ctx: { headers: Map<string, string>; body: Buffer }, bodyLimitBytes: number): LokiStream[] {
+/** How the body is encoded, from its headers (415 for what Loki push does not define). */
+function contentOf(ctx: { headers: Map<string, string> }): 'protobuf' | 'json' {
   const contentType = ctx.headers.get('content-type');
   const type = mediaTypeOf(contentType);
   const encoding = (ctx.headers.get('content-encoding') ?? '').trim().toLowerCase();
@@ -64,12 +65,12 @@ function decode(ctx: { headers: Map<string, string>; body: Buffer }, bodyLimitBy
     if (!DECODED_ENCODINGS.has(encoding) && encoding !== 'snappy') {
       throw new ClientError('LokiUnsupportedContent', `Unsupported Content-Encoding: ${encoding}`);
     }
-    return decodePushProtobuf(ctx.body, bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX);
+    return 'protobuf';
   }
   if (type === 'application/json') {
     if (!DECODED_ENCODINGS.has(encoding))
       throw new ClientError('LokiUnsupportedContent', `Unsupported Content-Encoding: ${encoding}`);
-    return decodePushJson(ctx.body);
+    return 'json';
   }
   if (contentType === undefined)
     throw new ClientError('LokiUnsupportedContent', 'Header of type `content-type` was missing');
@@ -77,6 +78,17 @@ function decode(ctx: { headers: Map<string, string>; body: Buffer }, bodyLimitBy
     'LokiUnsupportedContent',
     `Unsupported content type: ${contentType}; expected application/json or application/x-protobuf`,
   );
+}
+
+/** Streams decoded here, for the pipeline path (which runs its records in the router). */
+function decodeHere(body: Buffer, content: 'protobuf' | 'json', maxBytes: number): LokiStream[] {
+  if (content === 'json') return decodePushJson(body);
+  try {
+    return decodePushProtobuf(body, maxBytes);
+  } catch (err) {
+    if (err instanceof LokiBodyTooLarge) throw new ClientError('BodyTooLarge', err.message);
+    throw err;
+  }
 }
 
 export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
@@ -95,10 +107,12 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
           if (ctx.user) checkPermission(ctx.user, 'write');
           const db = databaseOf(ctx, ['db']);
           const table = tableOf(ctx.headers.get('x-greptime-log-table-name'));
-          const streams = decode(ctx, bodyLimitBytes);
-          await yieldToEventLoop();
+          const content = contentOf(ctx);
+          const maxBytes = bodyLimitBytes > 0 ? bodyLimitBytes : DECOMPRESSED_BYTES_MAX;
           const pipeline = ctx.headers.get('x-greptime-pipeline-name')?.trim();
           if (pipeline) {
+            const streams = decodeHere(ctx.body, content, maxBytes);
+            await yieldToEventLoop();
             const target = {
               db,
               pipeline,
@@ -121,13 +135,21 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
             metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
             return empty(204);
           }
-          const insert = lokiInsert(streams, db, table);
-          writing = true;
-          const rows = await ingest.write([insert], {
-            autoCreateTable: true,
-            autoAddColumns: true,
-            createMergeMode: 'append',
-          });
+          // Decoding is most of the cost: a shard does it (src/shared/ingest/decode.ts).
+          const { rows } = await ingest.writeDecodedTables(
+            {
+              protocol: 'loki',
+              body: ctx.body,
+              db,
+              table,
+              content,
+              maxBytes,
+              options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' },
+            },
+            () => {
+              writing = true;
+            },
+          );
           metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
           metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
           return empty(204);

@@ -10,6 +10,9 @@ import type { InsertOptions, TableInsert } from '../insert.js';
 import { LineCaches, type Precision, parseLineProtocolSliced } from './lineproto/parser.js';
 import { pointParts } from './lineproto/point-parts.js';
 import { toTableInserts } from './lineproto/to-inserts.js';
+import { decodePushJson } from './loki/push-json.js';
+import { decodePushProtobuf, LokiBodyTooLarge } from './loki/push-protobuf.js';
+import { lokiInsert } from './loki/to-inserts.js';
 import { decodePut } from './opentsdb/decode-put.js';
 import { decodeOtlpMetrics, type OtlpEncoding } from './otlp/decode-metrics.js';
 import { OtlpMalformed } from './otlp/malformed.js';
@@ -43,6 +46,11 @@ export type DecodeRequest = {
   | { protocol: 'opentsdb' }
   /** An OTLP/HTTP metrics export (otlp/decode-metrics.ts); the HTTP layer has undone its encoding. */
   | { protocol: 'otlp-metrics'; encoding: OtlpEncoding; metricsOptions: OtlpMetricsOptions }
+  /**
+   * A Loki push into `table`, its content type already checked by the router; `maxBytes` bounds
+   * the decompressed protobuf (the body limit).
+   */
+  | { protocol: 'loki'; table: string; content: 'protobuf' | 'json'; maxBytes: number }
   /** An `/v1/ingest` body and its pipeline (pipeline-decode.ts). */
   | ({ protocol: 'pipeline' } & Omit<PipelineBody, 'body' | 'db'>)
 );
@@ -104,6 +112,7 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
     decoded = await decodeBody(request, schema);
   } catch (err) {
     if (err instanceof OtlpMalformed) return { kind: 'malformed', message: err.message };
+    if (err instanceof LokiBodyTooLarge) return { kind: 'refused', status: 413, message: err.message };
     throw err;
   }
   if ('refused' in decoded) return { kind: 'refused', ...decoded.refused };
@@ -186,6 +195,13 @@ async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promi
       const d = decodeOtlpMetrics(body, encoding, db, metricsOptions, (dbName, t) => schema.getTable(dbName, t));
       const partial = d.rejected > 0 ? { rejected: d.rejected, message: d.message } : undefined;
       return { inserts: d.inserts, rows: d.rows, partial };
+    }
+    case 'loki': {
+      const body = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
+      const streams =
+        request.content === 'protobuf' ? decodePushProtobuf(body, request.maxBytes) : decodePushJson(body);
+      const insert = lokiInsert(streams, request.db, request.table);
+      return { inserts: [insert], rows: insert.rowCount };
     }
     case 'pipeline':
       return decodePipelineBody(request);

@@ -4,7 +4,7 @@
  * a nanosecond timestamp value (so a transform can index it as is).
  */
 import { type PipelineRecord, PipelineTimestamp } from '../../../pipeline/value.js';
-import type { LokiStream } from './push-streams.js';
+import type { LokiStream } from '../../../shared/ingest/loki/push-streams.js';
 
 export function lokiRecords(streams: LokiStream[]): PipelineRecord[] {
   const records: PipelineRecord[] = [];

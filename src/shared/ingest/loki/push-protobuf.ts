@@ -4,21 +4,23 @@
  * with protobufjs into `LokiStream`s; every entry must have a timestamp that fits int64
  * nanoseconds and every stream a readable label string, or the whole request is refused.
  */
-import { InvalidArgument } from '../../../shared/errors.js';
-import { SnappyError, snappyDecompress } from '../../../shared/ingest/prom-remote/snappy-block.js';
-import { lokiTypes, type WireStream } from '../../../shared/proto/loki.js';
-import { ClientError } from '../../errors/catalogue.js';
+import { InvalidArgument } from '../../errors.js';
+import { SnappyError, snappyDecompress } from '../../ingest/prom-remote/snappy-block.js';
+import { lokiTypes, type WireStream } from '../../proto/loki.js';
 import { LabelSyntaxError, parseLokiLabels } from './labels.js';
 import { type LokiEntry, type LokiStream, timestampNsInRange } from './push-streams.js';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
+
+/** The snappy block decompresses past the body limit: answered 413, as a body over the limit is. */
+export class LokiBodyTooLarge extends Error {}
 
 function decompress(body: Buffer, maxBytes: number): Buffer {
   try {
     return snappyDecompress(body, maxBytes);
   } catch (err) {
     if (err instanceof SnappyError && err.tooLarge) {
-      throw new ClientError('BodyTooLarge', `Failed to buffer the request body: ${err.message}`);
+      throw new LokiBodyTooLarge(`Failed to buffer the request body: ${err.message}`);
     }
     throw new InvalidArgument(`Failed to decompress snappy Loki push request: ${(err as Error).message}`);
   }

@@ -11,8 +11,8 @@
  * in Loki and Prometheus. A label named like one of the three fixed columns is refused rather than
  * overwriting that column.
  */
-import { InvalidArgument } from '../../../shared/errors.js';
-import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
+import { InvalidArgument } from '../../errors.js';
+import type { InsertColumn, TableInsert } from '../../insert.js';
 import type { LokiStream } from './push-streams.js';
 
 export const TIME_COLUMN = 'greptime_timestamp';

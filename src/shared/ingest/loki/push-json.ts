@@ -8,7 +8,7 @@
  * streams and entries, any malformed part rejects the whole request with a message that names it
  * (as Loki itself does), so nothing of a bad request is stored.
  */
-import { InvalidArgument } from '../../../shared/errors.js';
+import { InvalidArgument } from '../../errors.js';
 import { type LokiEntry, type LokiStream, timestampNsInRange } from './push-streams.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

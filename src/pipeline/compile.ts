@@ -3,7 +3,18 @@
  * patterns, formats, transform columns, dispatcher rules. Every error is a PipelineError with the
  * line and column of the offending YAML node, so that users can find it in their file.
  */
-import { isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument, type YAMLMap } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseDocument,
+  visit,
+  type YAMLMap,
+} from 'yaml';
 import { AutoRows, autoTimeIndex } from './auto-transform.js';
 import { compileDispatcher, type Dispatcher, SuffixTemplate } from './dispatch.js';
 import { identityPipeline } from './identity.js';
@@ -39,6 +50,7 @@ export function compilePipeline(yamlText: string): Pipeline {
     const p = lineCounter.linePos(error.pos[0]);
     throw new PipelineError(`invalid YAML: ${error.message.split('\n')[0]}`, p.line, p.col);
   }
+  checkAliases(doc, at);
   const root = doc.contents;
   if (!isMap(root)) throw new PipelineError('a pipeline must be a YAML map', at(root)?.line, at(root)?.column);
 
@@ -112,6 +124,29 @@ function readVersion(v: unknown, p: Position): 1 | 2 {
 
 type At = (node: { range?: [number, number, number] | null } | null | undefined) => Position;
 type Doc = ReturnType<typeof parseDocument>;
+
+/**
+ * Aliases resolved once, up front: the YAML library parses `*name` without its anchor (or past
+ * its alias budget, a billion-laughs document) and only throws when the value is built, as a
+ * ReferenceError that would otherwise escape as a server error.
+ */
+function checkAliases(doc: Doc, at: At): void {
+  try {
+    doc.toJS();
+  } catch (err) {
+    let where: Position;
+    visit(doc, {
+      Alias(_key, node) {
+        if (isAlias(node) && node.resolve(doc) === undefined) {
+          where = at(node);
+          return visit.BREAK;
+        }
+        return undefined;
+      },
+    });
+    throw new PipelineError(`invalid YAML: ${(err as Error).message}`, where?.line, where?.column);
+  }
+}
 
 /** Where each key of a map node sits; `null` asks for the fallback position. */
 function positionsIn(map: YAMLMap<unknown, unknown> | undefined, fallback: Position, at: At): PositionOf {

@@ -78,6 +78,15 @@ t.test('pipeline management', async (t) => {
         error: /line \d+, column \d+/,
       },
       {
+        // Found by fuzzing: the YAML library throws a ReferenceError only when building the value.
+        name: 'an alias without its anchor names its line and column',
+        path: '/v1/pipelines/p',
+        body: 'processors:\n  - letter:\n      fields: [*nowhere]\n      method: upper\n',
+        type: 'application/x-yaml',
+        status: 400,
+        error: /Unresolved alias.*line 3, column 16/,
+      },
+      {
         name: 'unknown processor named',
         path: '/v1/pipelines/p',
         body: 'processors:\n  - frobnicate:\n      field: a\n',

@@ -21,7 +21,7 @@ import { type AnchoredRegex, compileAnchoredRegex, expandGoTemplate, GoRegexErro
 import { isStaleNaN, type Labels, type Matcher, PromqlError } from '../types.js';
 import type { EvalHost } from './eval-host.js';
 import { goSortReverse, type Less } from './go-order.js';
-import { mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
+import { floatsOnly, mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
 import { forEachWindow, rangeArgument } from './windows.js';
 
 function scalarOf(ev: EvalHost, compute: (i: number) => number): Value {
@@ -149,7 +149,7 @@ function onesWhere(ev: EvalHost, labels: Labels, missing: Uint8Array): Value {
 async function absent(ev: EvalHost, arg: Expr): Promise<Value> {
   const input = await ev.vector(unwrapParens(arg));
   const missing = new Uint8Array(ev.steps).fill(1);
-  for (const s of input) for (let i = 0; i < ev.steps; i++) if (s.present[i] === 1) missing[i] = 0;
+  for (const s of input) for (let i = 0; i < ev.steps; i++) if (s.present[i] !== 0) missing[i] = 0;
   return onesWhere(ev, absentLabels(arg), missing);
 }
 
@@ -171,9 +171,9 @@ async function timestamp(ev: EvalHost, arg: Expr): Promise<Value> {
   else input = await ev.selectVector(inner, true);
   const series = input.map((s) => {
     const out = newStepSeries(s.labels, true, ev.steps);
-    out.present.set(s.present);
     for (let i = 0; i < ev.steps; i++) {
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] === 0) continue;
+      out.present[i] = 1;
       out.values[i] = (s.timestamps ? (s.timestamps[i] as number) : (ev.times[i] as number)) / 1000;
     }
     return out;
@@ -263,7 +263,9 @@ async function labelJoin(ev: EvalHost, args: Expr[]): Promise<Value> {
  * ordered by labels anyway, which Prometheus reports with a warning.
  */
 async function sortVector(ev: EvalHost, node: Call): Promise<Value> {
-  const input = await ev.vector(unwrapParens(node.args[0] as Expr));
+  let input = await ev.vector(unwrapParens(node.args[0] as Expr));
+  // Sorting by value has no place for histograms; sorting by label keeps them.
+  if (node.func.name === 'sort' || node.func.name === 'sort_desc') input = floatsOnly(input);
   if (ev.ctx.queryStartMs !== ev.ctx.queryEndMs) ev.ctx.annotations.sortInRangeQuery(node.pos);
   if (ev.steps !== 1) return { kind: 'vector', series: input };
   const series = [...input];

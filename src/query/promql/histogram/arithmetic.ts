@@ -58,6 +58,17 @@ export function reduceBuckets(b: Buckets, from: number, to: number): Buckets {
   return { index, count };
 }
 
+/** The histogram in a coarser exponential schema (unchanged when it already is, or has custom buckets). */
+export function toSchema(h: FloatHistogram, schema: number): FloatHistogram {
+  if (usesCustomBuckets(h) || schema >= h.schema) return h;
+  return {
+    ...h,
+    schema,
+    positive: reduceBuckets(h.positive, h.schema, schema),
+    negative: reduceBuckets(h.negative, h.schema, schema),
+  };
+}
+
 function mergeBuckets(a: Buckets, b: Buckets, sign: 1 | -1): Buckets {
   const index: number[] = [];
   const count: number[] = [];

@@ -11,6 +11,8 @@
  * positive buckets: bucket `i` ends at `customValues[i]`, the last one at +Inf.
  */
 
+import { formatFloatG as g } from '../go-format.js';
+
 export const CUSTOM_BUCKETS_SCHEMA = -53;
 
 /** How a sample relates to the one before it in its series. */
@@ -203,12 +205,12 @@ export function histogramsEqual(
 
 /** Prometheus' `String()`: `{count:4, sum:10, [1,2):3, ...}`, non-empty buckets only. */
 export function histogramString(h: FloatHistogram): string {
-  const parts = [`count:${h.count}`, `sum:${h.sum}`];
+  const parts = [`count:${g(h.count)}`, `sum:${g(h.sum)}`];
   for (const b of allBuckets(h)) {
     if (b.count === 0) continue;
     const open = b.lowerInclusive ? '[' : '(';
     const close = b.lowerInclusive && !(b.lower === -h.zeroThreshold && b.upper === h.zeroThreshold) ? ')' : ']';
-    parts.push(`${open}${b.lower},${b.upper}${close}:${b.count}`);
+    parts.push(`${open}${g(b.lower)},${g(b.upper)}${close}:${g(b.count)}`);
   }
   return `{${parts.join(', ')}}`;
 }

@@ -130,6 +130,10 @@ export class Annotations {
     this.warn('encountered a mix of histograms and floats for aggregation', pos);
   }
 
+  mixedClassicNativeHistograms(metricName: string, pos: PositionRange): void {
+    this.warn(withMetricName('vector contains a mix of classic and native histograms', metricName), pos);
+  }
+
   histogramNotCounter(metricName: string, pos: PositionRange): void {
     this.warn(`this native histogram metric is not a counter: ${JSON.stringify(metricName)}`, pos);
   }

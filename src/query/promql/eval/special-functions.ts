@@ -1,8 +1,8 @@
 /**
  * The functions the registry marks `special`: they need labels, the whole vector, the raw
  * selector or the query's own range, so the engine implements them (Prometheus' evalLabelReplace,
- * funcAbsent, funcSort*, funcHistogramQuantile grouping, ...). Native-histogram functions return
- * nothing: this engine stores floats only.
+ * funcAbsent, funcSort*, funcHistogramQuantile grouping, ...). The native-histogram halves of the
+ * histogram functions are in histogram-functions.ts.
  */
 
 import { type Call, type Expr, unwrapParens, type VectorSelector } from '../ast.js';
@@ -21,6 +21,12 @@ import { type AnchoredRegex, compileAnchoredRegex, expandGoTemplate, GoRegexErro
 import { isStaleNaN, type Labels, type Matcher, PromqlError } from '../types.js';
 import type { EvalHost } from './eval-host.js';
 import { goSortReverse, type Less } from './go-order.js';
+import {
+  classicNativeConflicts,
+  nativeFractions,
+  nativeQuantiles,
+  simpleHistogramFunction,
+} from './histogram-functions.js';
 import { floatsOnly, mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
 import { forEachWindow, rangeArgument } from './windows.js';
 
@@ -102,10 +108,13 @@ export async function evalSpecial(ev: EvalHost, node: Call): Promise<Value> {
     case 'histogram_count':
     case 'histogram_sum':
     case 'histogram_stddev':
-    case 'histogram_stdvar':
+    case 'histogram_stdvar': {
+      const input = await ev.vector(unwrapParens(args[0] as Expr));
+      return { kind: 'vector', series: simpleHistogramFunction(ev, node.func.name, input) };
+    }
     case 'histogram_quantiles':
     case 'start_timestamp':
-      // These read native histograms or start timestamps, which float-only storage never has.
+      // Not implemented: histogram_quantiles is experimental, and no source has start timestamps.
       await ev.vector(unwrapParens(args[0] as Expr));
       return { kind: 'vector', series: [] };
     case 'info':
@@ -366,16 +375,24 @@ function bucketGroups(ev: EvalHost, input: StepSeries[], arg: Expr): BucketGroup
   return [...groups.values()];
 }
 
+/** The classic groups by label key, for finding native histograms with the same labels. */
+function groupsByKey(groups: BucketGroup[]): Map<string, StepSeries[]> {
+  return new Map(groups.map((g) => [labelsKey(g.labels), g.members.map((m) => m.series)]));
+}
+
 function perBucketGroup(
   ev: EvalHost,
   groups: BucketGroup[],
   compute: (step: number, buckets: { upperBound: number; count: number }[], labels: Labels) => number | undefined,
+  blocked: ReadonlySet<string>,
 ): StepSeries[] {
   const out: StepSeries[] = [];
   for (const group of groups) {
     const series = newStepSeries(group.labels, true, ev.steps);
     const buckets: { upperBound: number; count: number }[] = [];
+    const key = blocked.size > 0 ? labelsKey(group.labels) : '';
     for (let i = 0; i < ev.steps; i++) {
+      if (blocked.size > 0 && blocked.has(`${key}\u0000${i}`)) continue;
       buckets.length = 0;
       for (const m of group.members) {
         if (m.series.present[i] === 1) buckets.push({ upperBound: m.upperBound, count: m.series.values[i] as number });
@@ -398,25 +415,32 @@ async function histogramQuantile(ev: EvalHost, node: Call): Promise<Value> {
   const input = await ev.vector(unwrapParens(vArg));
   for (let i = 0; i < ev.steps; i++) {
     const value = q[i] as number;
-    if (!(value >= 0 && value <= 1) && input.some((s) => s.present[i] === 1))
+    if (!(value >= 0 && value <= 1) && input.some((s) => s.present[i] !== 0))
       ev.ctx.annotations.invalidQuantile(value, qArg.pos);
   }
   const groups = bucketGroups(ev, input, vArg);
-  const series = perBucketGroup(ev, groups, (i, buckets, labels) => {
-    const fix = monotonicityFix(q[i] as number, buckets);
-    if (fix !== null) {
-      ev.ctx.annotations.forcedMonotonicity(
-        getLabel(labels, METRIC_NAME),
-        vArg.pos,
-        ev.times[i] as number,
-        fix.minBucket,
-        fix.maxBucket,
-        fix.maxDiff,
-      );
-    }
-    return bucketQuantile(q[i] as number, buckets);
-  });
-  return { kind: 'vector', series };
+  const blocked = classicNativeConflicts(ev, input, groupsByKey(groups), vArg.pos);
+  const natives = nativeQuantiles(ev, q, input, blocked, vArg.pos);
+  const classic = perBucketGroup(
+    ev,
+    groups,
+    (i, buckets, labels) => {
+      const fix = monotonicityFix(q[i] as number, buckets);
+      if (fix !== null) {
+        ev.ctx.annotations.forcedMonotonicity(
+          getLabel(labels, METRIC_NAME),
+          vArg.pos,
+          ev.times[i] as number,
+          fix.minBucket,
+          fix.maxBucket,
+          fix.maxDiff,
+        );
+      }
+      return bucketQuantile(q[i] as number, buckets);
+    },
+    blocked,
+  );
+  return { kind: 'vector', series: [...natives, ...classic] };
 }
 
 /** promqltest's almost-equality with Prometheus' small-delta tolerance for bucket counts. */
@@ -473,8 +497,13 @@ async function histogramFraction(ev: EvalHost, node: Call): Promise<Value> {
   const vArg = node.args[2] as Expr;
   const input = await ev.vector(unwrapParens(vArg));
   const groups = bucketGroups(ev, input, vArg);
-  return {
-    kind: 'vector',
-    series: perBucketGroup(ev, groups, (i, buckets) => bucketFraction(lower[i] as number, upper[i] as number, buckets)),
-  };
+  const blocked = classicNativeConflicts(ev, input, groupsByKey(groups), vArg.pos);
+  const natives = nativeFractions(ev, lower, upper, input, blocked, vArg.pos);
+  const classic = perBucketGroup(
+    ev,
+    groups,
+    (i, buckets) => bucketFraction(lower[i] as number, upper[i] as number, buckets),
+    blocked,
+  );
+  return { kind: 'vector', series: [...natives, ...classic] };
 }

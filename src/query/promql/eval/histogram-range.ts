@@ -22,6 +22,7 @@ import {
   usesCustomBuckets,
 } from '../histogram/float-histogram.js';
 import { isCounterReset } from '../histogram/reset.js';
+import { meanOfHistograms, sumHistograms } from '../histogram/sum.js';
 import type { Annotations, HistogramOperation } from './annotations.js';
 import type { HistogramWindow } from './windows.js';
 
@@ -105,33 +106,26 @@ export function rangeWithHistograms(
   }
   switch (call.name) {
     case 'sum_over_time':
-    case 'avg_over_time': {
-      const sum = sumHistograms(call, hs);
-      return sum === undefined || call.name === 'sum_over_time' ? sum : divHistogram(sum, histograms);
-    }
+    case 'avg_over_time':
+      return sumOrMean(call, hs, call.name === 'avg_over_time');
     default:
       return extrapolatedHistogramRate(call, w, ht, hs);
   }
 }
 
-/** The sum of a window's histograms, with Prometheus' annotations for conflicting inputs. */
-function sumHistograms(call: HistogramRangeCall, hs: FloatHistogram[]): FloatHistogram | undefined {
-  let sum = hs[0] as FloatHistogram;
-  let resetSeen = sum.hint === 'reset';
-  let notResetSeen = sum.hint === 'not_reset';
-  let reconciled = false;
-  for (let k = 1; k < hs.length; k++) {
-    const h = hs[k] as FloatHistogram;
-    resetSeen ||= h.hint === 'reset';
-    notResetSeen ||= h.hint === 'not_reset';
-    const r = combine(call, sum, h, 'add');
-    if (r === undefined) return undefined;
-    sum = r.histogram;
-    reconciled ||= r.reconciled;
+/** The sum or mean of a window's histograms, with Prometheus' annotations for conflicting inputs. */
+function sumOrMean(call: HistogramRangeCall, hs: FloatHistogram[], mean: boolean): FloatHistogram | undefined {
+  try {
+    const r = mean ? meanOfHistograms(hs) : sumHistograms(hs);
+    if (hs.some((h) => h.hint === 'reset') && hs.some((h) => h.hint === 'not_reset'))
+      call.annotations.counterResetCollision('aggregation', call.pos);
+    if (r.customBoundsReconciled) call.annotations.customBucketsReconciled('aggregation', call.pos);
+    return r.histogram;
+  } catch (e) {
+    if (!(e instanceof HistogramSchemaMixError)) throw e;
+    call.annotations.mixedExponentialCustomHistograms(call.metricName, call.pos);
+    return undefined;
   }
-  if (resetSeen && notResetSeen) call.annotations.counterResetCollision('aggregation', call.pos);
-  if (reconciled) call.annotations.customBucketsReconciled('aggregation', call.pos);
-  return sum;
 }
 
 /** a ± b; undefined (and a warning) when exponential and custom buckets meet. */

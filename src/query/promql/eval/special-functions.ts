@@ -415,8 +415,8 @@ async function histogramQuantile(ev: EvalHost, node: Call): Promise<Value> {
   const input = await ev.vector(unwrapParens(vArg));
   for (let i = 0; i < ev.steps; i++) {
     const value = q[i] as number;
-    if (!(value >= 0 && value <= 1) && input.some((s) => s.present[i] !== 0))
-      ev.ctx.annotations.invalidQuantile(value, qArg.pos);
+    // Prometheus validates φ whether or not there is anything to compute it over.
+    if (!(value >= 0 && value <= 1)) ev.ctx.annotations.invalidQuantile(value, qArg.pos);
   }
   const groups = bucketGroups(ev, input, vArg);
   const blocked = classicNativeConflicts(ev, input, groupsByKey(groups), vArg.pos);

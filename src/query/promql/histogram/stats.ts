@@ -158,7 +158,8 @@ export function histogramVariance(h: FloatHistogram): number {
     const term = b.count * (value - mean) ** 2;
     // Neumaier's compensation, as Prometheus sums these terms.
     const t = variance + term;
-    if (Math.abs(variance) >= Math.abs(term)) compensation += variance - t + term;
+    if (!Number.isFinite(t)) compensation = 0;
+    else if (Math.abs(variance) >= Math.abs(term)) compensation += variance - t + term;
     else compensation += term - t + variance;
     variance = t;
   }

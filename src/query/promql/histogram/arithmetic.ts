@@ -17,6 +17,7 @@ import {
 export class HistogramSchemaMixError extends Error {
   constructor() {
     super('cannot apply this operation on histograms with a mix of exponential and custom bucket schemas');
+    this.name = 'HistogramSchemaMixError';
   }
 }
 

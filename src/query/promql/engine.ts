@@ -17,7 +17,7 @@ import { Annotations } from './eval/annotations.js';
 import { Evaluator, type QueryContext, throwIfCancelled } from './eval/evaluator.js';
 import { Interrupter } from './eval/interrupter.js';
 import { SampleBudget } from './eval/sample-budget.js';
-import { DUPLICATE_LABELSET, mergeSameLabels, type StepSeries, type Value } from './eval/values.js';
+import { DUPLICATE_LABELSET, histogramAt, mergeSameLabels, type StepSeries, type Value } from './eval/values.js';
 import { compareLabels, labelsKey, METRIC_NAME } from './labels.js';
 import { checkPointsPerSeries, PROMQL_LIMITS_DEFAULT } from './limits.js';
 import { parseExpr } from './parse.js';
@@ -112,7 +112,12 @@ async function evaluateInstant(query: string | Expr, timeMs: number, opts: Query
         if (keys.has(key)) throw new PromqlError('execution', DUPLICATE_LABELSET);
         keys.add(key);
       }
-      const samples = series.map((s) => ({ labels: s.labels, t: timeMs, v: s.values[0] as number }));
+      const samples = series.map((s) => {
+        const h = histogramAt(s, 0);
+        return h === undefined
+          ? { labels: s.labels, t: timeMs, v: s.values[0] as number }
+          : { labels: s.labels, t: timeMs, v: Number.NaN, h };
+      });
       return { resultType: 'vector', samples, ...annotations };
     }
     case 'matrix': {
@@ -120,6 +125,7 @@ async function evaluateInstant(query: string | Expr, timeMs: number, opts: Query
         labels: s.dropName ? s.labels.filter((l) => !METADATA_LABELS.has(l.name)) : s.labels,
         t: Array.from(s.t),
         v: Array.from(s.v),
+        ...(s.hv && s.hv.length > 0 ? { histograms: { t: Array.from(s.ht ?? []), h: s.hv } } : {}),
       }));
       return { resultType: 'matrix', series: sortAndCheckMatrix(matrix), ...annotations };
     }
@@ -189,12 +195,21 @@ async function evaluateRange(
   for (const s of stepSeries) {
     const t: number[] = [];
     const v: number[] = [];
+    let histograms: RangeSeries['histograms'];
     for (let i = 0; i < evaluator.steps; i++) {
+      const h = histogramAt(s, i);
+      if (h !== undefined) {
+        histograms ??= { t: [], h: [] };
+        histograms.t.push(evaluator.times[i] as number);
+        histograms.h.push(h);
+        continue;
+      }
       if (s.present[i] !== 1) continue;
       t.push(evaluator.times[i] as number);
       v.push(s.values[i] as number);
     }
-    if (t.length > 0) series.push({ labels: s.labels, t, v });
+    if (histograms) series.push({ labels: s.labels, t, v, histograms });
+    else if (t.length > 0) series.push({ labels: s.labels, t, v });
   }
   series.sort((a, b) => compareLabels(a.labels, b.labels));
   return { resultType: 'matrix', series, ...annotations };

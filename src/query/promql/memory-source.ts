@@ -8,6 +8,7 @@
  * which would turn staleness markers into ordinary NaNs.
  */
 
+import type { FloatHistogram } from './histogram/float-histogram.js';
 import { compareLabels, getLabel, labelsKey } from './labels.js';
 import { compileMatchers, matchesAll } from './matchers.js';
 import type { Labels, Matcher, SampleSource, SelectRequest, SeriesSamples } from './types.js';
@@ -16,6 +17,8 @@ interface StoredSeries {
   labels: Labels;
   t: Float64Array;
   v: Float64Array;
+  /** Native histogram samples by position; only for series that were given one. */
+  h: (FloatHistogram | undefined)[] | undefined;
   length: number;
   /** False after an out-of-order append; sorted lazily on the next read. */
   sorted: boolean;
@@ -27,10 +30,22 @@ export class MemorySource implements SampleSource {
 
   /** Appends one sample; a later sample at the same timestamp replaces the earlier one. */
   add(labels: Labels, timeMs: number, value: number): void {
+    const series = this.append(labels, timeMs, value);
+    if (series.h) series.h[series.length - 1] = undefined;
+  }
+
+  /** Appends one native histogram sample, with the same replacement rule as `add`. */
+  addHistogram(labels: Labels, timeMs: number, histogram: FloatHistogram): void {
+    const series = this.append(labels, timeMs, 0);
+    series.h ??= [];
+    series.h[series.length - 1] = histogram;
+  }
+
+  private append(labels: Labels, timeMs: number, value: number): StoredSeries {
     const key = labelsKey(labels);
     let series = this.byKey.get(key);
     if (!series) {
-      series = { labels, t: new Float64Array(16), v: new Float64Array(16), length: 0, sorted: true };
+      series = { labels, t: new Float64Array(16), v: new Float64Array(16), h: undefined, length: 0, sorted: true };
       this.byKey.set(key, series);
       this.ordered = null;
     }
@@ -46,6 +61,7 @@ export class MemorySource implements SampleSource {
     series.t[series.length] = timeMs;
     series.v[series.length] = value;
     series.length++;
+    return series;
   }
 
   /** Drops every series. */
@@ -76,7 +92,13 @@ export class MemorySource implements SampleSource {
       const lo = upperBound(series.t, series.length, request.startMs);
       const hi = upperBound(series.t, series.length, request.endMs);
       if (hi <= lo) continue;
-      out.push({ labels: series.labels, t: series.t.slice(lo, hi), v: series.v.slice(lo, hi) });
+      const h = series.h?.slice(lo, hi);
+      out.push({
+        labels: series.labels,
+        t: series.t.slice(lo, hi),
+        v: series.v.slice(lo, hi),
+        ...(h?.some((x) => x !== undefined) ? { h } : {}),
+      });
     }
     return out;
   }
@@ -124,19 +146,23 @@ function sortSeries(series: StoredSeries): void {
   );
   const t = new Float64Array(Math.max(16, series.length));
   const v = new Float64Array(Math.max(16, series.length));
+  const h: (FloatHistogram | undefined)[] | undefined = series.h ? [] : undefined;
   let n = 0;
   for (const i of order) {
     const time = series.t[i] as number;
     if (n > 0 && t[n - 1] === time) {
       v[n - 1] = series.v[i] as number;
+      if (h) h[n - 1] = series.h?.[i];
       continue;
     }
     t[n] = time;
     v[n] = series.v[i] as number;
+    if (h) h[n] = series.h?.[i];
     n++;
   }
   series.t = t;
   series.v = v;
+  series.h = h;
   series.length = n;
   series.sorted = true;
 }

@@ -7,6 +7,8 @@
  * them into float seconds.
  */
 
+import type { FloatHistogram } from './histogram/float-histogram.js';
+
 /** One label; a label set is sorted by name and has no empty values. */
 export interface Label {
   readonly name: string;
@@ -28,6 +30,11 @@ export interface SeriesSamples {
   readonly labels: Labels;
   readonly t: Float64Array;
   readonly v: Float64Array;
+  /**
+   * Native histogram samples: where `h[i]` is set, sample i is that histogram and `v[i]` means
+   * nothing. Absent for float-only series (every source but the in-memory one, for now).
+   */
+  readonly h?: readonly (FloatHistogram | undefined)[] | undefined;
 }
 
 /** What a selector asks storage for: series matching all matchers with samples in (start, end]. */
@@ -61,12 +68,17 @@ export interface InstantSample {
   labels: Labels;
   t: number;
   v: number;
+  /** Set when the sample is a native histogram (then `v` means nothing). */
+  h?: FloatHistogram | undefined;
 }
 
 export interface RangeSeries {
   labels: Labels;
+  /** Float points. */
   t: number[];
   v: number[];
+  /** Native histogram points, when the series has any (Prometheus' `histograms`). */
+  histograms?: { t: number[]; h: FloatHistogram[] } | undefined;
 }
 
 /** A query's answer, as Prometheus' `resultType` names it. */

@@ -6,11 +6,14 @@
  */
 
 import { instantQuery, type QueryOutcome, rangeQuery } from '../../../src/query/promql/engine.js';
+import { type FloatHistogram, histogramsEqual } from '../../../src/query/promql/histogram/float-histogram.js';
+import { histogramTestExpression } from '../../../src/query/promql/histogram/text.js';
 import { compareLabels, formatLabels, labelsKey } from '../../../src/query/promql/labels.js';
 import { MemorySource } from '../../../src/query/promql/memory-source.js';
 import { compileGoRegex } from '../../../src/query/promql/regex.js';
 import { isStaleNaN, type Labels, staleNaN } from '../../../src/query/promql/types.js';
 import { atModifierVariants, QUERY_CONTEXT_FUNCTIONS } from './harness-checks.js';
+import { classicToNhcb } from './nhcb.js';
 import { type AnnotationExpectation, type EvalCase, parseScript } from './script.js';
 import type { SeriesItem } from './series.js';
 
@@ -85,8 +88,14 @@ export async function runScript(
       for (const series of byLabels.values()) {
         series.items.forEach((item, k) => {
           if (item.kind === 'value') store.add(series.labels, k * command.intervalMs, item.value);
+          else if (item.kind === 'histogram') store.addHistogram(series.labels, k * command.intervalMs, item.histogram);
           else if (item.kind === 'stale') store.add(series.labels, k * command.intervalMs, staleNaN());
         });
+      }
+      if (command.withNhcb) {
+        for (const series of classicToNhcb([...byLabels.values()]))
+          for (const { index, histogram } of series.samples)
+            store.addHistogram(series.labels, index * command.intervalMs, histogram);
       }
       continue;
     }
@@ -195,6 +204,8 @@ async function rangeModeProblem(
   for (const s of matrix.series) {
     const index = s.t.indexOf(timeMs);
     if (index >= 0) samples.push({ labels: s.labels, t: timeMs, v: s.v[index] as number });
+    const hIndex = s.histograms?.t.indexOf(timeMs) ?? -1;
+    if (hIndex >= 0) samples.push({ labels: s.labels, t: timeMs, v: Number.NaN, h: s.histograms?.h[hIndex] });
   }
   if (instant.resultType === 'scalar') {
     const sample = samples[0];
@@ -210,6 +221,35 @@ function expectedPoints(items: SeriesItem[], startMs: number, stepMs: number): {
     if (item.kind === 'value') points.push({ t: startMs + i * stepMs, v: item.value });
   });
   return points;
+}
+
+/** promqltest's histogram comparison: empty buckets ignored, 1e-6 tolerance, the hint only when written. */
+function sameHistogram(expected: SeriesItem & { kind: 'histogram' }, got: FloatHistogram | undefined): boolean {
+  if (got === undefined) return false;
+  if (expected.hintSet && expected.histogram.hint !== got.hint) return false;
+  return histogramsEqual(expected.histogram, got, almostEqual);
+}
+
+function compareHistogramPoints(
+  labels: Labels,
+  items: SeriesItem[],
+  startMs: number,
+  stepMs: number,
+  got: { t: number[]; h: FloatHistogram[] } | undefined,
+): string {
+  const wanted: { t: number; item: SeriesItem & { kind: 'histogram' } }[] = [];
+  items.forEach((item, i) => {
+    if (item.kind === 'histogram') wanted.push({ t: startMs + i * stepMs, item });
+  });
+  const gotT = got?.t ?? [];
+  const show = (): string =>
+    `${formatLabels(labels)}: histograms ${gotT.map((t, i) => `${t}:${histogramTestExpression(got?.h[i] as FloatHistogram)}`).join(' ')} instead of ${wanted.map((w) => `${w.t}:${histogramTestExpression(w.item.histogram)}`).join(' ')}`;
+  if (wanted.length !== gotT.length) return show();
+  for (let i = 0; i < wanted.length; i++) {
+    const w = wanted[i] as (typeof wanted)[number];
+    if (w.t !== gotT[i] || !sameHistogram(w.item, got?.h[i])) return show();
+  }
+  return '';
 }
 
 function comparePoints(labels: Labels, expected: { t: number; v: number }[], t: number[], v: number[]): string {
@@ -251,8 +291,13 @@ function compareResult(c: EvalCase, result: QueryOutcome): string {
       if (!match)
         return `missing ${raw}; got ${result.samples.map((s) => `${formatLabels(s.labels)} ${s.v}`).join(', ')}`;
       const item = description.items[0];
-      if (description.items.length !== 1 || item?.kind !== 'value') return `expected line needs one value: ${raw}`;
-      if (!almostEqual(match.sample.v, item.value)) return `${raw}: got ${match.sample.v}`;
+      if (description.items.length !== 1 || (item?.kind !== 'value' && item?.kind !== 'histogram'))
+        return `expected line needs one value: ${raw}`;
+      const gotText = match.sample.h ? histogramTestExpression(match.sample.h) : String(match.sample.v);
+      if (item.kind === 'histogram') {
+        if (!sameHistogram(item, match.sample.h)) return `${raw}: got ${gotText}`;
+      } else if (match.sample.h !== undefined || !almostEqual(match.sample.v, item.value))
+        return `${raw}: got ${gotText}`;
       if (c.ordered && match.index !== i) return `${raw}: at position ${match.index} instead of ${i}`;
     }
     return '';
@@ -263,7 +308,9 @@ function compareResult(c: EvalCase, result: QueryOutcome): string {
   }
   const grid = c.rangeVector ?? { startMs: c.startMs, endMs: c.endMs, stepMs: c.stepMs };
   const got = new Map(result.series.map((s) => [labelsKey(s.labels), s]));
-  const wanted = expected.filter((e) => e.description.items.some((item) => item.kind === 'value'));
+  const wanted = expected.filter((e) =>
+    e.description.items.some((item) => item.kind === 'value' || item.kind === 'histogram'),
+  );
   if (result.series.length !== wanted.length) {
     return `${result.series.length} series (${result.series.map((s) => formatLabels(s.labels)).join(' ')}) instead of ${wanted.length}`;
   }
@@ -277,6 +324,14 @@ function compareResult(c: EvalCase, result: QueryOutcome): string {
       series.v,
     );
     if (problem !== '') return problem;
+    const histogramProblem = compareHistogramPoints(
+      description.labels,
+      description.items,
+      grid.startMs,
+      grid.stepMs,
+      series.histograms,
+    );
+    if (histogramProblem !== '') return histogramProblem;
   }
   return '';
 }

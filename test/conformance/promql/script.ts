@@ -11,6 +11,8 @@ export interface LoadCommand {
   line: number;
   intervalMs: number;
   series: SeriesDescription[];
+  /** `load_with_nhcb`: classic histograms are also loaded as native histograms with custom buckets. */
+  withNhcb: boolean;
 }
 
 export interface ClearCommand {
@@ -85,7 +87,7 @@ export function parseScript(source: string): Command[] {
         if (!/^[^\s{]*@st\b/.test(body)) series.push(parseSeriesLine(body));
         i++;
       }
-      commands.push({ kind: 'load', line: lineNumber, intervalMs, series });
+      commands.push({ kind: 'load', line: lineNumber, intervalMs, series, withNhcb: word === 'load_with_nhcb' });
       continue;
     }
     const header = EVAL_HEADER.exec(line);

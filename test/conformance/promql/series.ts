@@ -1,19 +1,25 @@
 /**
  * Series descriptions of Prometheus' test scripts (shared/conformance/README.md §1.3):
- * `name{a="x"} 1 2+3x4 _x2 stale`. Native-histogram items (`{{...}}`) are out of scope: they take
- * their positions but yield no sample, so later items keep their timestamps.
+ * `name{a="x"} 1 2+3x4 _x2 stale {{schema:0 sum:1 count:1}}x2 {{sum:1}}+{{sum:2}}x3`.
  */
 
 import { unquoteGoString } from '../../../src/query/promql/go-format.js';
+import { addHistograms, subHistograms } from '../../../src/query/promql/histogram/arithmetic.js';
+import type { FloatHistogram } from '../../../src/query/promql/histogram/float-histogram.js';
+import { parseHistogramText } from '../../../src/query/promql/histogram/text.js';
 import { labelsFromPairs, METRIC_NAME } from '../../../src/query/promql/labels.js';
 import type { Labels } from '../../../src/query/promql/types.js';
 
 /**
- * One position of a series: a value, a staleness marker, or no sample (`_` or a histogram).
+ * One position of a series: a value, a native histogram, a staleness marker, or no sample (`_`).
  * Staleness is a kind of its own because a NaN payload does not survive every JS storage (V8
  * canonicalises NaNs stored in plain number arrays); the marker is created where it is stored.
  */
-export type SeriesItem = { kind: 'value'; value: number } | { kind: 'stale' } | { kind: 'none'; histogram: boolean };
+export type SeriesItem =
+  | { kind: 'value'; value: number }
+  | { kind: 'histogram'; histogram: FloatHistogram; hintSet: boolean }
+  | { kind: 'stale' }
+  | { kind: 'none' };
 
 export interface SeriesDescription {
   labels: Labels;
@@ -142,12 +148,12 @@ export function parseItems(text: string): { items: SeriesItem[]; hasHistogram: b
   let hasHistogram = false;
   for (const token of tokens(text)) {
     if (token === '_') {
-      items.push({ kind: 'none', histogram: false });
+      items.push({ kind: 'none' });
       continue;
     }
     const gaps = /^_x(\d+)$/.exec(token);
     if (gaps) {
-      for (let i = 0; i < Number(gaps[1]); i++) items.push({ kind: 'none', histogram: false });
+      for (let i = 0; i < Number(gaps[1]); i++) items.push({ kind: 'none' });
       continue;
     }
     if (token === 'stale') {
@@ -156,9 +162,7 @@ export function parseItems(text: string): { items: SeriesItem[]; hasHistogram: b
     }
     if (token.startsWith('{{')) {
       hasHistogram = true;
-      const repeat = /}}x(\d+)$/.exec(token);
-      const count = repeat ? Number(repeat[1]) + 1 : 1;
-      for (let i = 0; i < count; i++) items.push({ kind: 'none', histogram: true });
+      items.push(...histogramItems(token));
       continue;
     }
     const m = ITEM.exec(token);
@@ -176,4 +180,31 @@ export function parseItems(text: string): { items: SeriesItem[]; hasHistogram: b
     }
   }
   return { items, hasHistogram };
+}
+
+const HISTOGRAM_ITEM = /^(\{\{[^}]*\}\})(?:([+-])(\{\{[^}]*\}\}))?(?:x(\d+))?$/;
+
+/**
+ * `{{h}}`, `{{h}}xN` (N+1 copies) and `{{a}}+{{b}}xN` / `{{a}}-{{b}}xN` (a, a±b, a±2b, …). As in
+ * promqltest, the expansion's samples report the increment's `counter_reset_hint` as written.
+ */
+function histogramItems(token: string): SeriesItem[] {
+  const m = HISTOGRAM_ITEM.exec(token);
+  if (!m) throw new Error(`bad histogram item ${JSON.stringify(token)}`);
+  const base = parseHistogramText(m[1] as string, parseNumber);
+  const times = m[4] === undefined ? 0 : Number(m[4]);
+  if (m[3] === undefined) {
+    return Array.from({ length: times + 1 }, () => ({ kind: 'histogram' as const, ...base }));
+  }
+  const inc = parseHistogramText(m[3], parseNumber);
+  if (m[4] === undefined) throw new Error(`histogram expansion needs a count: ${token}`);
+  const out: SeriesItem[] = [{ kind: 'histogram', histogram: base.histogram, hintSet: inc.hintSet }];
+  let current = base.histogram;
+  for (let i = 1; i <= times; i++) {
+    if (current.schema > inc.histogram.schema)
+      throw new Error(`cannot merge from schema ${inc.histogram.schema} to ${current.schema}`);
+    current = (m[2] === '+' ? addHistograms : subHistograms)(current, inc.histogram).histogram;
+    out.push({ kind: 'histogram', histogram: current, hintSet: inc.hintSet });
+  }
+  return out;
 }

@@ -3,10 +3,19 @@
  * one Uint8Array of presence for all series (row `i` = series `i`, `steps` slots), so a reply of
  * 10,000 series crosses the thread boundary as a few transferred buffers.
  */
-import type { StepSeries } from '../eval/values.js';
+import { hasHistograms, type StepSeries } from '../eval/values.js';
+import { PromqlError } from '../types.js';
 import type { PackedSeries } from './eval-plan.js';
 
+/**
+ * Packs a shard's step series. Native histograms have no packed form yet (only the in-memory
+ * source holds them, and it is never behind the shards): one reaching this point fails the query
+ * rather than being dropped or turned into a float.
+ */
 export function packSeries(series: readonly StepSeries[], steps: number): PackedSeries {
+  if (series.some(hasHistograms)) {
+    throw new PromqlError('execution', 'native histograms cannot be passed between shards and the router yet');
+  }
   const values = new Float64Array(series.length * steps);
   const present = new Uint8Array(series.length * steps);
   const dropName = new Uint8Array(series.length);

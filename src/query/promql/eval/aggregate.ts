@@ -10,11 +10,22 @@ import { type AggregateExpr, unwrapParens } from '../ast.js';
 import { kahan, kahanAdd } from '../functions/kahan.js';
 import { quantileOfSorted } from '../functions/over-time.js';
 import { formatFloatF } from '../go-format.js';
-import { goQuote, isValidLabelName, labelsKey, METRIC_NAME, withLabel } from '../labels.js';
+import { type FloatHistogram, histogramString } from '../histogram/float-histogram.js';
+import { getLabel, goQuote, isValidLabelName, labelsKey, METRIC_NAME, withLabel } from '../labels.js';
 import { type Labels, PromqlError } from '../types.js';
 import type { EvalHost } from './eval-host.js';
 import { goSortReverse, heapFix, heapPush, type Less } from './go-order.js';
-import { newStepSeries, SeriesCollector, type StepSeries, type Value } from './values.js';
+import { HistogramGroups } from './histogram-aggregate.js';
+import {
+  HISTOGRAM,
+  hasHistograms,
+  histogramAt,
+  newStepSeries,
+  SeriesCollector,
+  type StepSeries,
+  setHistogram,
+  type Value,
+} from './values.js';
 
 const INT64_MAX = 2 ** 63;
 
@@ -70,15 +81,30 @@ export async function evalAggregate(ev: EvalHost, node: AggregateExpr): Promise<
   const dropName = new Uint8Array(groups);
   const quantileValues: number[][] = node.op === 'quantile' ? outputs.map(() => []) : [];
   const op = node.op;
+  // Only allocated when some input has histograms, so float-only aggregations pay nothing.
+  const histograms = input.some(hasHistograms)
+    ? new HistogramGroups(groups, ev.ctx.annotations, node.expr.pos)
+    : undefined;
 
   for (let i = 0; i < ev.steps; i++) {
     await ev.checkpoint();
     seen.fill(0);
+    dropName.fill(0);
+    histograms?.reset();
     for (let si = 0; si < input.length; si++) {
       const s = input[si] as StepSeries;
-      if (s.present[i] !== 1) continue;
-      const f = s.values[i] as number;
       const g = groupOf[si] as number;
+      let f: number;
+      if (s.present[i] === 1) f = s.values[i] as number;
+      else if (s.present[i] !== HISTOGRAM) continue;
+      else if (op === 'count' || op === 'group') f = 0;
+      else {
+        if (op === 'sum' || op === 'avg') {
+          if (s.dropName) dropName[g] = 1;
+          histograms?.add(g, histogramAt(s, i) as FloatHistogram, getLabel(s.labels, METRIC_NAME));
+        } else ev.ctx.annotations.histogramIgnoredInAggregation(op, node.expr.pos);
+        continue;
+      }
       if (seen[g] === 0) {
         seen[g] = 1;
         value[g] = f;
@@ -86,7 +112,7 @@ export async function evalAggregate(ev: EvalHost, node: AggregateExpr): Promise<
         count[g] = 1;
         compensation[g] = 0;
         incremental[g] = 0;
-        dropName[g] = s.dropName ? 1 : 0;
+        if (s.dropName) dropName[g] = 1;
         if (op === 'stddev' || op === 'stdvar') value[g] = Number.isFinite(f) ? 0 : Number.NaN;
         else if (op === 'group') value[g] = 1;
         else if (op === 'quantile') {
@@ -148,6 +174,14 @@ export async function evalAggregate(ev: EvalHost, node: AggregateExpr): Promise<
       }
     }
     for (let g = 0; g < groups; g++) {
+      if (histograms?.has(g) && (op === 'sum' || op === 'avg')) {
+        const h = histograms.result(g, op, seen[g] === 1);
+        if (h === undefined) continue;
+        const out = outputs[g] as StepSeries;
+        setHistogram(out, i, h);
+        out.dropName = dropName[g] === 1;
+        continue;
+      }
       if (seen[g] === 0) continue;
       let result = value[g] as number;
       switch (op) {
@@ -179,7 +213,7 @@ export async function evalAggregate(ev: EvalHost, node: AggregateExpr): Promise<
       out.dropName = dropName[g] === 1;
     }
   }
-  return { kind: 'vector', series: outputs.filter((s) => s.present.includes(1)) };
+  return { kind: 'vector', series: outputs.filter((s) => s.present.includes(1) || hasHistograms(s)) };
 }
 
 /** Prometheus' `quantile` over a group's values: NaN sorts below every number. */
@@ -218,6 +252,8 @@ interface Candidate {
   key: string;
   dropName: boolean;
   value: number;
+  /** limitk and limit_ratio pass histograms through. */
+  histogram?: FloatHistogram | undefined;
 }
 
 const byValue: Less<Candidate> = (a, b) => Number.isNaN(a.value) || a.value < b.value;
@@ -273,7 +309,13 @@ export async function selectK(
     seen.fill(0);
     for (let si = 0; si < input.length; si++) {
       const s = input[si] as StepSeries;
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] !== 1) {
+        if (s.present[i] !== HISTOGRAM) continue;
+        if (op === 'topk' || op === 'bottomk') {
+          ev.ctx.annotations.histogramIgnoredInAggregation(op, node.pos);
+          continue;
+        }
+      }
       const g = groupOf[si] as number;
       const heap = heaps[g] as Candidate[];
       if (seen[g] === 0) {
@@ -285,6 +327,7 @@ export async function selectK(
         key: keys[si] as string,
         dropName: s.dropName,
         value: s.values[i] as number,
+        histogram: histogramAt(s, i),
       };
       switch (op) {
         case 'topk':
@@ -321,7 +364,10 @@ export async function selectK(
       const heap = heaps[g] as Candidate[];
       if (op === 'topk') goSortReverse(heap, byValue);
       else if (op === 'bottomk') goSortReverse(heap, byReverseValue);
-      for (const c of heap) collector.add(c.labels, c.dropName, i, c.value, c.key);
+      for (const c of heap) {
+        if (c.histogram === undefined) collector.add(c.labels, c.dropName, i, c.value, c.key);
+        else collector.addHistogram(c.labels, c.dropName, i, c.histogram, c.key);
+      }
     }
   }
   return collector.result();
@@ -354,8 +400,10 @@ async function countValues(ev: EvalHost, node: AggregateExpr): Promise<Value> {
     await ev.checkpoint();
     const counts = new Map<string, { labels: Labels; count: number }>();
     for (const s of input) {
-      if (s.present[i] !== 1) continue;
-      const labelled = withLabel(s.labels, valueLabel, formatFloatF(s.values[i] as number));
+      if (s.present[i] === 0) continue;
+      const h = histogramAt(s, i);
+      const text = h === undefined ? formatFloatF(s.values[i] as number) : histogramString(h);
+      const labelled = withLabel(s.labels, valueLabel, text);
       const labels = groupLabels(labelled, grouping, node.without);
       const key = labelsKey(labels);
       const entry = counts.get(key);

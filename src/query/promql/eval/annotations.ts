@@ -8,6 +8,9 @@ import type { PositionRange } from '../ast.js';
 import { formatFloatG } from '../go-format.js';
 import { positionText } from '../parse-error.js';
 
+/** What a histogram operation was doing when it hit a conflict, as Prometheus words it. */
+export type HistogramOperation = 'addition' | 'subtraction' | 'aggregation';
+
 /** Prometheus merges these across steps and series into one info per metric name. */
 interface MonotonicityFix {
   metricName: string;
@@ -115,6 +118,80 @@ export class Annotations {
 
   sortInRangeQuery(pos: PositionRange): void {
     this.warn('sort is ineffective for range queries since results are always ordered by labels', pos);
+  }
+
+  // Native histograms (Prometheus' util/annotations texts).
+
+  mixedFloatsHistograms(metricName: string, pos: PositionRange): void {
+    this.warn(`encountered a mix of histograms and floats for metric name ${JSON.stringify(metricName)}`, pos);
+  }
+
+  mixedFloatsHistogramsInAggregation(pos: PositionRange): void {
+    this.warn('encountered a mix of histograms and floats for aggregation', pos);
+  }
+
+  mixedClassicNativeHistograms(metricName: string, pos: PositionRange): void {
+    this.warn(withMetricName('vector contains a mix of classic and native histograms', metricName), pos);
+  }
+
+  histogramNotCounter(metricName: string, pos: PositionRange): void {
+    this.warn(`this native histogram metric is not a counter: ${JSON.stringify(metricName)}`, pos);
+  }
+
+  histogramNotGauge(metricName: string, pos: PositionRange): void {
+    this.warn(`this native histogram metric is not a gauge: ${JSON.stringify(metricName)}`, pos);
+  }
+
+  mixedExponentialCustomHistograms(metricName: string, pos: PositionRange): void {
+    this.warn(
+      `vector contains a mix of histograms with exponential and custom buckets schemas for metric name ${JSON.stringify(metricName)}`,
+      pos,
+    );
+  }
+
+  incompatibleBucketLayout(operator: string, pos: PositionRange): void {
+    this.warn(`incompatible bucket layout encountered for binary operator ${operator}`, pos);
+  }
+
+  counterResetCollision(operation: HistogramOperation, pos: PositionRange): void {
+    this.warn(`conflicting counter resets during histogram ${operation}`, pos);
+  }
+
+  customBucketsReconciled(operation: HistogramOperation, pos: PositionRange): void {
+    this.info(`mismatched custom buckets were reconciled during ${operation}`, pos);
+  }
+
+  incompatibleTypesInBinOp(lhsType: string, operator: string, rhsType: string, pos: PositionRange): void {
+    this.info(
+      `incompatible sample types encountered for binary operator ${JSON.stringify(operator)}: ${lhsType} ${operator} ${rhsType}`,
+      pos,
+    );
+  }
+
+  histogramIgnoredInAggregation(aggregation: string, pos: PositionRange): void {
+    this.info(`ignored histogram in ${aggregation} aggregation`, pos);
+  }
+
+  histogramIgnoredInMixedRange(metricName: string, pos: PositionRange): void {
+    this.info(
+      `ignored histograms in a range containing both floats and histograms for metric name ${JSON.stringify(metricName)}`,
+      pos,
+    );
+  }
+
+  histogramQuantileNaN(kind: 'result' | 'skew', metricName: string, pos: PositionRange): void {
+    const what = kind === 'result' ? 'result is NaN' : 'result is skewed higher';
+    this.info(withMetricName(`input to histogram_quantile has NaN observations, ${what}`, metricName), pos);
+  }
+
+  histogramFractionNaNs(metricName: string, pos: PositionRange): void {
+    this.info(
+      withMetricName(
+        'input to histogram_fraction has NaN observations, which are excluded from all fractions',
+        metricName,
+      ),
+      pos,
+    );
   }
 
   invalidRatio(ratio: number, capped: number, pos: PositionRange): void {

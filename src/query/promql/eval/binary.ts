@@ -8,11 +8,21 @@
  * comparison keeps the left side's labels and, between two vectors, clears the mark.
  */
 
-import { type BinaryExpr, type BinaryOp, isComparisonOp, type VectorMatching } from '../ast.js';
+import { type BinaryExpr, type BinaryOp, isComparisonOp, type PositionRange, type VectorMatching } from '../ast.js';
+import type { FloatHistogram } from '../histogram/float-histogram.js';
 import { formatLabels, labelsKey, METRIC_NAME } from '../labels.js';
 import { type Label, type Labels, PromqlError } from '../types.js';
 import type { EvalHost } from './eval-host.js';
-import { newStepSeries, SeriesCollector, type StepSeries, type Value } from './values.js';
+import { type HistogramOpProblem, type HistogramOpResult, histogramElemOp } from './histogram-binary.js';
+import {
+  HISTOGRAM,
+  histogramAt,
+  newStepSeries,
+  SeriesCollector,
+  type StepSeries,
+  setHistogram,
+  type Value,
+} from './values.js';
 
 /** Labels an arithmetic result loses (`schema.Metadata`: name, type and unit). */
 const METADATA_LABELS = new Set([METRIC_NAME, '__type__', '__unit__']);
@@ -105,7 +115,23 @@ function vectorScalar(
     const result = newStepSeries(s.labels, s.dropName || marksName, ev.steps);
     let any = false;
     for (let i = 0; i < ev.steps; i++) {
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] !== 1) {
+        if (s.present[i] !== HISTOGRAM) continue;
+        const h = histogramAt(s, i) as FloatHistogram;
+        const c = scalar[i] as number;
+        const r = scalarOnLeft ? histogramElemOp(op, c, 0, undefined, h) : histogramElemOp(op, 0, c, h, undefined);
+        if (!r.ok) {
+          reportHistogramProblem(ev, op, r.problem, node.pos);
+          continue;
+        }
+        if (node.returnBool) {
+          result.values[i] = r.keep ? 1 : 0;
+          result.present[i] = 1;
+        } else if (r.keep && r.h !== undefined) setHistogram(result, i, r.h);
+        else if (!r.keep) continue;
+        any = true;
+        continue;
+      }
       const v = s.values[i] as number;
       const c = scalar[i] as number;
       const applied = scalarOnLeft ? applyOp(op, c, v) : applyOp(op, v, c);
@@ -171,17 +197,19 @@ async function filterSet(
     await ev.checkpoint();
     const mark = i + 1;
     for (let j = 0; j < rhs.length; j++)
-      if ((rhs[j] as StepSeries).present[i] === 1) stamp[sigs.right[j] as number] = mark;
+      if ((rhs[j] as StepSeries).present[i] !== 0) stamp[sigs.right[j] as number] = mark;
     for (let j = 0; j < lhs.length; j++) {
-      if ((lhs[j] as StepSeries).present[i] !== 1) continue;
+      const present = (lhs[j] as StepSeries).present[i] as number;
+      if (present === 0) continue;
       const matched = stamp[sigs.left[j] as number] === mark;
-      if (matched === (op === 'and')) (masks[j] as Uint8Array)[i] = 1;
+      if (matched === (op === 'and')) (masks[j] as Uint8Array)[i] = present;
     }
   }
   const out: StepSeries[] = [];
   lhs.forEach((s, j) => {
     const present = masks[j] as Uint8Array;
-    if (present.includes(1)) out.push({ labels: s.labels, dropName: s.dropName, values: s.values, present });
+    if (present.some((p) => p !== 0))
+      out.push({ labels: s.labels, dropName: s.dropName, values: s.values, present, histograms: s.histograms });
   });
   return out;
 }
@@ -202,22 +230,38 @@ async function unionSet(
     const mark = i + 1;
     for (let j = 0; j < lhs.length; j++) {
       const s = lhs[j] as StepSeries;
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] === 0) continue;
       stamp[sigs.left[j] as number] = mark;
-      collector.add(s.labels, s.dropName, i, s.values[i] as number, leftKeys[j]);
+      collectSample(collector, s, i, leftKeys[j] as string);
     }
     for (let j = 0; j < rhs.length; j++) {
       const s = rhs[j] as StepSeries;
-      if (s.present[i] !== 1 || stamp[sigs.right[j] as number] === mark) continue;
-      collector.add(s.labels, s.dropName, i, s.values[i] as number, rightKeys[j]);
+      if (s.present[i] === 0 || stamp[sigs.right[j] as number] === mark) continue;
+      collectSample(collector, s, i, rightKeys[j] as string);
     }
   }
   return collector.result();
 }
 
+function collectSample(collector: SeriesCollector, s: StepSeries, i: number, key: string): void {
+  const h = histogramAt(s, i);
+  if (h === undefined) collector.add(s.labels, s.dropName, i, s.values[i] as number, key);
+  else collector.addHistogram(s.labels, s.dropName, i, h, key);
+}
+
+/** Why a histogram operation has no result, worded as Prometheus' annotations. */
+function reportHistogramProblem(ev: EvalHost, op: BinaryOp, problem: HistogramOpProblem, pos: PositionRange): void {
+  const annotations = ev.ctx.annotations;
+  if (problem.kind === 'incompatible-types')
+    annotations.incompatibleTypesInBinOp(problem.lhsType, op, problem.rhsType, pos);
+  else if (problem.kind === 'counter-reset-collision') annotations.counterResetCollision(problem.operation, pos);
+  else annotations.incompatibleBucketLayout(op, pos);
+}
+
 interface Operand {
   labels: Labels;
   value: number;
+  histogram?: FloatHistogram | undefined;
 }
 
 async function vectorVector(
@@ -266,13 +310,13 @@ async function vectorVector(
   for (let i = 0; i < ev.steps; i++) {
     await ev.checkpoint();
     const mark = i + 1;
-    const manyPresent = many.some((s) => s.present[i] === 1);
-    const onePresent = one.some((s) => s.present[i] === 1);
+    const manyPresent = many.some((s) => s.present[i] !== 0);
+    const onePresent = one.some((s) => s.present[i] !== 0);
     // Prometheus short-circuits before its duplicate checks when nothing can match.
     if ((!manyPresent && !onePresent) || ((!manyPresent || !onePresent) && !filling)) continue;
     for (let j = 0; j < one.length; j++) {
       const s = one[j] as StepSeries;
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] === 0) continue;
       const sig = oneSig[j] as number;
       if (oneStamp[sig] === mark) {
         const other = one[oneIndex[sig] as number] as StepSeries;
@@ -284,8 +328,20 @@ async function vectorVector(
     const insertedBySig = matching.card === 'one-to-one' ? null : new Map<number, Set<string>>();
 
     const combine = (manyOperand: Operand, oneOperand: Operand, sig: number, cacheKey: string): void => {
-      const [left, right] = swapped ? [oneOperand.value, manyOperand.value] : [manyOperand.value, oneOperand.value];
-      const applied = applyOp(op, left, right);
+      const [left, right] = swapped ? [oneOperand, manyOperand] : [manyOperand, oneOperand];
+      let applied: { value: number; keep: boolean };
+      let histogram: FloatHistogram | undefined;
+      if (left.histogram === undefined && right.histogram === undefined) applied = applyOp(op, left.value, right.value);
+      else {
+        const r: HistogramOpResult = histogramElemOp(op, left.value, right.value, left.histogram, right.histogram);
+        if (!r.ok) {
+          reportHistogramProblem(ev, op, r.problem, node.pos);
+          return;
+        }
+        if (r.reconciled !== undefined) ev.ctx.annotations.customBucketsReconciled(r.reconciled, node.pos);
+        applied = { value: 0, keep: r.keep };
+        histogram = node.returnBool ? undefined : r.h;
+      }
       let value = applied.value;
       if (node.returnBool) value = applied.keep ? 1 : 0;
       const metric = resultMetric(manyOperand.labels, oneOperand.labels, cacheKey);
@@ -309,20 +365,22 @@ async function vectorVector(
         inserted.add(metric.key);
       }
       if (!applied.keep && !node.returnBool) return;
-      collector.add(metric.labels, node.returnBool, i, value, metric.key);
+      if (histogram !== undefined) collector.addHistogram(metric.labels, node.returnBool, i, histogram, metric.key);
+      else collector.add(metric.labels, node.returnBool, i, value, metric.key);
     };
 
     const fillForOne = swapped ? matching.fillLeft : matching.fillRight;
     const fillForMany = swapped ? matching.fillRight : matching.fillLeft;
     for (let j = 0; j < many.length; j++) {
       const s = many[j] as StepSeries;
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] === 0) continue;
       const sig = manySig[j] as number;
-      const manyOperand = { labels: s.labels, value: s.values[i] as number };
+      const manyOperand = { labels: s.labels, value: s.values[i] as number, histogram: histogramAt(s, i) };
       if (oneStamp[sig] === mark) {
         const k = oneIndex[sig] as number;
         const o = one[k] as StepSeries;
-        combine(manyOperand, { labels: o.labels, value: o.values[i] as number }, sig, `${j}:${k}`);
+        const oneOperand = { labels: o.labels, value: o.values[i] as number, histogram: histogramAt(o, i) };
+        combine(manyOperand, oneOperand, sig, `${j}:${k}`);
       } else if (fillForOne !== null) {
         combine(manyOperand, { labels: sigs.matchLabels(s.labels), value: fillForOne }, sig, `${j}:fill`);
       }
@@ -330,12 +388,13 @@ async function vectorVector(
     if (fillForMany !== null) {
       for (let k = 0; k < one.length; k++) {
         const o = one[k] as StepSeries;
-        if (o.present[i] !== 1) continue;
+        if (o.present[i] === 0) continue;
         const sig = oneSig[k] as number;
         const matched = insertedBySig === null ? matchedStamp[sig] === mark : (insertedBySig.get(sig)?.size ?? 0) > 0;
         if (matched) continue;
         const filler = { labels: sigs.matchLabels(o.labels), value: fillForMany };
-        combine(filler, { labels: o.labels, value: o.values[i] as number }, sig, `fill:${k}`);
+        const oneOperand = { labels: o.labels, value: o.values[i] as number, histogram: histogramAt(o, i) };
+        combine(filler, oneOperand, sig, `fill:${k}`);
       }
     }
   }

@@ -9,8 +9,9 @@ import { type Call, type Expr, unwrapParens } from '../ast.js';
 import type { FunctionDef } from '../functions/registry.js';
 import { getLabel, METRIC_NAME } from '../labels.js';
 import type { EvalHost } from './eval-host.js';
+import { type HistogramRangeCall, rangeWithHistograms } from './histogram-range.js';
 import { evalSpecial } from './special-functions.js';
-import { newStepSeries, type StepSeries, type Value } from './values.js';
+import { HISTOGRAM, newStepSeries, type StepSeries, setHistogram, type Value } from './values.js';
 import { forEachWindow, looksLikeCounter, rangeArgument } from './windows.js';
 
 export async function evalCall(ev: EvalHost, node: Call): Promise<Value> {
@@ -46,21 +47,45 @@ async function evalRangeFunction(ev: EvalHost, node: Call, func: FunctionDef): P
   const outputs = input.series.map((s) => newStepSeries(s.labels, !func.keepsMetricName || s.dropName, ev.steps));
   const checksQuantile = func.name === 'quantile_over_time';
   const quantileArg = node.args[0] as Expr;
-  await forEachWindow(ev, input, (si, i, window) => {
+  const rangeArg = node.args[matrixIndex] as Expr;
+  let histogramCall: HistogramRangeCall | undefined;
+  let histogramSeries = -1;
+  await forEachWindow(ev, input, (si, i, window, histograms) => {
     for (let k = 0; k < scalars.length; k++) scalarArgs[k] = (scalars[k] as Float64Array)[i] as number;
-    if (checksQuantile) {
+    if (checksQuantile && window.hi > window.lo) {
       const q = scalarArgs[0] as number;
       if (Number.isNaN(q) || q < 0 || q > 1) ev.ctx.annotations.invalidQuantile(q, quantileArg.pos);
     }
+    const out = outputs[si] as StepSeries;
+    if (histograms !== undefined) {
+      if (histogramSeries !== si) {
+        histogramSeries = si;
+        const metricName = getLabel((input.series[si] as (typeof input.series)[number]).labels, METRIC_NAME);
+        histogramCall = { name: func.name, metricName, pos: rangeArg.pos, annotations: ev.ctx.annotations };
+      }
+      const value = rangeWithHistograms(histogramCall as HistogramRangeCall, window, histograms, () =>
+        range(window, scalarArgs),
+      );
+      if (value === undefined) return;
+      if (typeof value !== 'number') {
+        setHistogram(out, i, value);
+        return;
+      }
+      out.values[i] = value;
+      out.present[i] = 1;
+      return;
+    }
     const value = range(window, scalarArgs);
     if (value === undefined) return;
-    const out = outputs[si] as StepSeries;
     out.values[i] = value;
     out.present[i] = 1;
   });
-  const result = outputs.filter((s) => s.present.includes(1));
+  const result = outputs.filter(
+    (s) => s.present.includes(1) || (s.histograms !== undefined && s.present.includes(HISTOGRAM)),
+  );
   if (func.name === 'rate' || func.name === 'increase') {
     for (const s of result) {
+      if (!s.present.includes(1)) continue;
       const name = getLabel(s.labels, METRIC_NAME);
       if (name !== '' && !looksLikeCounter(name))
         ev.ctx.annotations.possibleNonCounter(name, (node.args[0] as Expr).pos);

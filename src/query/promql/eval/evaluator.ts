@@ -20,13 +20,14 @@ import type {
   TimeModifiers,
   VectorSelector,
 } from '../ast.js';
+import { type FloatHistogram, mulHistogram } from '../histogram/float-histogram.js';
 import { isStaleNaN, type Label, type Labels, PromqlError } from '../types.js';
 import { evalAggregate } from './aggregate.js';
 import { evalBinary } from './binary.js';
 import { evalCall } from './calls.js';
 import type { EvalHost, Pushdown, QueryContext, RangeInput, ResolvedModifiers } from './eval-host.js';
 import type { SampleBudget } from './sample-budget.js';
-import { newStepSeries, type RawSeries, type StepSeries, type Value } from './values.js';
+import { HISTOGRAM, newStepSeries, type RawSeries, type StepSeries, setHistogram, type Value } from './values.js';
 
 export { throwIfCancelled } from './interrupter.js';
 export type { EvalHost, Pushdown, QueryContext, RangeInput, ResolvedModifiers };
@@ -119,6 +120,7 @@ export class Evaluator implements EvalHost {
         ...s,
         dropName: true,
         values: s.values.map((v) => -v),
+        histograms: s.histograms?.map((h) => (h === undefined ? h : mulHistogram(h, -1))),
         timestamps: undefined,
       })),
     };
@@ -208,10 +210,14 @@ export class Evaluator implements EvalHost {
         if (k < 0) continue;
         const t = s.t[k] as number;
         if (t <= ref - lookback) continue;
-        const v = s.v[k] as number;
-        if (Number.isNaN(v) && isStaleNaN(v)) continue;
-        series.values[i] = v;
-        series.present[i] = 1;
+        const h = s.h?.[k];
+        if (h !== undefined) setHistogram(series, i, h);
+        else {
+          const v = s.v[k] as number;
+          if (Number.isNaN(v) && isStaleNaN(v)) continue;
+          series.values[i] = v;
+          series.present[i] = 1;
+        }
         if (series.timestamps) series.timestamps[i] = t;
         any = true;
       }
@@ -233,8 +239,14 @@ export class Evaluator implements EvalHost {
     );
     const series: RawSeries[] = [];
     for (const s of data) {
+      const labels = sortedLabels(s.labels);
+      if (s.h !== undefined) {
+        const split = splitHistograms(s.t, s.v, s.h);
+        if (split.t.length > 0 || split.ht.length > 0) series.push({ labels, dropName: false, ...split });
+        continue;
+      }
       const clean = withoutStaleMarkers(s.t, s.v);
-      if (clean.t.length > 0) series.push({ labels: sortedLabels(s.labels), dropName: false, t: clean.t, v: clean.v });
+      if (clean.t.length > 0) series.push({ labels, dropName: false, t: clean.t, v: clean.v });
     }
     return { series, rangeMs, modifiers };
   }
@@ -259,18 +271,32 @@ export class Evaluator implements EvalHost {
     const series: RawSeries[] = [];
     for (const s of inner) {
       let count = 0;
-      for (let i = 0; i < child.steps; i++) count += s.present[i] as number;
-      if (count === 0) continue;
+      let histograms = 0;
+      for (let i = 0; i < child.steps; i++) {
+        if (s.present[i] === 1) count++;
+        else if (s.present[i] === HISTOGRAM) histograms++;
+      }
+      if (count === 0 && histograms === 0) continue;
       const t = new Float64Array(count);
       const v = new Float64Array(count);
+      const raw: RawSeries = { labels: s.labels, dropName: s.dropName, t, v };
+      if (histograms > 0) {
+        raw.ht = new Float64Array(histograms);
+        raw.hv = [];
+      }
       let k = 0;
       for (let i = 0; i < child.steps; i++) {
+        if (s.present[i] === HISTOGRAM && raw.ht && raw.hv) {
+          raw.ht[raw.hv.length] = child.times[i] as number;
+          raw.hv.push(s.histograms?.[i] as FloatHistogram);
+          continue;
+        }
         if (s.present[i] !== 1) continue;
         t[k] = child.times[i] as number;
         v[k] = s.values[i] as number;
         k++;
       }
-      series.push({ labels: s.labels, dropName: s.dropName, t, v });
+      series.push(raw);
     }
     return { series, rangeMs, modifiers };
   }
@@ -284,6 +310,31 @@ function sortedLabels(labels: Labels): Labels {
     }
   }
   return labels;
+}
+
+/** Floats (staleness markers dropped) and histograms of one selected series, apart. */
+function splitHistograms(
+  t: Float64Array,
+  v: Float64Array,
+  h: readonly (FloatHistogram | undefined)[],
+): { t: Float64Array; v: Float64Array; ht: Float64Array; hv: FloatHistogram[] } {
+  const ft: number[] = [];
+  const fv: number[] = [];
+  const ht: number[] = [];
+  const hv: FloatHistogram[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const x = h[i];
+    if (x !== undefined) {
+      ht.push(t[i] as number);
+      hv.push(x);
+      continue;
+    }
+    const value = v[i] as number;
+    if (Number.isNaN(value) && isStaleNaN(value)) continue;
+    ft.push(t[i] as number);
+    fv.push(value);
+  }
+  return { t: Float64Array.from(ft), v: Float64Array.from(fv), ht: Float64Array.from(ht), hv };
 }
 
 function withoutStaleMarkers(t: Float64Array, v: Float64Array): { t: Float64Array; v: Float64Array } {

@@ -1,8 +1,8 @@
 /**
  * The functions the registry marks `special`: they need labels, the whole vector, the raw
  * selector or the query's own range, so the engine implements them (Prometheus' evalLabelReplace,
- * funcAbsent, funcSort*, funcHistogramQuantile grouping, ...). Native-histogram functions return
- * nothing: this engine stores floats only.
+ * funcAbsent, funcSort*, funcHistogramQuantile grouping, ...). The native-histogram halves of the
+ * histogram functions are in histogram-functions.ts.
  */
 
 import { type Call, type Expr, unwrapParens, type VectorSelector } from '../ast.js';
@@ -21,7 +21,13 @@ import { type AnchoredRegex, compileAnchoredRegex, expandGoTemplate, GoRegexErro
 import { isStaleNaN, type Labels, type Matcher, PromqlError } from '../types.js';
 import type { EvalHost } from './eval-host.js';
 import { goSortReverse, type Less } from './go-order.js';
-import { mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
+import {
+  classicNativeConflicts,
+  nativeFractions,
+  nativeQuantiles,
+  simpleHistogramFunction,
+} from './histogram-functions.js';
+import { floatsOnly, mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
 import { forEachWindow, rangeArgument } from './windows.js';
 
 function scalarOf(ev: EvalHost, compute: (i: number) => number): Value {
@@ -102,10 +108,13 @@ export async function evalSpecial(ev: EvalHost, node: Call): Promise<Value> {
     case 'histogram_count':
     case 'histogram_sum':
     case 'histogram_stddev':
-    case 'histogram_stdvar':
+    case 'histogram_stdvar': {
+      const input = await ev.vector(unwrapParens(args[0] as Expr));
+      return { kind: 'vector', series: simpleHistogramFunction(ev, node.func.name, input) };
+    }
     case 'histogram_quantiles':
     case 'start_timestamp':
-      // These read native histograms or start timestamps, which float-only storage never has.
+      // Not implemented: histogram_quantiles is experimental, and no source has start timestamps.
       await ev.vector(unwrapParens(args[0] as Expr));
       return { kind: 'vector', series: [] };
     case 'info':
@@ -149,7 +158,7 @@ function onesWhere(ev: EvalHost, labels: Labels, missing: Uint8Array): Value {
 async function absent(ev: EvalHost, arg: Expr): Promise<Value> {
   const input = await ev.vector(unwrapParens(arg));
   const missing = new Uint8Array(ev.steps).fill(1);
-  for (const s of input) for (let i = 0; i < ev.steps; i++) if (s.present[i] === 1) missing[i] = 0;
+  for (const s of input) for (let i = 0; i < ev.steps; i++) if (s.present[i] !== 0) missing[i] = 0;
   return onesWhere(ev, absentLabels(arg), missing);
 }
 
@@ -171,9 +180,9 @@ async function timestamp(ev: EvalHost, arg: Expr): Promise<Value> {
   else input = await ev.selectVector(inner, true);
   const series = input.map((s) => {
     const out = newStepSeries(s.labels, true, ev.steps);
-    out.present.set(s.present);
     for (let i = 0; i < ev.steps; i++) {
-      if (s.present[i] !== 1) continue;
+      if (s.present[i] === 0) continue;
+      out.present[i] = 1;
       out.values[i] = (s.timestamps ? (s.timestamps[i] as number) : (ev.times[i] as number)) / 1000;
     }
     return out;
@@ -263,7 +272,9 @@ async function labelJoin(ev: EvalHost, args: Expr[]): Promise<Value> {
  * ordered by labels anyway, which Prometheus reports with a warning.
  */
 async function sortVector(ev: EvalHost, node: Call): Promise<Value> {
-  const input = await ev.vector(unwrapParens(node.args[0] as Expr));
+  let input = await ev.vector(unwrapParens(node.args[0] as Expr));
+  // Sorting by value has no place for histograms; sorting by label keeps them.
+  if (node.func.name === 'sort' || node.func.name === 'sort_desc') input = floatsOnly(input);
   if (ev.ctx.queryStartMs !== ev.ctx.queryEndMs) ev.ctx.annotations.sortInRangeQuery(node.pos);
   if (ev.steps !== 1) return { kind: 'vector', series: input };
   const series = [...input];
@@ -364,16 +375,24 @@ function bucketGroups(ev: EvalHost, input: StepSeries[], arg: Expr): BucketGroup
   return [...groups.values()];
 }
 
+/** The classic groups by label key, for finding native histograms with the same labels. */
+function groupsByKey(groups: BucketGroup[]): Map<string, StepSeries[]> {
+  return new Map(groups.map((g) => [labelsKey(g.labels), g.members.map((m) => m.series)]));
+}
+
 function perBucketGroup(
   ev: EvalHost,
   groups: BucketGroup[],
   compute: (step: number, buckets: { upperBound: number; count: number }[], labels: Labels) => number | undefined,
+  blocked: ReadonlySet<string>,
 ): StepSeries[] {
   const out: StepSeries[] = [];
   for (const group of groups) {
     const series = newStepSeries(group.labels, true, ev.steps);
     const buckets: { upperBound: number; count: number }[] = [];
+    const key = blocked.size > 0 ? labelsKey(group.labels) : '';
     for (let i = 0; i < ev.steps; i++) {
+      if (blocked.size > 0 && blocked.has(`${key}\u0000${i}`)) continue;
       buckets.length = 0;
       for (const m of group.members) {
         if (m.series.present[i] === 1) buckets.push({ upperBound: m.upperBound, count: m.series.values[i] as number });
@@ -396,25 +415,32 @@ async function histogramQuantile(ev: EvalHost, node: Call): Promise<Value> {
   const input = await ev.vector(unwrapParens(vArg));
   for (let i = 0; i < ev.steps; i++) {
     const value = q[i] as number;
-    if (!(value >= 0 && value <= 1) && input.some((s) => s.present[i] === 1))
-      ev.ctx.annotations.invalidQuantile(value, qArg.pos);
+    // Prometheus validates φ whether or not there is anything to compute it over.
+    if (!(value >= 0 && value <= 1)) ev.ctx.annotations.invalidQuantile(value, qArg.pos);
   }
   const groups = bucketGroups(ev, input, vArg);
-  const series = perBucketGroup(ev, groups, (i, buckets, labels) => {
-    const fix = monotonicityFix(q[i] as number, buckets);
-    if (fix !== null) {
-      ev.ctx.annotations.forcedMonotonicity(
-        getLabel(labels, METRIC_NAME),
-        vArg.pos,
-        ev.times[i] as number,
-        fix.minBucket,
-        fix.maxBucket,
-        fix.maxDiff,
-      );
-    }
-    return bucketQuantile(q[i] as number, buckets);
-  });
-  return { kind: 'vector', series };
+  const blocked = classicNativeConflicts(ev, input, groupsByKey(groups), vArg.pos);
+  const natives = nativeQuantiles(ev, q, input, blocked, vArg.pos);
+  const classic = perBucketGroup(
+    ev,
+    groups,
+    (i, buckets, labels) => {
+      const fix = monotonicityFix(q[i] as number, buckets);
+      if (fix !== null) {
+        ev.ctx.annotations.forcedMonotonicity(
+          getLabel(labels, METRIC_NAME),
+          vArg.pos,
+          ev.times[i] as number,
+          fix.minBucket,
+          fix.maxBucket,
+          fix.maxDiff,
+        );
+      }
+      return bucketQuantile(q[i] as number, buckets);
+    },
+    blocked,
+  );
+  return { kind: 'vector', series: [...natives, ...classic] };
 }
 
 /** promqltest's almost-equality with Prometheus' small-delta tolerance for bucket counts. */
@@ -471,8 +497,13 @@ async function histogramFraction(ev: EvalHost, node: Call): Promise<Value> {
   const vArg = node.args[2] as Expr;
   const input = await ev.vector(unwrapParens(vArg));
   const groups = bucketGroups(ev, input, vArg);
-  return {
-    kind: 'vector',
-    series: perBucketGroup(ev, groups, (i, buckets) => bucketFraction(lower[i] as number, upper[i] as number, buckets)),
-  };
+  const blocked = classicNativeConflicts(ev, input, groupsByKey(groups), vArg.pos);
+  const natives = nativeFractions(ev, lower, upper, input, blocked, vArg.pos);
+  const classic = perBucketGroup(
+    ev,
+    groups,
+    (i, buckets) => bucketFraction(lower[i] as number, upper[i] as number, buckets),
+    blocked,
+  );
+  return { kind: 'vector', series: [...natives, ...classic] };
 }

@@ -8,6 +8,7 @@
  * drop the name only mark the series, and the name goes when the query's result is produced.
  */
 
+import type { FloatHistogram } from '../histogram/float-histogram.js';
 import { labelsKey } from '../labels.js';
 import { type Labels, PromqlError } from '../types.js';
 
@@ -17,7 +18,14 @@ export interface StepSeries {
   dropName: boolean;
   /** Value per step; meaningful only where `present[i]` is 1. */
   values: Float64Array;
+  /** 1: a float sample at the step; HISTOGRAM: a native histogram, in `histograms`; 0: none. */
   present: Uint8Array;
+  /**
+   * Native histograms per step, where `present[i]` is HISTOGRAM. Absent for float-only series,
+   * so they cost nothing; code that only knows floats tests `present[i] === 1` and so skips
+   * histograms, as most of Prometheus' float operations do.
+   */
+  histograms?: (FloatHistogram | undefined)[] | undefined;
   /** Sample timestamps per step (vector selectors only, for `timestamp()`). */
   timestamps?: Float64Array | undefined;
 }
@@ -28,6 +36,28 @@ export interface RawSeries {
   dropName: boolean;
   t: Float64Array;
   v: Float64Array;
+  /** Native histogram samples (times and values), apart from the floats as in Prometheus' Series. */
+  ht?: Float64Array | undefined;
+  hv?: FloatHistogram[] | undefined;
+}
+
+/** `present[i]` of a step holding a native histogram. */
+export const HISTOGRAM = 2;
+
+/** Sets step `step` of `series` to a histogram sample. */
+export function setHistogram(series: StepSeries, step: number, h: FloatHistogram): void {
+  series.histograms ??= new Array(series.present.length);
+  series.histograms[step] = h;
+  series.present[step] = HISTOGRAM;
+}
+
+/** The histogram at a step, or undefined when the step holds a float or nothing. */
+export function histogramAt(series: StepSeries, step: number): FloatHistogram | undefined {
+  return series.present[step] === HISTOGRAM ? series.histograms?.[step] : undefined;
+}
+
+export function hasHistograms(series: StepSeries): boolean {
+  return series.histograms !== undefined && series.present.includes(HISTOGRAM);
 }
 
 export type Value =
@@ -35,6 +65,22 @@ export type Value =
   | { kind: 'string'; value: string }
   | { kind: 'vector'; series: StepSeries[] }
   | { kind: 'matrix'; series: RawSeries[] };
+
+/** The series without their histogram samples (what Prometheus' `filterFloats` keeps). */
+export function floatsOnly(series: StepSeries[]): StepSeries[] {
+  if (!series.some(hasHistograms)) return series;
+  const out: StepSeries[] = [];
+  for (const s of series) {
+    if (!hasHistograms(s)) {
+      out.push(s);
+      continue;
+    }
+    if (!s.present.includes(1)) continue;
+    const present = s.present.map((p) => (p === 1 ? 1 : 0));
+    out.push({ ...s, present, histograms: undefined });
+  }
+  return out;
+}
 
 /** Prometheus' message when two results share a label set at the same time. */
 export const DUPLICATE_LABELSET = 'vector cannot contain metrics with the same labelset';
@@ -54,15 +100,24 @@ export class SeriesCollector {
   constructor(private readonly steps: number) {}
 
   add(labels: Labels, dropName: boolean, step: number, value: number, key = labelsKey(labels)): void {
+    const series = this.slot(labels, dropName, step, key);
+    series.values[step] = value;
+    series.present[step] = 1;
+  }
+
+  addHistogram(labels: Labels, dropName: boolean, step: number, h: FloatHistogram, key = labelsKey(labels)): void {
+    setHistogram(this.slot(labels, dropName, step, key), step, h);
+  }
+
+  private slot(labels: Labels, dropName: boolean, step: number, key: string): StepSeries {
     let series = this.byKey.get(key);
     if (series === undefined) {
       series = newStepSeries(labels, dropName, this.steps);
       this.byKey.set(key, series);
-    } else if (series.present[step] === 1) {
+    } else if (series.present[step] !== 0) {
       throw new PromqlError('execution', DUPLICATE_LABELSET);
     }
-    series.values[step] = value;
-    series.present[step] = 1;
+    return series;
   }
 
   result(): StepSeries[] {
@@ -86,14 +141,20 @@ export function mergeSameLabels(series: StepSeries[]): StepSeries[] {
       continue;
     }
     merged = true;
-    const target = {
+    const target: StepSeries = {
       ...existing,
       values: Float64Array.from(existing.values),
       present: Uint8Array.from(existing.present),
+      histograms: existing.histograms?.slice(),
     };
     for (let i = 0; i < s.present.length; i++) {
-      if (s.present[i] !== 1) continue;
-      if (target.present[i] === 1) throw new PromqlError('execution', DUPLICATE_LABELSET);
+      if (s.present[i] === 0) continue;
+      if (target.present[i] !== 0) throw new PromqlError('execution', DUPLICATE_LABELSET);
+      const h = histogramAt(s, i);
+      if (h !== undefined) {
+        setHistogram(target, i, h);
+        continue;
+      }
       target.present[i] = 1;
       target.values[i] = s.values[i] as number;
     }

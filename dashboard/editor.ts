@@ -1,0 +1,110 @@
+/** CodeMirror 6 editors: SQL, PromQL (the Prometheus project's language support) and YAML. */
+import { PostgreSQL, type SQLNamespace, sql as sqlLanguage } from '@codemirror/lang-sql';
+import { yaml } from '@codemirror/lang-yaml';
+import { type Diagnostic, setDiagnostics } from '@codemirror/lint';
+import { Compartment, type Extension, Prec } from '@codemirror/state';
+import { keymap } from '@codemirror/view';
+import { PromQLExtension } from '@prometheus-io/codemirror-promql';
+import { basicSetup, EditorView } from 'codemirror';
+import { authedFetch, ROOT } from './api';
+
+export interface EditorOptions {
+  parent: HTMLElement;
+  doc: string;
+  /** The accessible name of the text area. */
+  label: string;
+  language: Extension;
+  onRun?: () => void;
+  extra?: Extension[];
+}
+
+const theme = EditorView.theme({
+  '&': { fontSize: '14px', border: '1px solid var(--border)', borderRadius: '4px', background: 'var(--bg)' },
+  '&.cm-focused': { outline: '2px solid var(--accent)' },
+  '.cm-scroller': { fontFamily: 'var(--mono)', minHeight: '6em', maxHeight: '24em' },
+  // The default gutter grey is too faint to read (and fails contrast checks).
+  '.cm-gutters': { color: 'var(--muted)', background: 'var(--panel)', borderRight: '1px solid var(--border)' },
+});
+
+export function createEditor(opts: EditorOptions): EditorView {
+  const run: Extension = opts.onRun
+    ? Prec.highest(
+        keymap.of([
+          {
+            key: 'Mod-Enter',
+            run: () => {
+              opts.onRun?.();
+              return true;
+            },
+          },
+        ]),
+      )
+    : [];
+  return new EditorView({
+    doc: opts.doc,
+    parent: opts.parent,
+    extensions: [
+      run,
+      basicSetup,
+      theme,
+      opts.language,
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ 'aria-label': opts.label }),
+      ...(opts.extra ?? []),
+    ],
+  });
+}
+
+/** SQL with completion of our tables and columns, which arrive after the catalog is read. */
+export function sqlSupport(): { extension: Extension; setSchema: (view: EditorView, schema: SQLNamespace) => void } {
+  const compartment = new Compartment();
+  const make = (schema: SQLNamespace) => sqlLanguage({ dialect: PostgreSQL, schema, upperCaseKeywords: true });
+  return {
+    extension: compartment.of(make({})),
+    setSchema: (view, schema) => view.dispatch({ effects: compartment.reconfigure(make(schema)) }),
+  };
+}
+
+/** PromQL, completing metric, label and function names from our own Prometheus API. */
+export function promqlSupport(): Extension {
+  return new PromQLExtension()
+    .setComplete({
+      remote: {
+        url: new URL('v1/metricsapi', ROOT).toString(),
+        fetchFn: (input, init) => authedFetch(String(input), init),
+        cache: { maxAge: 60_000 },
+      },
+    })
+    .asExtension();
+}
+
+export function yamlSupport(): Extension {
+  return yaml();
+}
+
+/** Marks where the server says a query went wrong (1-based line and column). */
+export function markError(view: EditorView, message: string, at: { line: number; column: number } | null): void {
+  const doc = view.state.doc;
+  let from = 0;
+  let to = doc.length;
+  if (at !== null) {
+    const line = doc.line(Math.min(Math.max(at.line, 1), doc.lines));
+    from = Math.min(line.from + Math.max(at.column - 1, 0), line.to);
+    to = Math.min(from + 1, line.to);
+    if (to === from && from > line.from) from -= 1;
+  }
+  const diagnostics: Diagnostic[] = [{ from, to, severity: 'error', message }];
+  view.dispatch(setDiagnostics(view.state, diagnostics));
+}
+
+export function clearErrors(view: EditorView): void {
+  view.dispatch(setDiagnostics(view.state, []));
+}
+
+export function textOf(view: EditorView): string {
+  return view.state.doc.toString();
+}
+
+export function setText(view: EditorView, text: string): void {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+}

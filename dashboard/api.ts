@@ -40,9 +40,12 @@ export class ApiError extends Error {
   }
 }
 
-/** `at Line: L, Column: C` (SQL, as sqlparser says it) or a leading `L:C:` (PromQL). */
+/**
+ * `at Line: L, Column: C` (SQL, as sqlparser says it), `at line L, column C` (a pipeline's YAML)
+ * or a leading `L:C:` (PromQL).
+ */
 export function positionOf(message: string): { line: number; column: number } | null {
-  const sqlAt = /at Line: (\d+), Column: (\d+)/.exec(message);
+  const sqlAt = /at line:? (\d+), column:? (\d+)/i.exec(message);
   if (sqlAt) return { line: Number(sqlAt[1]), column: Number(sqlAt[2]) };
   const promAt = /^(\d+):(\d+): parse error/.exec(message);
   if (promAt) return { line: Number(promAt[1]), column: Number(promAt[2]) };

@@ -18,8 +18,10 @@ export function quoteIdent(name: string): string {
 }
 
 export async function loadCatalog(): Promise<Catalog> {
-  const [schemata, columns] = await Promise.all([
+  const [schemata, tableRows, columns] = await Promise.all([
     sqlObjects('SELECT schema_name FROM information_schema.schemata ORDER BY schema_name'),
+    // The columns view leaves out information_schema's own tables; this one lists them.
+    sqlObjects('SELECT table_schema, table_name FROM information_schema.tables ORDER BY table_schema, table_name'),
     sqlObjects(
       'SELECT table_schema, table_name, column_name, data_type, semantic_type, is_nullable ' +
         'FROM information_schema.columns ORDER BY table_schema, table_name, ordinal_position',
@@ -27,6 +29,7 @@ export async function loadCatalog(): Promise<Catalog> {
   ]);
   const catalog: Catalog = new Map();
   for (const s of schemata) catalog.set(String(s.schema_name), new Map());
+  for (const r of tableRows) catalog.get(String(r.table_schema))?.set(String(r.table_name), []);
   for (const c of columns) {
     const db = String(c.table_schema);
     const table = String(c.table_name);

@@ -1,8 +1,8 @@
 /** CodeMirror 6 editors: SQL, PromQL (the Prometheus project's language support) and YAML. */
 import { PostgreSQL, type SQLNamespace, sql as sqlLanguage } from '@codemirror/lang-sql';
 import { yaml } from '@codemirror/lang-yaml';
-import { type Diagnostic, setDiagnostics } from '@codemirror/lint';
-import { Compartment, type Extension, Prec } from '@codemirror/state';
+import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
+import { Compartment, type EditorState, type Extension, Prec } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { PromQLExtension } from '@prometheus-io/codemirror-promql';
 import { basicSetup, EditorView } from 'codemirror';
@@ -46,6 +46,7 @@ export function createEditor(opts: EditorOptions): EditorView {
     extensions: [
       run,
       basicSetup,
+      lintGutter(),
       theme,
       opts.language,
       EditorView.lineWrapping,
@@ -82,19 +83,27 @@ export function yamlSupport(): Extension {
   return yaml();
 }
 
-/** Marks where the server says a query went wrong (1-based line and column). */
+/**
+ * A marker where the server says the text went wrong (1-based line and column), over the word
+ * that starts there; the whole text when the server gave no position.
+ */
+export function diagnosticAt(
+  state: EditorState,
+  message: string,
+  at: { line: number; column: number } | null,
+): Diagnostic {
+  const doc = state.doc;
+  if (at === null) return { from: 0, to: Math.min(doc.line(1).to, doc.length), severity: 'error', message };
+  const line = doc.line(Math.min(Math.max(at.line, 1), doc.lines));
+  let from = Math.min(line.from + Math.max(at.column - 1, 0), line.to);
+  if (from === line.to && from > line.from) from -= 1;
+  const word = /^\w+/.exec(state.sliceDoc(from, line.to));
+  const to = Math.min(from + (word ? word[0].length : 1), line.to);
+  return { from, to: Math.max(to, from), severity: 'error', message };
+}
+
 export function markError(view: EditorView, message: string, at: { line: number; column: number } | null): void {
-  const doc = view.state.doc;
-  let from = 0;
-  let to = doc.length;
-  if (at !== null) {
-    const line = doc.line(Math.min(Math.max(at.line, 1), doc.lines));
-    from = Math.min(line.from + Math.max(at.column - 1, 0), line.to);
-    to = Math.min(from + 1, line.to);
-    if (to === from && from > line.from) from -= 1;
-  }
-  const diagnostics: Diagnostic[] = [{ from, to, severity: 'error', message }];
-  view.dispatch(setDiagnostics(view.state, diagnostics));
+  view.dispatch(setDiagnostics(view.state, [diagnosticAt(view.state, message, at)]));
 }
 
 export function clearErrors(view: EditorView): void {

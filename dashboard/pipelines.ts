@@ -7,7 +7,8 @@ import { type Diagnostic, forceLinting, linter } from '@codemirror/lint';
 import type { EditorView } from 'codemirror';
 import { ApiError, authedFetch, json, sqlObjects, url } from './api';
 import { button, el, errorBox, field, replaceChildren } from './dom';
-import { createEditor, setText, textOf, yamlSupport } from './editor';
+import { createEditor, diagnosticAt, setText, textOf, yamlSupport } from './editor';
+import { renderTable } from './result-table';
 
 const SAMPLE_PIPELINE = `processors:
   - dissect:
@@ -71,24 +72,59 @@ async function dryRun(pipeline: string, data: string): Promise<TraceAnswer> {
 
 /** Where the YAML parser gave up, as markers (the server checks the meaning on dry run). */
 function yamlSyntaxDiagnostics(view: EditorView): Diagnostic[] {
+  const length = view.state.doc.length;
+  const seen = new Set<number>();
   const out: Diagnostic[] = [];
   syntaxTree(view.state).iterate({
     enter: (node) => {
-      if (node.type.isError) {
-        out.push({
-          from: node.from,
-          to: Math.max(node.to, node.from + 1),
-          severity: 'error',
-          message: 'YAML syntax error',
-        });
-      }
+      if (!node.type.isError || seen.has(node.from)) return;
+      seen.add(node.from);
+      // The parser's error nodes are often empty, and at the end of the text: widen to a character.
+      // A mark on a line break is not drawn, so step back onto the text before it.
+      let from = Math.min(node.from, Math.max(length - 1, 0));
+      while (from > 0 && view.state.sliceDoc(from, from + 1) === '\n') from -= 1;
+      out.push({
+        from,
+        to: Math.min(Math.max(node.to, from + 1), length),
+        severity: 'error',
+        message: 'YAML syntax error',
+      });
     },
   });
   return out;
 }
 
+interface DryRunTable {
+  table_name?: string;
+  schema?: Array<{ name: string; data_type: string }>;
+  rows?: Array<Array<{ value: unknown }>>;
+}
+
+/** The dry run's tables as tables; anything of another shape as JSON. */
+function rowsView(results: unknown): HTMLElement {
+  const host = el('div', { class: 'rows-out' });
+  const tables = Array.isArray(results) ? (results as DryRunTable[]) : [];
+  if (tables.length === 0 || !tables.every((t) => Array.isArray(t.schema) && Array.isArray(t.rows))) {
+    host.appendChild(el('pre', {}, JSON.stringify(results, null, 2)));
+    return host;
+  }
+  for (const t of tables) {
+    const part = el('div', {});
+    host.appendChild(part);
+    renderTable(
+      part,
+      {
+        columns: (t.schema ?? []).map((c) => ({ name: c.name, type: c.data_type })),
+        rows: (t.rows ?? []).map((r) => r.map((cell) => cell?.value ?? null)),
+      },
+      t.table_name ?? 'dry-run',
+    );
+  }
+  return host;
+}
+
 export function createPipelinesPage(host: HTMLElement): { refresh(): Promise<void> } {
-  let serverError: string | null = null;
+  let serverError: { message: string; at: { line: number; column: number } | null } | null = null;
   const name = el('input', { type: 'text', value: 'my_pipeline', size: 20, spellcheck: 'false' });
   const editorHost = el('div', { class: 'editor yaml' });
   const samples = el('textarea', { rows: 5, cols: 60, spellcheck: 'false' }, SAMPLE_DATA);
@@ -105,12 +141,7 @@ export function createPipelinesPage(host: HTMLElement): { refresh(): Promise<voi
       linter((v) => {
         const marks = yamlSyntaxDiagnostics(v);
         if (serverError !== null && marks.length === 0) {
-          marks.push({
-            from: 0,
-            to: Math.min(v.state.doc.line(1).to, v.state.doc.length),
-            severity: 'error',
-            message: serverError,
-          });
+          marks.push(diagnosticAt(v.state, serverError.message, serverError.at));
         }
         return marks;
       }),
@@ -120,7 +151,7 @@ export function createPipelinesPage(host: HTMLElement): { refresh(): Promise<voi
   function showError(err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     // A pipeline that does not compile is marked in the editor; other refusals are shown below.
-    if (err instanceof ApiError && message.includes('pipeline')) serverError = message;
+    if (err instanceof ApiError && message.includes('pipeline')) serverError = { message, at: err.position };
     replaceChildren(output, errorBox(message));
     forceLinting(view);
   }
@@ -158,7 +189,7 @@ export function createPipelinesPage(host: HTMLElement): { refresh(): Promise<voi
           ),
         ),
         el('h3', {}, 'Rows the pipeline makes'),
-        el('pre', { class: 'rows-out' }, JSON.stringify(answer.results, null, 2)),
+        rowsView(answer.results),
       );
     } catch (err) {
       status.textContent = 'Dry run failed';

@@ -191,6 +191,27 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     await page.getByRole('button', { name: /^Delete my_pipeline/ }).click();
     await page.locator('#page-pipelines .versions', { hasText: 'No pipeline saved yet.' }).waitFor();
     t.pass('the version is deleted');
+
+    // Validation: the YAML parser's errors are marked as one types; the server's on a dry run.
+    await typeInto(page, 'Pipeline YAML', 'processors:\n  - dissect: {fields: [message\n');
+    await page.locator('#page-pipelines .cm-lint-marker-error').first().waitFor();
+    t.pass('a YAML syntax error is marked in the editor');
+    const before = problems.failedRequests.length;
+    await typeInto(page, 'Pipeline YAML', 'processors:\n  - no_such_processor:\n      field: message\n');
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    await page.locator('#page-pipelines .dry-run .error').waitFor();
+    t.match(await page.locator('#page-pipelines .dry-run .error').textContent(), /Failed to build pipeline/);
+    await page.locator('#page-pipelines .cm-lintRange-error').first().waitFor();
+    t.equal(
+      await page.locator('#page-pipelines .cm-lintRange-error').first().textContent(),
+      'no_such_processor',
+      "the server's refusal is marked where it says (line 2, column 5)",
+    );
+    await screenshot(page, 'pipelines-invalid');
+    // The refused dry run is expected: take it and its console line out of the tally.
+    t.equal(problems.failedRequests.length, before + 1);
+    problems.failedRequests.splice(before);
+    problems.consoleErrors.splice(problems.consoleErrors.findIndex((e) => e.includes('400')));
   });
 
   await t.test('overview: ingest and shards from /metrics', async (t) => {

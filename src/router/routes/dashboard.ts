@@ -121,12 +121,29 @@ function deepIndex(index: DashboardAsset, depth: number): DashboardAsset {
   return { ...index, body: Buffer.from(html), gzip: null, br: null, etag: `${index.etag.slice(0, -1)}-${depth}"` };
 }
 
+/**
+ * A path that climbs out of `/dashboard/` (`..`, `.`, their encodings, an encoded slash or NUL):
+ * refused like a path no listener serves, so that it never looks like it reached something.
+ */
+function isTraversal(rel: string): boolean {
+  return rel.split('/').some((segment) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return true;
+    }
+    return decoded === '.' || decoded === '..' || /[/\\\0]/.test(decoded);
+  });
+}
+
 export function dashboardRoutes(assets: DashboardAssets | null): Route[] {
   const serve = async (ctx: RequestContext): Promise<HttpResponse> => {
     if (assets === null) {
       return text(404, 'dashboard not built: run "npm run build" to bundle it into dist/dashboard\n');
     }
     const rel = ctx.params['*'] ?? '';
+    if (isTraversal(rel)) return { status: 404 };
     const asset = assets.get(rel === '' ? 'index.html' : rel);
     if (asset) return answer(ctx, asset);
     const index = assets.get('index.html') as DashboardAsset;

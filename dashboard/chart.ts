@@ -129,6 +129,16 @@ export function drawChart(host: HTMLElement, data: ChartData, opts: ChartOptions
       ],
       axes: [{}, { size: 70 }],
       cursor: { drag: { x: true, y: false } },
+      hooks: {
+        // The shown window, for whoever reads the page (a zoom by dragging changes it).
+        setScale: [
+          (u: uPlot, key: string) => {
+            if (key !== 'x') return;
+            host.dataset.xMin = String(u.scales.x?.min ?? '');
+            host.dataset.xMax = String(u.scales.x?.max ?? '');
+          },
+        ],
+      },
     },
     [data.x, ...series.map((s) => s.values)] as uPlot.AlignedData,
     host,

@@ -50,7 +50,8 @@ export function createEditor(opts: EditorOptions): EditorView {
       theme,
       opts.language,
       EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ 'aria-label': opts.label }),
+      // tabindex only states what contenteditable already does, for checkers that look for it.
+      EditorView.contentAttributes.of({ 'aria-label': opts.label, tabindex: '0' }),
       ...(opts.extra ?? []),
     ],
   });

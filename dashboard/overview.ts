@@ -5,7 +5,7 @@
 import type uPlot from 'uplot';
 import { textOf } from './api';
 import { drawChart } from './chart';
-import { el, errorBox, formatBytes, replaceChildren } from './dom';
+import { button, el, errorBox, field, formatBytes, replaceChildren, select } from './dom';
 import { byLabel, parseExposition, type Sample } from './prom-text';
 
 const SCRAPE_MS = 5000;
@@ -54,11 +54,63 @@ function table(caption: string, columns: string[], rows: Array<Array<string | nu
 
 const perSecond = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 
-function profileForm(label: string, action: string): HTMLFormElement {
+const CPU_SECONDS: Array<[string, string]> = [
+  ['5', '5 s'],
+  ['10', '10 s'],
+  ['30', '30 s'],
+];
+
+/**
+ * The profiling controls. The server sends flame graphs as `application/octet-stream` (as
+ * GreptimeDB does), which a browser would save rather than show, so the SVG is fetched and shown here.
+ */
+function profilingPanel(): HTMLElement {
+  const seconds = select(CPU_SECONDS, '10');
+  const status = el('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const view = el('div', { class: 'flame-view' });
+  let shown: string | null = null;
+  const show = (svg: string, title: string): void => {
+    if (shown !== null) URL.revokeObjectURL(shown);
+    shown = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+    replaceChildren(
+      view,
+      el('iframe', { class: 'flame', src: shown, title }),
+      el('a', { href: shown, target: '_blank', rel: 'noopener' }, 'Open the flame graph in a new tab'),
+    );
+  };
+  const run = async (kind: 'cpu' | 'heap'): Promise<void> => {
+    try {
+      if (kind === 'cpu') {
+        status.textContent = `Profiling the CPU for ${seconds.value} s…`;
+        show(
+          await textOf(`debug/prof/cpu?seconds=${seconds.value}&output=flamegraph`, { method: 'POST' }),
+          'CPU flame graph',
+        );
+      } else {
+        const state = JSON.parse(await textOf('debug/prof/mem/status')) as { active?: boolean };
+        // Allocations are only sampled once profiling is on: the first graph shows little.
+        if (!state.active) await textOf('debug/prof/mem/activate', { method: 'POST' });
+        status.textContent = 'Taking a heap profile…';
+        show(await textOf('debug/prof/mem?output=flamegraph', { method: 'POST' }), 'Heap flame graph');
+      }
+      status.textContent = `${kind === 'cpu' ? 'CPU' : 'Heap'} profile taken ${new Date().toLocaleTimeString()}`;
+    } catch (err) {
+      status.textContent = 'Profiling failed';
+      replaceChildren(view, errorBox(err instanceof Error ? err.message : String(err)));
+    }
+  };
   return el(
-    'form',
-    { method: 'post', action, target: '_blank', class: 'inline' },
-    el('button', { type: 'submit' }, label),
+    'div',
+    {},
+    el(
+      'div',
+      { class: 'controls' },
+      field('CPU profile length', seconds),
+      button('CPU profile', () => void run('cpu')),
+      button('Heap profile', () => void run('heap')),
+    ),
+    status,
+    view,
   );
 }
 
@@ -77,18 +129,8 @@ export function createOverviewPage(host: HTMLElement): { start(): void; stop(): 
     chart,
     tables,
     el('h2', {}, 'Profiling'),
-    el(
-      'p',
-      {},
-      'Each opens a flame graph in a new tab (main listener only). A heap profile needs heap profiling active first.',
-    ),
-    el(
-      'div',
-      { class: 'controls' },
-      profileForm('CPU profile (10 s)', '../debug/prof/cpu?seconds=10&output=flamegraph'),
-      profileForm('Activate heap profiling', '../debug/prof/mem/activate'),
-      profileForm('Heap profile', '../debug/prof/mem?output=flamegraph'),
-    ),
+    el('p', {}, 'Flame graphs of the router and every shard (main listener only).'),
+    profilingPanel(),
   );
 
   async function scrape(): Promise<void> {

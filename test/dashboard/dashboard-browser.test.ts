@@ -172,6 +172,7 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     await page.waitForFunction("document.querySelectorAll('#page-logs table.results tbody tr').length === 1");
     t.pass('a filter narrows the lines');
     await screenshot(page, 'logs');
+    t.same(await seriousViolations(page), [], 'no serious or critical axe violation');
   });
 
   await t.test('pipelines: dry run shows each processor, save lists the version', async (t) => {
@@ -183,6 +184,7 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     t.match(await page.locator('#page-pipelines .trace li').first().textContent(), /"method": "GET"/);
     t.match(await page.locator('#page-pipelines .rows-out').textContent(), /index\.html/);
     await screenshot(page, 'pipelines');
+    t.same(await seriousViolations(page), [], 'no serious or critical axe violation');
     await page.getByRole('button', { name: 'Save as new version' }).click();
     await page.locator('#page-pipelines .versions tbody tr').first().waitFor();
     t.equal(await page.locator('#page-pipelines .versions tbody tr').count(), 1, 'one version listed');
@@ -223,6 +225,7 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
       /lineproto|influx/i,
     );
     await screenshot(page, 'overview');
+    t.same(await seriousViolations(page), [], 'no serious or critical axe violation');
     await page.getByRole('link', { name: 'Query' }).click();
   });
 

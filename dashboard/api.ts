@@ -42,12 +42,12 @@ export class ApiError extends Error {
 
 /**
  * `at Line: L, Column: C` (SQL, as sqlparser says it), `at line L, column C` (a pipeline's YAML)
- * or a leading `L:C:` (PromQL).
+ * or `L:C: parse error` (PromQL, after the Prometheus API's `invalid parameter "query": `).
  */
 export function positionOf(message: string): { line: number; column: number } | null {
   const sqlAt = /at line:? (\d+), column:? (\d+)/i.exec(message);
   if (sqlAt) return { line: Number(sqlAt[1]), column: Number(sqlAt[2]) };
-  const promAt = /^(\d+):(\d+): parse error/.exec(message);
+  const promAt = /(?:^|: )(\d+):(\d+): parse error/.exec(message);
   if (promAt) return { line: Number(promAt[1]), column: Number(promAt[2]) };
   return null;
 }

@@ -246,6 +246,12 @@ export function createWorkbench(host: HTMLElement): Workbench {
     ),
   );
   drawHistory(loadHistory());
+  // uPlot draws at a fixed width: a resized window gets a redrawn chart.
+  let resizeTimer: number | undefined;
+  window.addEventListener('resize', () => {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(redraw, 150);
+  });
 
   return {
     setQuery,

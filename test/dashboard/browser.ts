@@ -55,6 +55,23 @@ export function watchPage(page: Page): PageProblems {
   return problems;
 }
 
+/**
+ * Takes an expected refusal out of the tally: the one failed request (its status and path) and
+ * the console line chromium prints for it. Returns what was removed, for the test to assert on.
+ */
+export function takeExpectedRefusal(problems: PageProblems, status: number, path: string): string[] {
+  const taken: string[] = [];
+  const keep = (list: string[], matches: (s: string) => boolean): string[] =>
+    list.filter((s) => {
+      if (!matches(s)) return true;
+      taken.push(s);
+      return false;
+    });
+  problems.failedRequests = keep(problems.failedRequests, (f) => f.endsWith(`: ${status}`) && f.includes(path));
+  problems.consoleErrors = keep(problems.consoleErrors, (e) => e.includes(`status of ${status}`));
+  return taken;
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);

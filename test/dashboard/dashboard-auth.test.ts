@@ -6,7 +6,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { sql, startServer } from '../helpers/server.js';
 import {
   hasChromium,
   launchBrowser,
@@ -15,7 +14,8 @@ import {
   seriousViolations,
   typeInto,
   watchPage,
-} from './browser.js';
+} from '../helpers/browser.js';
+import { sql, startServer } from '../helpers/server.js';
 
 const PREFIX = '/shoal';
 

@@ -4,7 +4,6 @@
  * DOM, screenshots saved under test/dashboard/artifacts.
  */
 import t from 'tap';
-import { sql, startServer, writeLines } from '../helpers/server.js';
 import {
   hasChromium,
   launchBrowser,
@@ -14,7 +13,8 @@ import {
   takeExpectedRefusal,
   typeInto,
   watchPage,
-} from './browser.js';
+} from '../helpers/browser.js';
+import { sql, startServer, writeLines } from '../helpers/server.js';
 
 const UI_TIMEOUT = 15_000;
 

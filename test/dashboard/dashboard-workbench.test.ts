@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
+import { hasChromium, launchBrowser, SKIP_REASON, screenshot, typeInto, watchPage } from '../helpers/browser.js';
 import { sql, startServer, writeLines } from '../helpers/server.js';
-import { hasChromium, launchBrowser, SKIP_REASON, screenshot, typeInto, watchPage } from './browser.js';
 
 t.test('workbench details in chromium', { skip: hasChromium ? false : SKIP_REASON }, async (t) => {
   const server = await startServer({ shards: 2 });

@@ -12,8 +12,8 @@ import type { Test } from 'tap';
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
 export const SKIP_REASON = `chromium is not installed at ${CHROMIUM} (.ci/run apt-installs it)`;
-/** Screenshots land here (git-ignored), one per page and test. */
-export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+/** Screenshots land in test/dashboard/artifacts (git-ignored), one per page and test. */
+export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dashboard', 'artifacts');
 
 /** Starts chromium; the test's teardown closes it. */
 export async function launchBrowser(t: Test): Promise<Browser> {

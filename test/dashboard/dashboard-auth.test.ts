@@ -93,6 +93,12 @@ t.test('auth on, public API listener, under a path prefix', { skip: hasChromium 
   await screenshot(page, 'auth-login');
   t.same(await seriousViolations(page), [], 'the login form passes axe');
 
+  await page.getByLabel('User', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await dialog.getByText('Those credentials were refused.').waitFor();
+  t.pass('a wrong password brings the form back, saying so');
+
   problems.failedRequests.length = 0;
   problems.consoleErrors.length = 0;
   await page.getByLabel('User', { exact: true }).fill('admin');

@@ -113,6 +113,7 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     await page.getByLabel('Log scale', { exact: true }).check();
     t.equal(await page.locator('#page-query .result-chart').getAttribute('data-series'), '2');
     await screenshot(page, 'query-promql-chart');
+    t.same(await seriousViolations(page), [], 'the chart view passes axe too');
     await page.getByLabel('Stacked', { exact: true }).uncheck();
     await page.getByLabel('Log scale', { exact: true }).uncheck();
     await page.getByRole('radio', { name: 'SQL' }).check();

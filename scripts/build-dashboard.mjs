@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,5 +34,18 @@ const html = fs
   .replace('%STYLE%', `./${style}`)
   .replace('%SCRIPT%', `./${script}`);
 fs.writeFileSync(path.join(outdir, 'index.html'), html);
-const sizes = outputs.map((p) => `${p} ${fs.statSync(path.join(outdir, p)).size} B`);
+// The strongest compression is slow (seconds for the script at brotli 11), so it is paid here
+// once rather than at every server start; the router serves these beside the originals.
+const sizes = [];
+for (const name of [...outputs, 'index.html']) {
+  const file = path.join(outdir, name);
+  const body = fs.readFileSync(file);
+  const gz = zlib.gzipSync(body, { level: 9 });
+  const br = zlib.brotliCompressSync(body, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
+  fs.writeFileSync(`${file}.gz`, gz);
+  fs.writeFileSync(`${file}.br`, br);
+  sizes.push(`${name} ${body.length} B (gzip ${gz.length}, br ${br.length})`);
+}
 console.log(`dashboard: ${sizes.join(', ')}`);

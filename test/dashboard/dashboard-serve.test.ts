@@ -118,6 +118,22 @@ t.test('the built dashboard over HTTP, on both listeners, with auth on', async (
   t.equal((await get(`${server.apiUrl}/metrics`)).status, 404, 'admin paths stay off the API listener');
 });
 
+t.test("compressed forms: the build's when present, made at load otherwise", async (t) => {
+  const dir = tempDir('shoaldb-dash-');
+  const script = 'console.log("a dashboard");\n'.repeat(100);
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><head></head><body></body></html>');
+  fs.writeFileSync(path.join(dir, 'app-ABCDEFGH.js'), script);
+  const made = loadDashboardAssets(dir)?.get('app-ABCDEFGH.js');
+  t.equal(zlib.gunzipSync(made?.gzip as Buffer).toString(), script, 'gzip made at load');
+  t.equal(zlib.brotliDecompressSync(made?.br as Buffer).toString(), script, 'brotli made at load');
+  t.equal(made?.cacheControl, 'public, max-age=31536000, immutable');
+  fs.writeFileSync(path.join(dir, 'app-ABCDEFGH.js.gz'), 'prebuilt gzip');
+  const assets = loadDashboardAssets(dir);
+  t.equal(assets?.get('app-ABCDEFGH.js')?.gzip?.toString(), 'prebuilt gzip', "the build's file is used as is");
+  t.notOk(assets?.has('app-ABCDEFGH.js.gz'), 'and is not an asset of its own');
+  t.equal(assets?.get('index.html')?.gzip, null, 'a tiny file is not compressed');
+});
+
 t.test('without a bundle the server starts and says what to do', async (t) => {
   t.equal(loadDashboardAssets(tempDir('shoaldb-nodash-')), null, 'an empty directory is no bundle');
   const [, serve] = dashboardRoutes(null);

@@ -1,7 +1,7 @@
 /**
  * The web dashboard (reference admin §2, issue 17): the static assets `npm run build` bundles into
- * `dist/dashboard`, read once at start-up with their gzip and brotli forms computed then, so a
- * request costs a map lookup. Like GreptimeDB, the assets carry no authentication (the dashboard's
+ * `dist/dashboard`, read once at start-up with the gzip and brotli forms the build wrote beside
+ * them (`.gz`, `.br`), so a request costs a map lookup. Like GreptimeDB, the assets carry no authentication (the dashboard's
  * own calls to `/v1` do); unknown paths under `/dashboard/` answer `index.html`.
  */
 import { createHash } from 'node:crypto';
@@ -56,17 +56,23 @@ function listFiles(dir: string, prefix = ''): string[] {
   return out;
 }
 
-function assetOf(rel: string, body: Buffer): DashboardAsset {
+/** A compressed form written by the build, else made now at a level cheap enough for start-up. */
+function compressed(file: string, body: Buffer, kind: 'gzip' | 'br'): Buffer {
+  const prebuilt = `${file}.${kind === 'gzip' ? 'gz' : 'br'}`;
+  if (fs.existsSync(prebuilt)) return fs.readFileSync(prebuilt);
+  return kind === 'gzip'
+    ? zlib.gzipSync(body, { level: 6 })
+    : zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
+}
+
+function assetOf(rel: string, file: string): DashboardAsset {
+  const body = fs.readFileSync(file);
   const ext = path.extname(rel).toLowerCase();
   const compress = COMPRESSIBLE.has(ext) && body.length > 256;
   return {
     body,
-    gzip: compress ? zlib.gzipSync(body, { level: 9 }) : null,
-    br: compress
-      ? zlib.brotliCompressSync(body, {
-          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-        })
-      : null,
+    gzip: compress ? compressed(file, body, 'gzip') : null,
+    br: compress ? compressed(file, body, 'br') : null,
     contentType: TYPES[ext] ?? 'application/octet-stream',
     etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`,
     // index.html names the hashed bundle, so it must be revalidated for a new build to be seen.
@@ -78,7 +84,11 @@ function assetOf(rel: string, body: Buffer): DashboardAsset {
 export function loadDashboardAssets(dir = DASHBOARD_DIR): DashboardAssets | null {
   if (!fs.existsSync(path.join(dir, 'index.html'))) return null;
   const assets: DashboardAssets = new Map();
-  for (const rel of listFiles(dir)) assets.set(rel, assetOf(rel, fs.readFileSync(path.join(dir, rel))));
+  for (const rel of listFiles(dir)) {
+    // The compressed forms are served for their original, never by their own name.
+    if (rel.endsWith('.gz') || rel.endsWith('.br')) continue;
+    assets.set(rel, assetOf(rel, path.join(dir, rel)));
+  }
   return assets;
 }
 

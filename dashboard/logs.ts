@@ -1,7 +1,7 @@
 /** The log explorer over `/v1/logs`: time range, terms, filters, columns, newest first, live tail. */
 import { logs, type Records } from './api';
 import type { Catalog, ColumnInfo } from './catalog';
-import { el, errorBox, field, replaceChildren, select } from './dom';
+import { count, el, errorBox, field, replaceChildren, select } from './dom';
 import { renderTable } from './result-table';
 import { RANGES, timestampMs } from './time';
 
@@ -131,7 +131,7 @@ export function createLogsPage(host: HTMLElement): { setCatalog(catalog: Catalog
       if (at >= 0) {
         records.rows.sort((a, b) => (timestampMs(b[at], type) ?? 0) - (timestampMs(a[at], type) ?? 0));
       }
-      status.textContent = `${records.rows.length} lines in ${Math.round(performance.now() - started)} ms${live.checked ? ' (live)' : ''}`;
+      status.textContent = `${count(records.rows.length, 'line')} in ${Math.round(performance.now() - started)} ms${live.checked ? ' (live)' : ''}`;
       renderTable(results, records, `${t.table}-logs`);
     } catch (err) {
       status.textContent = 'Search failed';

@@ -5,7 +5,7 @@ import type { EditorView } from 'codemirror';
 import type uPlot from 'uplot';
 import { ApiError, promRange, type Records, sql } from './api';
 import { type ChartData, drawChart, fromMatrix, fromRecords } from './chart';
-import { button, el, errorBox, field, replaceChildren, select } from './dom';
+import { button, count, el, errorBox, field, replaceChildren, select } from './dom';
 import { clearErrors, createEditor, markError, promqlSupport, setText, sqlSupport, textOf } from './editor';
 import { clearHistory, type HistoryEntry, loadHistory, remember } from './history';
 import { renderTable } from './result-table';
@@ -159,7 +159,7 @@ export function createWorkbench(host: HTMLElement): Workbench {
         const answer = await sql(query, db.value.trim() || 'public', controller.signal);
         records = answer.records;
         chartData = records ? fromRecords(records) : null;
-        summary = records ? `${records.rows.length} rows` : `${answer.affectedRows ?? 0} rows affected`;
+        summary = records ? count(records.rows.length, 'row') : `${count(answer.affectedRows ?? 0, 'row')} affected`;
       } else {
         const rangeS = Number(range.value);
         const end = Math.floor(Date.now() / 1000);

@@ -53,7 +53,7 @@ export function createLogsPage(host: HTMLElement): { setCatalog(catalog: Catalog
     type: 'checkbox',
     onchange: () => {
       window.clearInterval(tail);
-      if (live.checked) tail = window.setInterval(() => void search(), TAIL_MS);
+      if (live.checked) tail = window.setInterval(() => host.hidden || void search(), TAIL_MS);
     },
   });
   const status = el('p', { class: 'status', role: 'status', 'aria-live': 'polite' });

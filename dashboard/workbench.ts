@@ -115,7 +115,8 @@ export function createWorkbench(host: HTMLElement): Workbench {
   function scheduleRefresh(): void {
     window.clearInterval(timer);
     const seconds = Number(refresh.value);
-    if (seconds > 0) timer = window.setInterval(() => void runQuery(false), seconds * 1000);
+    // Only while the page is shown: a hidden workbench has nobody to refresh for.
+    if (seconds > 0) timer = window.setInterval(() => host.hidden || void runQuery(false), seconds * 1000);
   }
 
   function drawHistory(entries: HistoryEntry[]): void {

@@ -18,6 +18,7 @@ import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { PIPELINES_DB, PIPELINES_TABLE, PipelineStore } from './pipelines/store.js';
 import { adminRoutes } from './routes/admin.js';
+import { dashboardRoutes, loadDashboardAssets } from './routes/dashboard.js';
 import { debugRoutes } from './routes/debug.js';
 import { debugProfRoutes } from './routes/debug-prof.js';
 import { hecRoutes } from './routes/hec.js';
@@ -76,8 +77,11 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
       return result?.kind === 'records' ? result.rows : [];
     },
   });
+  const dashboardAssets = loadDashboardAssets();
+  if (dashboardAssets === null) log.warn('dist/dashboard is missing: /dashboard answers 404 until "npm run build"');
   const routes = [
     ...adminRoutes(config, metrics),
+    ...dashboardRoutes(dashboardAssets),
     ...debugRoutes(
       log,
       async (level) => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Route } from '../../src/router/http/context.js';
 import { adminRoutes } from '../../src/router/routes/admin.js';
+import { dashboardRoutes } from '../../src/router/routes/dashboard.js';
 import { debugRoutes } from '../../src/router/routes/debug.js';
 import { debugProfRoutes } from '../../src/router/routes/debug-prof.js';
 import { hecRoutes } from '../../src/router/routes/hec.js';
@@ -41,6 +42,7 @@ export function registeredRoutes(): Map<string, string[]> {
   const config = defaultConfig();
   const builders: Record<string, () => Route[]> = {
     adminRoutes: () => adminRoutes(config, inert),
+    dashboardRoutes: () => dashboardRoutes(null),
     debugRoutes: () => debugRoutes(inert, inert, inert),
     debugProfRoutes: () => debugProfRoutes(config, inert, inert),
     sqlRoutes: () => sqlRoutes(inert, inert),

@@ -76,6 +76,11 @@ export const PROBES: Probe[] = [
   get('/metrics', '/metrics', 'exempt', 200),
   get('/config', '/config', 'exempt', 200),
   get('/', '/', 'exempt', 200),
+  // The dashboard's assets are open, as in GreptimeDB; its own /v1 calls carry the credentials.
+  get('/dashboard', '/dashboard', 'exempt', 308),
+  post('/dashboard', '/dashboard', 'exempt', 308),
+  get('/dashboard/*', '/dashboard/', 'exempt', 200),
+  post('/dashboard/*', '/dashboard/index.html', 'exempt', 200),
   // Debug routes: refusals of bad input, which prove the handler ran without credentials.
   post('/debug/log_level', '/debug/log_level', 'exempt', 400, 'no-such-level!'),
   post('/debug/enable_trace', '/debug/enable_trace', 'exempt', 400, 'maybe'),

@@ -5,6 +5,7 @@
  * (reference admin §1.1, §9; ingest §0.3).
  */
 import t, { type Test } from 'tap';
+import { allowedOnApiServer } from '../../src/router/http/listener-filter.js';
 import { type RawAnswer, rawRequest } from '../helpers/raw-http.js';
 import { appRouteBuilders, registeredRoutes } from '../helpers/route-list.js';
 import { PROBES, type Probe, SETUP_SQL } from '../helpers/route-probes.js';
@@ -16,7 +17,8 @@ const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toStri
 
 const isHec = (p: Probe) => p.path.startsWith('/v1/eventcollector/');
 const isLineproto = (p: Probe) => p.path.includes('/lineproto/');
-const onApiListener = (p: Probe) => p.path === '/v1' || p.path.startsWith('/v1/');
+/** The public listener serves /v1 and /dashboard (the listener filter's own rule). */
+const onApiListener = (p: Probe) => allowedOnApiServer(p.path.split('?')[0] ?? '');
 
 /** Sends a probe with extra headers and an extra query string. */
 function send(base: string, p: Probe, headers: Record<string, string> = {}, query = ''): Promise<RawAnswer> {

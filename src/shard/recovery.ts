@@ -83,9 +83,12 @@ function quarantine(state: ShardState, rel: string, as: string): string {
  * reason names where. Other failures (permissions, too many files) are not the file's fault.
  */
 function openChecked(state: ShardState, s: Manifest['tables'][string]['segments'][number], tableId: number) {
-  const file = SegmentFile.open(path.join(state.dir, s.file), s.file, s.id, tableId);
-  const problem =
-    file.bytes !== s.bytes ? `${file.bytes} bytes, the manifest says ${s.bytes}` : (file.verifyBlocks() ?? null);
+  const abs = path.join(state.dir, s.file);
+  // Before opening: a cut file would fail on its trailer, which says less than its size does.
+  const size = fs.statSync(abs).size;
+  if (size !== s.bytes) throw new SegmentCorrupt(`segment ${s.file}: ${size} bytes, the manifest says ${s.bytes}`);
+  const file = SegmentFile.open(abs, s.file, s.id, tableId);
+  const problem = file.verifyBlocks();
   if (problem === null) return file;
   file.close();
   throw new SegmentCorrupt(`segment ${s.file}: ${problem}`);

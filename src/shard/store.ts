@@ -115,6 +115,7 @@ export class ShardStore implements ScanSource {
         state.keyRefs.forgetWalDefinitions();
         // Rotating on every refused write of a full disk would leave a WAL file per request.
         if (!wal.intact) this.rotateWalQuietly();
+        if (isDiskFull(err)) countRejection('disk_full');
         throw storageError(`WAL write failed in shard ${state.config.shardId} (${state.walDir})`, err);
       }
       // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
@@ -172,8 +173,9 @@ export class ShardStore implements ScanSource {
     const bytes = state.memtableBytes();
     if (bytes <= limit) return;
     this.maybeFlush();
-    countRejection('memtable');
-    if (isDiskFull(this.flushFailure)) {
+    const diskFull = isDiskFull(this.flushFailure);
+    countRejection(diskFull ? 'disk_full' : 'memtable');
+    if (diskFull) {
       throw storageError(
         `shard ${state.config.shardId} memtables are full and cannot be flushed to ${state.dir}`,
         this.flushFailure,

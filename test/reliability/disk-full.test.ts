@@ -56,93 +56,94 @@ function mountTmpfs(dir: string): string | null {
   }
 }
 
-t.test('disk full: 507, nothing acknowledged lost, nothing half-written, resumes without restart', async (t) => {
-  const mountDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoaldb-diskfull-'));
-  const skip = mountTmpfs(mountDir);
-  if (skip !== null) {
-    fs.rmdirSync(mountDir);
-    t.skip(skip);
-    return;
-  }
-  let server: TestServer | null = null;
-  t.teardown(async () => {
-    await server?.stop();
-    execFileSync('umount', [mountDir]);
-    fs.rmdirSync(mountDir);
-  });
-  const dataDir = path.join(mountDir, 'data');
-  fs.mkdirSync(dataDir);
-  const filler = path.join(mountDir, 'filler');
-  fs.writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024 + 512 * 1024, 1));
-  server = await startServer({ dataDir, shards: 2, extraToml: TOML });
-  const url = server.url;
+const mountDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoaldb-diskfull-'));
+const skip = mountTmpfs(mountDir);
+if (skip !== null) fs.rmdirSync(mountDir);
 
-  const acked: number[] = [];
-  const refusals: Array<{ status: number; text: string; retryAfter: string | null }> = [];
-  let b = 0;
-  for (; b < 400 && refusals.length < 20; b++) {
-    const res = await write(url, b);
-    if (res.status === 204) acked.push(b);
-    else refusals.push(res);
-  }
-  t.ok(acked.length > 5, `writes were acknowledged before the disk filled (${acked.length})`);
-  t.ok(refusals.length >= 20, `writes were refused once it was full (${refusals.length} of ${b})`);
-  const statuses = [...new Set(refusals.map((r) => r.status))];
-  t.same(statuses, [507], 'every refusal is a 507 Insufficient Storage (no 500, no hang)');
-  const first = refusals[0];
-  t.match(JSON.parse(first?.text ?? '{}'), { error: /disk full.*ENOSPC/ }, `the error says why: ${first?.text}`);
-  t.match(first?.text, mountDir, 'and names the directory');
-  t.ok(Number(first?.retryAfter) > 0, 'with Retry-After');
+t.test(
+  'disk full: 507, nothing acknowledged lost, nothing half-written, resumes without restart',
+  { skip: skip ?? false },
+  async (t) => {
+    let server: TestServer | null = null;
+    t.teardown(async () => {
+      await server?.stop();
+      execFileSync('umount', [mountDir]);
+      fs.rmdirSync(mountDir);
+    });
+    const dataDir = path.join(mountDir, 'data');
+    fs.mkdirSync(dataDir);
+    const filler = path.join(mountDir, 'filler');
+    fs.writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024 + 512 * 1024, 1));
+    server = await startServer({ dataDir, shards: 2, extraToml: TOML });
+    const url = server.url;
 
-  t.equal((await fetch(`${url}/health`)).status, 200, 'the server is up');
-  let counts = await countsByBatch(url);
-  t.same(
-    acked.filter((a) => counts.get(a) !== ROWS),
-    [],
-    'every acknowledged batch reads back complete',
-  );
-
-  fs.unlinkSync(filler);
-  let resumed = false;
-  const deadline = Date.now() + 20_000;
-  while (!resumed && Date.now() < deadline) {
-    const res = await write(url, b);
-    if (res.status === 204) {
-      acked.push(b);
-      resumed = true;
-    } else {
-      t.equal(res.status, 507, 'refused the same way until space is back');
-      await new Promise((r) => setTimeout(r, 250));
+    const acked: number[] = [];
+    const refusals: Array<{ status: number; text: string; retryAfter: string | null }> = [];
+    let b = 0;
+    for (; b < 400 && refusals.length < 20; b++) {
+      const res = await write(url, b);
+      if (res.status === 204) acked.push(b);
+      else refusals.push(res);
     }
-    b++;
-  }
-  t.ok(resumed, 'writes are accepted again once space is freed, without a restart');
-  for (let k = 0; k < 10; k++, b++) {
-    const res = await write(url, b);
-    t.equal(res.status, 204);
-    acked.push(b);
-  }
-  counts = await countsByBatch(url);
-  t.same(
-    acked.filter((a) => counts.get(a) !== ROWS),
-    [],
-    'every acknowledged batch reads back complete',
-  );
+    t.ok(acked.length > 5, `writes were acknowledged before the disk filled (${acked.length})`);
+    t.ok(refusals.length >= 20, `writes were refused once it was full (${refusals.length} of ${b})`);
+    const statuses = [...new Set(refusals.map((r) => r.status))];
+    t.same(statuses, [507], 'every refusal is a 507 Insufficient Storage (no 500, no hang)');
+    const first = refusals[0];
+    t.match(JSON.parse(first?.text ?? '{}'), { error: /disk full.*ENOSPC/ }, `the error says why: ${first?.text}`);
+    t.match(first?.text, mountDir, 'and names the directory');
+    t.ok(Number(first?.retryAfter) > 0, 'with Retry-After');
 
-  await server.stop();
-  t.same(halfWritten(dataDir), [], 'no half-written (.tmp) file is left');
-  server = await startServer({ dataDir, shards: 2, extraToml: TOML });
-  counts = await countsByBatch(server.url);
-  t.same(
-    acked.filter((a) => counts.get(a) !== ROWS),
-    [],
-    'after a restart too',
-  );
-  // A refused request may be stored in part: its rows span both shards and only one was full
-  // (writes are atomic per shard, not across shards; the client retries the whole request).
-  t.same(
-    [...counts].filter(([, n]) => n > ROWS),
-    [],
-    'no batch has a row twice',
-  );
-});
+    t.equal((await fetch(`${url}/health`)).status, 200, 'the server is up');
+    let counts = await countsByBatch(url);
+    t.same(
+      acked.filter((a) => counts.get(a) !== ROWS),
+      [],
+      'every acknowledged batch reads back complete',
+    );
+
+    fs.unlinkSync(filler);
+    let resumed = false;
+    const deadline = Date.now() + 20_000;
+    while (!resumed && Date.now() < deadline) {
+      const res = await write(url, b);
+      if (res.status === 204) {
+        acked.push(b);
+        resumed = true;
+      } else {
+        t.equal(res.status, 507, 'refused the same way until space is back');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      b++;
+    }
+    t.ok(resumed, 'writes are accepted again once space is freed, without a restart');
+    for (let k = 0; k < 10; k++, b++) {
+      const res = await write(url, b);
+      t.equal(res.status, 204);
+      acked.push(b);
+    }
+    counts = await countsByBatch(url);
+    t.same(
+      acked.filter((a) => counts.get(a) !== ROWS),
+      [],
+      'every acknowledged batch reads back complete',
+    );
+
+    await server.stop();
+    t.same(halfWritten(dataDir), [], 'no half-written (.tmp) file is left');
+    server = await startServer({ dataDir, shards: 2, extraToml: TOML });
+    counts = await countsByBatch(server.url);
+    t.same(
+      acked.filter((a) => counts.get(a) !== ROWS),
+      [],
+      'after a restart too',
+    );
+    // A refused request may be stored in part: its rows span both shards and only one was full
+    // (writes are atomic per shard, not across shards; the client retries the whole request).
+    t.same(
+      [...counts].filter(([, n]) => n > ROWS),
+      [],
+      'no batch has a row twice',
+    );
+  },
+);

@@ -67,7 +67,9 @@ t.test('a damaged manifest is quarantined and rebuilt; a newer format version fa
   const reopened = await openStore(dir);
   const { recovery, segmentCount } = reopened.stats();
   t.equal(recovery.manifestRebuilt, true);
-  t.match(recovery.quarantined, [/^MANIFEST: .*not valid JSON.*rebuilt from 1 segment files.*quarantine\/MANIFEST\.\d+/]);
+  t.match(recovery.quarantined, [
+    /^MANIFEST: .*not valid JSON.*rebuilt from 1 segment files.*quarantine\/MANIFEST\.\d+/,
+  ]);
   t.equal(segmentCount, 1, 'the segment is live again');
   t.equal(scanRows(reopened, 5, []).length, 1, 'its row is readable');
   await reopened.close();

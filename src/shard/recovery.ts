@@ -240,6 +240,12 @@ function replayWal(state: ShardState, files: number[]): void {
       return null;
     });
     state.recovery.replayedRecords += result.records;
+    for (const { offset, reason, bytes } of result.skipped) {
+      const line = `${rel}: ${reason} at offset ${offset}, skipped that record (${bytes} bytes), kept the records after it`;
+      state.log.warn({ file: rel, offset, reason, bytesCut: bytes }, `WAL cut: ${line}`);
+      state.recovery.cuts.push(line);
+      state.recovery.cutBytes += bytes;
+    }
     if (result.cut) {
       const { offset, reason, bytesCut } = result.cut;
       const line = `${rel}: ${reason} at offset ${offset}, cut ${bytesCut} bytes`;
@@ -263,6 +269,9 @@ export function recover(state: ShardState): void {
   ensureDir(state.walDir);
   ensureDir(state.segDir);
   unlinkQuietSync(path.join(state.dir, `${MANIFEST_FILE}.tmp`));
+  // A WAL rewrite (wal-reader.ts) interrupted: the original is still in place.
+  for (const name of fs.readdirSync(state.walDir))
+    if (name.endsWith('.tmp')) unlinkQuietSync(path.join(state.walDir, name));
 
   const { manifest, rebuilt } = loadManifest(state);
   state.manifest = manifest;

@@ -98,6 +98,28 @@ t.test('a WAL tail with flipped bytes: the bad record is cut, the rest kept', as
   await cleanAgain(t, server, dataDir, victim);
 });
 
+t.test('a WAL record damaged in the middle of a file: that record alone is skipped', async (t) => {
+  const { dataDir, shardDir, victim } = await prepare(t);
+  const wal = newestWal(shardDir);
+  const bytes = fs.readFileSync(wal);
+  const starts: number[] = [];
+  for (let pos = 0; pos < bytes.length; pos += 8 + bytes.readUInt32LE(pos)) starts.push(pos);
+  // The last two records are the last two bystander batches (their series defined by the first).
+  const target = starts.at(-2) as number;
+  bytes[target + 12] = (bytes[target + 12] as number) ^ 0x20;
+  fs.writeFileSync(wal, bytes);
+  const server = await restartChecked(t, dataDir, 2 * ROWS);
+  t.equal(await count(server.url, 'victim'), victim, 'victim rows all kept');
+  t.match(
+    server.output(),
+    new RegExp(
+      `WAL cut: wal/${path.basename(wal)}: checksum mismatch at offset ${target}, skipped that record \\(\\d+ bytes\\), kept the records after it`,
+    ),
+  );
+  t.equal(await metricSum(server.url, 'shoaldb_wal_recovery_cuts'), 1);
+  await cleanAgain(t, server, dataDir, victim);
+});
+
 for (const damage of ['flipped', 'truncated'] as const) {
   t.test(`a segment ${damage}: quarantined, named, its table keeps the other segments`, async (t) => {
     const { dataDir, shardDir, victim } = await prepare(t);

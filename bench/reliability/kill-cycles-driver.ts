@@ -36,6 +36,19 @@ compaction_trigger = 2
 `;
 
 const PROTOCOLS = ['line', 'prom', 'tsdb', 'otlp', 'loki'] as const;
+
+/** Fault cycles take the points in this order: a short run covers the manifest switches first. */
+const FAULT_ORDER: readonly FaultPointName[] = [
+  'flush.before-manifest',
+  'compaction.after-output',
+  'manifest.after-temp-write',
+  'compaction.before-retire',
+  'flush.before-wal-delete',
+  'wal.after-append',
+  'segment.before-rename',
+  'manifest.after-rename',
+];
+if (new Set(FAULT_ORDER).size !== FAULT_POINTS.length) throw new Error('FAULT_ORDER must list every fault point once');
 type Protocol = (typeof PROTOCOLS)[number];
 
 export interface KillCycleOptions {
@@ -270,7 +283,7 @@ export async function runKillCycles(o: KillCycleOptions): Promise<KillCycleResul
     const last = cycle === o.cycles;
     const fault =
       !last && cycle % faultEvery === 1
-        ? (FAULT_POINTS[Math.floor(cycle / faultEvery) % FAULT_POINTS.length] as FaultPointName)
+        ? (FAULT_ORDER[Math.floor(cycle / faultEvery) % FAULT_ORDER.length] as FaultPointName)
         : null;
     // Past the first hits: those are the flush and compactions of the start-up (WAL replay), not under load.
     const hitAt = fault === 'wal.after-append' ? 1 + Math.floor(rand() * 40) : 3 + Math.floor(rand() * 3);

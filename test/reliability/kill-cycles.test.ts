@@ -9,7 +9,7 @@ import t from 'tap';
 import { runKillCycles } from '../../bench/reliability/kill-cycles-driver.js';
 import { tempDir } from '../helpers/server.js';
 
-const CYCLES = Number(process.env.KILL_CYCLES ?? 16);
+const CYCLES = Number(process.env.KILL_CYCLES ?? 12);
 
 t.test(`${CYCLES} SIGKILL cycles lose and duplicate no acknowledged row`, async (t) => {
   const dataDir = tempDir('shoaldb-kill-');
@@ -17,7 +17,13 @@ t.test(`${CYCLES} SIGKILL cycles lose and duplicate no acknowledged row`, async 
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(`${dataDir}.toml`, { force: true });
   });
-  const r = await runKillCycles({ cycles: CYCLES, dataDir, seed: 16, log: (line) => t.comment(line) });
+  const r = await runKillCycles({
+    cycles: CYCLES,
+    dataDir,
+    seed: 16,
+    loadMs: [300, 1000],
+    log: (line) => t.comment(line),
+  });
   t.comment(JSON.stringify(r));
   t.equal(r.cycles, CYCLES, 'every cycle ended in a kill');
   t.ok(r.ackedRows > 5000, `rows were acknowledged (${r.ackedRows})`);

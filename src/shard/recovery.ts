@@ -173,6 +173,11 @@ function rebuildManifest(state: ShardState): Manifest {
     }
     if (segments.length > 0) m.tables[entry.name] = { mergeMode, segments };
   }
+  // Ids are never reused, also not those of files quarantined earlier (their names hold the id).
+  const quarantined = path.join(state.dir, QUARANTINE_DIR);
+  if (fs.existsSync(quarantined))
+    for (const name of fs.readdirSync(quarantined))
+      maxId = Math.max(maxId, Number(/^seg-\d+-(\d+)\.seg$/.exec(name)?.[1] ?? 0));
   m.nextSegmentId = maxId + 1;
   return m;
 }

@@ -87,3 +87,26 @@ t.test('open creates a missing directory tree', async (t) => {
   t.equal(store.stats().walFiles, 1);
   await store.close();
 });
+
+t.test('a rebuilt manifest does not hand out the id of a quarantined segment again', async (t) => {
+  const dir = tempDir(t);
+  const store = await openStore(dir);
+  for (const ts of [1n, 2n]) {
+    await store.write([payload(5, {}, [{ ts, tags: { 1: 'a' } }])]);
+    await store.flush();
+  }
+  await store.close();
+  const newest = path.join(dir, 'seg', '5', '2.seg');
+  const bytes = fs.readFileSync(newest);
+  bytes[20] = (bytes[20] as number) ^ 0xff;
+  fs.writeFileSync(newest, bytes);
+  let reopened = await openStore(dir);
+  t.equal(reopened.stats().recovery.segmentsQuarantined, 1);
+  await reopened.close();
+  fs.writeFileSync(path.join(dir, 'MANIFEST'), '{');
+  reopened = await openStore(dir);
+  t.equal(reopened.stats().recovery.manifestRebuilt, true);
+  await reopened.close();
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'MANIFEST'), 'utf8')) as Manifest;
+  t.ok(manifest.nextSegmentId > 2, `next id ${manifest.nextSegmentId} is past the quarantined 2`);
+});

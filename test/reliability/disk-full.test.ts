@@ -133,6 +133,8 @@ t.test(
       'every acknowledged batch reads back complete',
     );
 
+    const flushFailures = server.output().split('background flush failed').length - 1;
+    t.comment(`${flushFailures} background flushes failed on the full disk and were retried`);
     await server.stop();
     t.same(halfWritten(dataDir), [], 'no half-written (.tmp) file is left');
     server = await startServer({ dataDir, shards: 2, extraToml: TOML });

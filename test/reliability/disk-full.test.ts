@@ -95,6 +95,9 @@ t.test(
     t.ok(Number(first?.retryAfter) > 0, 'with Retry-After');
 
     t.equal((await fetch(`${url}/health`)).status, 200, 'the server is up');
+    // Each refused append used to rotate to a new WAL file: one file per refused request.
+    const walFiles = ['0', '1'].flatMap((n) => fs.readdirSync(path.join(dataDir, 'shards', n, 'wal')));
+    t.ok(walFiles.length <= 8, `refusals do not pile up WAL files (${walFiles.length} for 2 shards)`);
     let counts = await countsByBatch(url);
     t.same(
       acked.filter((a) => counts.get(a) !== ROWS),

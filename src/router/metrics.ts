@@ -297,6 +297,19 @@ export class ServerMetrics {
     mirror('shoaldb_segments', 'Live segment files', 'gauge', (s) => s.segmentCount);
     mirror('shoaldb_segment_bytes', 'Bytes in live segment files', 'gauge', (s) => s.segmentBytes);
     mirror('shoaldb_wal_recovery_cut_bytes', 'WAL bytes cut at the last start-up', 'gauge', (s) => s.recovery.cutBytes);
+    mirror('shoaldb_wal_recovery_cuts', 'WAL files cut at the last start-up', 'gauge', (s) => s.recovery.cuts.length);
+    mirror(
+      'shoaldb_recovery_segments_quarantined',
+      'Damaged live segments moved to quarantine/ at the last start-up',
+      'gauge',
+      (s) => s.recovery.segmentsQuarantined,
+    );
+    mirror(
+      'shoaldb_recovery_manifest_rebuilt',
+      '1 when the MANIFEST was damaged at the last start-up and rebuilt from the segment files',
+      'gauge',
+      (s) => (s.recovery.manifestRebuilt ? 1 : 0),
+    );
     mirror(
       'shoaldb_shard_queries_cancelled_total',
       'Queries stopped in the shard by cancellation or timeout',

@@ -485,7 +485,16 @@ function emptyStats(shardId: number): ShardStats {
     heap: { used: 0, total: 0, external: 0 },
     timings: { walFsync: emptySnapshot(), flush: emptySnapshot(), compaction: emptySnapshot() },
     rejections: {},
-    recovery: { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 },
+    recovery: {
+      replayedRecords: 0,
+      replayedRows: 0,
+      cutBytes: 0,
+      cuts: [],
+      segmentsQuarantined: 0,
+      manifestRebuilt: false,
+      quarantined: [],
+      durationMs: 0,
+    },
   };
 }
 

@@ -20,6 +20,7 @@
  */
 
 import { BACKGROUND_SPAN, inSpan } from '../shared/tracing/active-tracer.js';
+import { faultPoint } from './fault-points.js';
 import { unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import { type FieldSpec, sortSpecs, specKey } from './merge/part.js';
@@ -166,6 +167,7 @@ async function compactSegments(
       }
       table.segments = kept;
       next.nextSegmentId = state.nextSegmentId;
+      await faultPoint('compaction.after-output');
       await state.saveManifest(next);
     } catch (err) {
       output?.close();
@@ -178,6 +180,7 @@ async function compactSegments(
     const remaining = current.filter((f) => !inputs.includes(f));
     if (output) remaining.splice(Math.max(0, at), 0, output);
     state.segments.set(tableId, remaining);
+    await faultPoint('compaction.before-retire');
     for (const f of inputs) f.retire();
     state.counters.compactions++;
     state.timings.compaction.observe((performance.now() - startedAt) / 1000);

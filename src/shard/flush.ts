@@ -11,6 +11,7 @@
  */
 
 import { BACKGROUND_SPAN, inSpan } from '../shared/tracing/active-tracer.js';
+import { faultPoint } from './fault-points.js';
 import { fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
 import type { Memtable } from './memtable/memtable.js';
@@ -109,6 +110,7 @@ async function flushOldest(state: ShardState): Promise<void> {
     }
     next.walFlushedFile = m.walFileLast;
     next.nextSegmentId = state.nextSegmentId;
+    await faultPoint('flush.before-manifest');
     await state.saveManifest(next);
   } catch (err) {
     for (const f of opened) f.close();
@@ -128,6 +130,7 @@ async function flushOldest(state: ShardState): Promise<void> {
     { segments: built.map((b) => b.rel), rows: m.rows, walFlushedFile: m.walFileLast, ms: Date.now() - started },
     'memtable flushed',
   );
+  await faultPoint('flush.before-wal-delete');
   deleteFlushedWal(state, m.walFileLast);
 }
 

@@ -2,14 +2,17 @@
  * The MANIFEST: the one file that says which segments are live, how far the WAL is flushed, the
  * merge mode of each table and which tables were dropped (format in docs/formats/manifest.md).
  * It is replaced atomically: write `MANIFEST.tmp`, fsync, rename over `MANIFEST`, fsync the
- * directory. Every other file is live only if the manifest says so.
+ * directory. Every other file is live only if the manifest says so. Its `checksum` (CRC32 of the
+ * JSON text without it) catches bytes changed on disk that still parse.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { MergeMode } from '../shared/codec/write-batch.js';
 import { StorageUnavailable } from '../shared/errors.js';
-import { fsyncDir } from './fs-util.js';
+import { faultPoint } from './fault-points.js';
+import { fsyncDir, fsyncDirSync, unlinkQuietSync } from './fs-util.js';
 
 export const MANIFEST_FILE = 'MANIFEST';
 export const MANIFEST_FORMAT_VERSION = 1;
@@ -41,6 +44,8 @@ export interface Manifest {
   tables: Record<string, ManifestTable>;
   /** Tables whose data is gone; WAL records for them are skipped on replay. */
   droppedTables: number[];
+  /** CRC32 of the file's JSON text without this field; only on disk (absent in files before it). */
+  checksum?: number;
 }
 
 export function emptyManifest(): Manifest {
@@ -76,6 +81,19 @@ function problemOf(m: Manifest): string | null {
   return null;
 }
 
+/** A manifest whose bytes are damaged (unparsable, checksum or shape); other read errors are not. */
+export class ManifestCorrupt extends StorageUnavailable {}
+
+function textOf(m: Manifest): string {
+  return JSON.stringify(m, null, 1);
+}
+
+/** The file's text: the manifest with its checksum as the last field. */
+export function encodeManifest(m: Manifest): string {
+  const { checksum: _, ...rest } = m;
+  return `${textOf({ ...rest, checksum: crc32(textOf(rest)) })}\n`;
+}
+
 /** Reads the manifest of a shard directory; null when there is none yet. */
 export function readManifest(dir: string): Manifest | null {
   const file = path.join(dir, MANIFEST_FILE);
@@ -90,23 +108,63 @@ export function readManifest(dir: string): Manifest | null {
   try {
     m = JSON.parse(text) as Manifest;
   } catch (err) {
-    throw new StorageUnavailable(`${file} is not valid JSON: ${(err as Error).message}`);
+    throw new ManifestCorrupt(`${file} is not valid JSON: ${(err as Error).message}`);
   }
-  const problem = typeof m === 'object' && m !== null ? problemOf(m) : 'not an object';
-  if (problem) throw new StorageUnavailable(`${file}: ${problem}`);
+  if (typeof m !== 'object' || m === null) throw new ManifestCorrupt(`${file}: not an object`);
+  if (m.checksum !== undefined) {
+    const { checksum, ...rest } = m;
+    const actual = crc32(textOf(rest));
+    if (actual !== checksum) throw new ManifestCorrupt(`${file}: checksum mismatch (${actual}, stored ${checksum})`);
+    m = rest;
+  }
+  // A newer server's manifest (its checksum passed, or it has none) is not damage: rebuilding it
+  // would downgrade the shard behind the operator's back.
+  if (typeof m.formatVersion === 'number' && m.formatVersion !== MANIFEST_FORMAT_VERSION)
+    throw new StorageUnavailable(`${file}: unsupported format version ${String(m.formatVersion)}`);
+  const problem = problemOf(m);
+  if (problem) throw new ManifestCorrupt(`${file}: ${problem}`);
   return m;
 }
 
-/** Replaces the manifest atomically and durably. */
+/**
+ * Replaces the manifest atomically and durably. A failed write (a full disk) removes its
+ * `MANIFEST.tmp`: the old manifest stays in force and no half-written file is left.
+ */
 export async function writeManifest(dir: string, m: Manifest): Promise<void> {
   const tmp = path.join(dir, `${MANIFEST_FILE}.tmp`);
-  const handle = await fsp.open(tmp, 'w');
   try {
-    await handle.writeFile(`${JSON.stringify(m, null, 1)}\n`, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await fsp.open(tmp, 'w');
+    try {
+      await handle.writeFile(encodeManifest(m), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    await fsp.rm(tmp, { force: true }).catch(() => {});
+    throw err;
   }
+  await faultPoint('manifest.after-temp-write');
   await fsp.rename(tmp, path.join(dir, MANIFEST_FILE));
+  await faultPoint('manifest.after-rename');
   await fsyncDir(dir);
+}
+
+/** `writeManifest` for recovery, which runs before the thread serves anything. */
+export function writeManifestSync(dir: string, m: Manifest): void {
+  const tmp = path.join(dir, `${MANIFEST_FILE}.tmp`);
+  try {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeFileSync(fd, encodeManifest(m), 'utf8');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    unlinkQuietSync(tmp);
+    throw err;
+  }
+  fs.renameSync(tmp, path.join(dir, MANIFEST_FILE));
+  fsyncDirSync(dir);
 }

@@ -58,7 +58,16 @@ export class ShardState {
     flush: new DurationHistogram(),
     compaction: new DurationHistogram(),
   };
-  recovery: ShardStats['recovery'] = { replayedRecords: 0, replayedRows: 0, cutBytes: 0, cuts: [], durationMs: 0 };
+  recovery: ShardStats['recovery'] = {
+    replayedRecords: 0,
+    replayedRows: 0,
+    cutBytes: 0,
+    cuts: [],
+    segmentsQuarantined: 0,
+    manifestRebuilt: false,
+    quarantined: [],
+    durationMs: 0,
+  };
 
   constructor(
     readonly config: ShardConfig,

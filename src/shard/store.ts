@@ -15,13 +15,14 @@ import type { Logger } from 'pino';
 import { encodeKeyDefinitions, type WriteBatch } from '../shared/codec/write-batch.js';
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
-import { DbError, StorageUnavailable } from '../shared/errors.js';
+import { DbError, StorageFull, StorageUnavailable } from '../shared/errors.js';
 import type { ShardStats } from '../shared/messages.js';
 import { countRejection, rejectionCounts } from '../shared/rejections.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
 import { endSpan, startSpan } from '../shared/tracing/active-tracer.js';
 import { compactTable, tablesToCompact, tablesWithTieredRun } from './compaction.js';
 import { dropDurably, dropInMemory } from './drop.js';
+import { faultPoint } from './fault-points.js';
 import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
@@ -35,8 +36,16 @@ import { decodePayload } from './write-batch-check.js';
 /** After a failed background flush, the next attempt waits at least this long. */
 const FLUSH_RETRY_DELAY_MS = 1000;
 
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+
+/** A full disk (or quota) as opposed to any other failure of the file system. */
+export function isDiskFull(err: unknown): boolean {
+  return DISK_FULL_CODES.has((err as NodeJS.ErrnoException)?.code ?? '');
+}
+
 function storageError(what: string, err: unknown): DbError {
   if (err instanceof DbError) return err;
+  if (isDiskFull(err)) return new StorageFull(`${what}: disk full: ${(err as Error).message}`);
   return new StorageUnavailable(`${what}: ${(err as Error).message}`);
 }
 
@@ -47,6 +56,8 @@ export class ShardStore implements ScanSource {
   /** Tables with a background compaction queued and not yet started. */
   private readonly compactionsQueued = new Set<number>();
   private flushRetryAtMs = 0;
+  /** Why the last background flush failed; null once one succeeds. */
+  private flushFailure: unknown = null;
   private closed = false;
 
   private constructor(private readonly state: ShardState) {}
@@ -96,13 +107,16 @@ export class ShardStore implements ScanSource {
       try {
         span?.setAttribute('wal.bytes', records.length);
         await wal.append(records);
+        await faultPoint('wal.after-append');
         endSpan(span);
         state.counters.walBytesWritten += records.length;
       } catch (err) {
         endSpan(span, err);
         state.keyRefs.forgetWalDefinitions();
-        this.rotateWalQuietly();
-        throw storageError(`WAL write failed in shard ${state.config.shardId}`, err);
+        // Rotating on every refused write of a full disk would leave a WAL file per request.
+        if (!wal.intact) this.rotateWalQuietly();
+        if (isDiskFull(err)) countRejection('disk_full');
+        throw storageError(`WAL write failed in shard ${state.config.shardId} (${state.walDir})`, err);
       }
       // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
       const durable = state.config.wal.syncMode === 'fsync' ? this.durableOf(wal) : null;
@@ -159,7 +173,14 @@ export class ShardStore implements ScanSource {
     const bytes = state.memtableBytes();
     if (bytes <= limit) return;
     this.maybeFlush();
-    countRejection('memtable');
+    const diskFull = isDiskFull(this.flushFailure);
+    countRejection(diskFull ? 'disk_full' : 'memtable');
+    if (diskFull) {
+      throw storageError(
+        `shard ${state.config.shardId} memtables are full and cannot be flushed to ${state.dir}`,
+        this.flushFailure,
+      );
+    }
     throw new StorageUnavailable(
       `shard ${state.config.shardId} memtables hold ${bytes} bytes, over memtable.reject_size (${limit}); writes resume once a flush completes`,
       { retryAfterSeconds: 1 },
@@ -245,7 +266,7 @@ export class ShardStore implements ScanSource {
       keyRefs: s.keyRefs.size,
       segmentCount: segments.length,
       segmentBytes: segments.reduce((sum, f) => sum + f.bytes, 0),
-      recovery: { ...s.recovery, cuts: [...s.recovery.cuts] },
+      recovery: { ...s.recovery, cuts: [...s.recovery.cuts], quarantined: [...s.recovery.quarantined] },
     };
   }
 
@@ -337,12 +358,14 @@ export class ShardStore implements ScanSource {
       .then(
         () => {
           this.flushScheduled = false;
+          this.flushFailure = null;
           this.scheduleCompactions(state.config.segment.compactionTrigger);
           if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
         },
         (err: unknown) => {
           this.flushScheduled = false;
           if (err instanceof ClosingError) return;
+          this.flushFailure = err;
           this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;
           state.log.error({ err }, 'background flush failed; the memtable stays readable and is retried');
         },

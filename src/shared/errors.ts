@@ -33,6 +33,8 @@ export const ErrorCode = {
   DatabaseAlreadyExists: 4011,
   StorageUnavailable: 5000,
   RequestOutdated: 5001,
+  /** ShoalDB's own: the data directory's file system is full; writes resume once space is freed. */
+  StorageFull: 5002,
   RuntimeResourcesExhausted: 6000,
   RateLimited: 6001,
   UserNotFound: 7000,
@@ -75,6 +77,7 @@ const HTTP_STATUS: Record<number, number> = {
   4011: 400,
   5000: 503,
   5001: 400,
+  5002: 507,
   6000: 500,
   6001: 429,
   7000: 401,
@@ -143,6 +146,12 @@ export class Unsupported extends DbError {
 export class StorageUnavailable extends DbError {
   constructor(message: string, options?: { retryAfterSeconds?: number }) {
     super(ErrorCode.StorageUnavailable, message, options);
+  }
+}
+
+export class StorageFull extends DbError {
+  constructor(message: string) {
+    super(ErrorCode.StorageFull, message, { retryAfterSeconds: 10 });
   }
 }
 

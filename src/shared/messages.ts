@@ -136,6 +136,12 @@ export interface ShardStats extends ShardCounters {
     cutBytes: number;
     /** One human-readable line per cut, e.g. `wal/00000003.log: checksum mismatch at offset 8192, cut 120 bytes`. */
     cuts: string[];
+    /** Live segments found damaged and moved to `quarantine/` (their rows are gone from the table). */
+    segmentsQuarantined: number;
+    /** The MANIFEST was damaged, moved to `quarantine/` and rebuilt from the segment files. */
+    manifestRebuilt: boolean;
+    /** One line per quarantined file: what was wrong, where, and what was dropped. */
+    quarantined: string[];
     durationMs: number;
   };
 }

@@ -31,6 +31,8 @@ export const REJECTION_REASONS = [
   'query_memory',
   /** A request that arrived while the server was shutting down (503). */
   'shutting_down',
+  /** The data directory's file system is full: a shard's write (507, code 5002). */
+  'disk_full',
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];

@@ -1,6 +1,6 @@
 /**
  * The MANIFEST decides what is live: it lists segments, the flushed WAL point and merge modes;
- * files it does not list are deleted at open; a corrupt one fails open instead of guessing.
+ * files it does not list are deleted at open; a damaged one is quarantined and rebuilt from the segment files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,14 +57,23 @@ t.test('files the manifest does not list are deleted at open', async (t) => {
   await store.close();
 });
 
-t.test('a corrupt manifest fails open with StorageUnavailable', async (t) => {
+t.test('a damaged manifest is quarantined and rebuilt; a newer format version fails open', async (t) => {
   const dir = tempDir(t);
   const store = await openStore(dir);
   await store.write([payload(5, {}, [{ ts: 1n, tags: { 1: 'a' } }])]);
   await store.flush();
   await store.close();
   fs.writeFileSync(path.join(dir, 'MANIFEST'), '{"formatVersion": 1, "tables": ');
-  await t.rejects(openStore(dir), { code: ErrorCode.StorageUnavailable, message: /MANIFEST/ });
+  const reopened = await openStore(dir);
+  const { recovery, segmentCount } = reopened.stats();
+  t.equal(recovery.manifestRebuilt, true);
+  t.match(recovery.quarantined, [
+    /^MANIFEST: .*not valid JSON.*rebuilt from 1 segment files.*quarantine\/MANIFEST\.\d+/,
+  ]);
+  t.equal(segmentCount, 1, 'the segment is live again');
+  t.equal(scanRows(reopened, 5, []).length, 1, 'its row is readable');
+  await reopened.close();
+  t.equal(fs.readdirSync(path.join(dir, 'quarantine')).length, 1, 'the damaged file is kept for inspection');
   fs.writeFileSync(path.join(dir, 'MANIFEST'), JSON.stringify({ formatVersion: 2 }));
   await t.rejects(openStore(dir), { code: ErrorCode.StorageUnavailable, message: /unsupported format version 2/ });
 });
@@ -77,4 +86,27 @@ t.test('open creates a missing directory tree', async (t) => {
   t.equal(store.stats().ready, true);
   t.equal(store.stats().walFiles, 1);
   await store.close();
+});
+
+t.test('a rebuilt manifest does not hand out the id of a quarantined segment again', async (t) => {
+  const dir = tempDir(t);
+  const store = await openStore(dir);
+  for (const ts of [1n, 2n]) {
+    await store.write([payload(5, {}, [{ ts, tags: { 1: 'a' } }])]);
+    await store.flush();
+  }
+  await store.close();
+  const newest = path.join(dir, 'seg', '5', '2.seg');
+  const bytes = fs.readFileSync(newest);
+  bytes[20] = (bytes[20] as number) ^ 0xff;
+  fs.writeFileSync(newest, bytes);
+  let reopened = await openStore(dir);
+  t.equal(reopened.stats().recovery.segmentsQuarantined, 1);
+  await reopened.close();
+  fs.writeFileSync(path.join(dir, 'MANIFEST'), '{');
+  reopened = await openStore(dir);
+  t.equal(reopened.stats().recovery.manifestRebuilt, true);
+  await reopened.close();
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'MANIFEST'), 'utf8')) as Manifest;
+  t.ok(manifest.nextSegmentId > 2, `next id ${manifest.nextSegmentId} is past the quarantined 2`);
 });

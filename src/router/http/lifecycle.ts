@@ -56,8 +56,8 @@ export async function handleRequest(
     writer.aborted();
     controller.abort(new DbError(ErrorCode.Cancelled, 'client went away'));
   });
-  const send: ResponseWriter['send'] = (response) => {
-    const sent = writer.send(response);
+  const send: ResponseWriter['send'] = (response, close) => {
+    const sent = writer.send(response, close);
     if (sent) deps.onResponse?.(method, response.status, performance.now() - startMs);
     return sent;
   };
@@ -99,7 +99,8 @@ export async function handleRequest(
     timer = setTimeout(() => {
       controller.abort(new DbError(ErrorCode.DeadlineExceeded, 'request timed out'));
       if (!writer.finished) countRejection('timeout');
-      send(errorResponse(new ClientError('RequestTimeout', ''), route.errors, 0));
+      // Closed: the body may be only partly read (a slowloris client trickling it).
+      send(errorResponse(new ClientError('RequestTimeout', ''), route.errors, 0), true);
     }, limits.deadlineMs);
   }
 

@@ -32,8 +32,12 @@ export class ResponseWriter {
     this.done = true;
   }
 
-  /** Writes the answer; false when one was already written or the client is gone. */
-  send(response: HttpResponse): boolean {
+  /**
+   * Writes the answer; false when one was already written or the client is gone. `close` ends
+   * the connection after it: an answer given before the body was read (a timeout) would leave
+   * the rest of the body to be parsed as the next request, and a slow client holding the socket.
+   */
+  send(response: HttpResponse, close = false): boolean {
     if (this.done) return false;
     this.done = true;
     this.status = response.status;
@@ -42,7 +46,8 @@ export class ResponseWriter {
       res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`);
       if (this.cors) res.writeHeader('access-control-allow-origin', '*');
       for (const [k, v] of Object.entries(response.headers ?? {})) res.writeHeader(k, v);
-      if (this.method === 'HEAD' || response.body === undefined) res.end();
+      if (close) res.end(this.method === 'HEAD' ? '' : (response.body ?? ''), true);
+      else if (this.method === 'HEAD' || response.body === undefined) res.end();
       else res.end(response.body);
     });
     return true;

@@ -39,6 +39,9 @@ function readExactly(fd: number, length: number, position: number): Buffer {
   return buf;
 }
 
+/** A segment whose bytes are damaged (as opposed to one that cannot be read at all). */
+export class SegmentCorrupt extends StorageUnavailable {}
+
 export class SegmentFile {
   readonly columns: FieldSpec[];
   readonly series: SeriesMeta[];
@@ -198,8 +201,23 @@ export class SegmentFile {
       return new SegmentFile(fd, absPath, relPath, id, tableId, bytes);
     } catch (err) {
       if (fd >= 0) fs.closeSync(fd);
-      throw new StorageUnavailable(`segment ${relPath}: ${(err as Error).message}`);
+      const damaged = err instanceof FormatError || err instanceof RangeError;
+      throw new (damaged ? SegmentCorrupt : StorageUnavailable)(`segment ${relPath}: ${(err as Error).message}`);
     }
+  }
+
+  /**
+   * Reads every block and checks its CRC (what a scan would meet later); returns the first
+   * damaged one as `block <i> at offset <o>: checksum mismatch`, or null.
+   */
+  verifyBlocks(): string | null {
+    for (let i = 0; i < this.blocks.length; i++) {
+      const meta = this.blocks[i] as BlockMeta;
+      // The CRC only: inflating every block would make a restart cost a full scan's CPU.
+      if (crc32(readExactly(this.fd, meta.storedLength, meta.offset)) !== meta.crc)
+        return `block ${i} at offset ${meta.offset}: checksum mismatch`;
+    }
+    return null;
   }
 
   /** Index of column (id, kind) in this segment, or -1. */

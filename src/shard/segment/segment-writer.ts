@@ -10,6 +10,7 @@ import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SegmentIndexSpec } from '../../shared/column-index.js';
+import { faultPoint } from '../fault-points.js';
 import { fsyncDir } from '../fs-util.js';
 import type { FieldSpec } from '../merge/part.js';
 import type { RowBuffer } from '../merge/row-buffer.js';
@@ -227,6 +228,7 @@ export class SegmentWriter {
     await this.drain(true);
     await this.handle.datasync();
     await this.handle.close();
+    await faultPoint('segment.before-rename');
     await fsp.rename(this.tmpPath, this.finalPath);
     const dir = path.dirname(this.finalPath);
     await fsyncDir(dir);

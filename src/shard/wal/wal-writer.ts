@@ -27,6 +27,8 @@ export class WalWriter {
   private readonly waiters: SyncWaiter[] = [];
   /** The first failed fdatasync: nothing appended to this file since can be trusted durable. */
   private failure: Error | null = null;
+  /** False once a failed append could not be cut back: the file must not take more records. */
+  intact = true;
   /** Called with each fdatasync's duration, ms. */
   onSync: ((ms: number) => void) | null = null;
 
@@ -49,13 +51,14 @@ export class WalWriter {
   }
 
   /**
-   * Appends framed records with one write. On failure the file is cut back to where it was so a
-   * half-written record cannot hide later ones; the caller should rotate to a fresh file anyway.
+   * Appends framed records with one write. On failure (a full disk) the file is cut back to where
+   * it was so a half-written record cannot hide later ones, and the next append may follow; when
+   * even that fails `intact` turns false and the caller must rotate to a fresh file.
    */
   async append(records: Uint8Array): Promise<void> {
     const before = this.bytes;
     try {
-      await writeAll(this.fd, records);
+      await writeAll(this.fd, records, before);
       this.bytes += records.length;
       this.appends++;
     } catch (err) {
@@ -63,6 +66,7 @@ export class WalWriter {
         fs.ftruncateSync(this.fd, before);
       } catch {
         // The rotation that follows leaves this file behind as it is; replay cuts any torn tail.
+        this.intact = false;
       }
       throw err;
     }

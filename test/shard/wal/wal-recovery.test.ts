@@ -1,6 +1,7 @@
 /**
  * WAL replay at open: torn and corrupt records are cut at the last good record, reported in
- * stats and never make open fail; everything before the cut is kept.
+ * stats and never make open fail; everything before the cut is kept. A damaged record followed
+ * by intact ones is skipped alone.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -119,6 +120,39 @@ t.test('a corrupt record in a non-last WAL file cuts that file and later files s
   await store.close();
 });
 
+t.test('a damaged record in the middle of a file is skipped alone; the records after it are kept', async (t) => {
+  const dir = tempDir(t);
+  await writeRecords(dir, 5);
+  const [file] = walFiles(dir) as [string];
+  const bytes = fs.readFileSync(file);
+  // Records follow each other; find the third and flip a byte of its payload.
+  let pos = 0;
+  for (let r = 0; r < 2; r++) pos += 8 + bytes.readUInt32LE(pos);
+  const third = pos;
+  const length = bytes.readUInt32LE(third);
+  bytes[third + 8 + (length >> 1)] = (bytes[third + 8 + (length >> 1)] as number) ^ 0x10;
+  fs.writeFileSync(file, bytes);
+
+  let store = await openStore(dir);
+  const ts = scanRows(store, 1, COLUMNS).map((r) => Number(r.ts));
+  t.same(
+    ts,
+    [...rowsFrom(0, 20), ...rowsFrom(30, 20)].map((r) => Number(r.ts)),
+    'only the third record is gone',
+  );
+  const { cuts, cutBytes } = store.stats().recovery;
+  t.same(cuts, [
+    `wal/${path.basename(file)}: checksum mismatch at offset ${third}, skipped that record (${8 + length} bytes), kept the records after it`,
+  ]);
+  t.equal(cutBytes, 8 + length);
+  t.equal(fs.statSync(file).size, bytes.length - 8 - length, 'the file is rewritten without it');
+  await store.close();
+  store = await openStore(dir);
+  t.same(store.stats().recovery.cuts, [], 'so the next open finds nothing to report');
+  t.equal(scanRows(store, 1, COLUMNS).length, 40);
+  await store.close();
+});
+
 t.test('a record with a good checksum but an undecodable payload is cut', async (t) => {
   const dir = tempDir(t);
   await writeRecords(dir, 2);
@@ -140,13 +174,14 @@ t.test('readRecords stops at the first bad record and says where', async (t) => 
     return null;
   });
   t.same(seen, ['first', 'second']);
-  t.same(all, { records: 2, cut: null });
+  t.same(all, { records: 2, cut: null, skipped: [] });
 
   t.equal(bytes.readUInt32LE(4), crc32(a), 'the header holds the CRC32 of the payload');
   const refused = readRecords(bytes, (p) => (Buffer.from(p).toString() === 'second' ? 'no' : null));
   t.same(refused, {
     records: 1,
     cut: { offset: 8 + a.length, reason: 'undecodable payload (no)', bytesCut: 8 + b.length },
+    skipped: [],
   });
 
   const zeros = readRecords(Buffer.alloc(16), () => null);

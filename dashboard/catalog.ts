@@ -1,7 +1,8 @@
 /** The catalog browser: databases, their tables and each table's columns, keys and size. */
 import type { SQLNamespace } from '@codemirror/lang-sql';
-import { sql, sqlObjects } from './api';
-import { button, el, errorBox, replaceChildren } from './dom';
+import { sql, sqlObjects, textOf } from './api';
+import { button, el, errorBox, formatBytes, replaceChildren } from './dom';
+import { parseExposition } from './prom-text';
 
 export interface ColumnInfo {
   name: string;
@@ -76,6 +77,7 @@ export function createCatalogPage(host: HTMLElement, openQuery: (query: string) 
     const tags = columns.filter((c) => c.semantic === 'TAG');
     const rowCount = el('dd', {}, '…');
     const indexes = el('dd', {}, '…');
+    const diskSize = el('dd', { 'data-testid': 'disk-size' }, '…');
     const ddl = el('pre', { class: 'ddl' });
     replaceChildren(
       detail,
@@ -93,7 +95,7 @@ export function createCatalogPage(host: HTMLElement, openQuery: (query: string) 
         el('dt', {}, 'Indexes'),
         indexes,
         el('dt', {}, 'On-disk size'),
-        el('dd', {}, 'not reported per table (see Overview for segment bytes per shard)'),
+        diskSize,
       ),
       el(
         'table',
@@ -127,6 +129,7 @@ export function createCatalogPage(host: HTMLElement, openQuery: (query: string) 
       ddl,
     );
     if (db === 'information_schema') {
+      diskSize.textContent = 'none (virtual)';
       rowCount.textContent = 'virtual';
       indexes.textContent = 'none';
       return;
@@ -140,6 +143,7 @@ export function createCatalogPage(host: HTMLElement, openQuery: (query: string) 
       ddl.textContent = text;
       const found = text.split('\n').filter((l) => /INDEX|PRIMARY KEY/i.test(l) && !/TIME INDEX/i.test(l));
       indexes.textContent = found.map((l) => l.trim().replace(/,$/, '')).join('; ') || 'none';
+      diskSize.textContent = await segmentBytesOf(db, table);
     } catch (err) {
       detail.appendChild(errorBox(err instanceof Error ? err.message : String(err)));
     }
@@ -178,4 +182,16 @@ export function createCatalogPage(host: HTMLElement, openQuery: (query: string) 
   }
 
   return { refresh };
+}
+
+/**
+ * The table's live segment bytes summed over the shards (`shoaldb_table_segment_bytes`); rows
+ * still in memtables and the WAL are not on disk as segments yet.
+ */
+async function segmentBytesOf(db: string, table: string): Promise<string> {
+  const samples = parseExposition(await textOf('metrics'));
+  const found = samples.find(
+    (s) => s.name === 'shoaldb_table_segment_bytes' && s.labels.db === db && s.labels.table === table,
+  );
+  return found === undefined ? 'nothing flushed yet (rows in memtables)' : formatBytes(found.value);
 }

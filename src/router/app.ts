@@ -64,6 +64,13 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     () => cluster.stats(),
     () => catalog.listDatabases().length,
     () => cluster.queueDepths(),
+    () => {
+      const names = new Map<number, { db: string; table: string }>();
+      for (const d of catalog.listDatabases()) {
+        for (const t of catalog.listTables(d.name)) names.set(t.id, { db: d.name, table: t.name });
+      }
+      return names;
+    },
   );
   const trace = new TracingSwitch(config.tracing, cluster, log);
   const promqlLimits = promqlLimitsOf(config.query);

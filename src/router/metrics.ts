@@ -49,6 +49,8 @@ export class ServerMetrics {
     shardStats: () => Promise<ShardStats[]>,
     schemaCount: () => number,
     queueDepths: () => QueueDepth[] = () => [],
+    /** Database and name of each table by id, for per-table figures. */
+    tableNames: () => ReadonlyMap<number, { db: string; table: string }> = () => new Map(),
   ) {
     const registers = [this.registry];
     const seriesCaches = this.seriesCaches;
@@ -137,7 +139,7 @@ export class ServerMetrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
       registers,
     });
-    this.registerShardMetrics(fetchOnce);
+    this.registerShardMetrics(fetchOnce, tableNames);
     this.registerQueueDepths(queueDepths);
     this.queryDuration = new client.Histogram({
       name: 'shoaldb_query_duration_seconds',
@@ -214,7 +216,10 @@ export class ServerMetrics {
    * One mirrored metric per ShardStats figure, labelled by shard. A single stats round trip per
    * scrape feeds all of them: the first collector to run fetches, the rest reuse the answer.
    */
-  private registerShardMetrics(fetchOnce: () => Promise<ShardStats[]>): void {
+  private registerShardMetrics(
+    fetchOnce: () => Promise<ShardStats[]>,
+    tableNames: () => ReadonlyMap<number, { db: string; table: string }>,
+  ): void {
     const mirror = (name: string, help: string, type: 'counter' | 'gauge', pick: (s: ShardStats) => number): void => {
       const registers = [this.registry];
       if (type === 'counter') {
@@ -316,6 +321,28 @@ export class ServerMetrics {
       'counter',
       (s) => s.queriesCancelled,
     );
+    new client.Gauge({
+      name: 'shoaldb_table_segment_bytes',
+      help: 'Bytes of live segment files per table, over all shards (its rows on disk; WAL aside)',
+      labelNames: ['db', 'table'],
+      registers: [this.registry],
+      async collect() {
+        const stats = await fetchOnce();
+        const names = tableNames();
+        const sums = new Map<number, number>();
+        for (const s of stats) {
+          for (const [id, bytes] of Object.entries(s.tableSegmentBytes ?? {})) {
+            sums.set(Number(id), (sums.get(Number(id)) ?? 0) + bytes);
+          }
+        }
+        this.reset();
+        for (const [id, bytes] of sums) {
+          const name = names.get(id);
+          // Segments of a dropped table stay until the shard deletes them: not a table any more.
+          if (name !== undefined) this.set(name, bytes);
+        }
+      },
+    });
     new client.Gauge({
       name: 'shoaldb_thread_heap_bytes',
       help: "Each thread's V8 heap: used (objects not yet collected), total (reserved), external (buffers its objects hold)",

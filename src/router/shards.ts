@@ -479,6 +479,7 @@ function emptyStats(shardId: number): ShardStats {
     memtableRows: 0,
     keyRefs: 0,
     segmentCount: 0,
+    tableSegmentBytes: {},
     segmentBytes: 0,
     queriesCancelled: 0,
     seriesCached: {},

@@ -27,6 +27,7 @@ import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
 import { scanTable } from './scan.js';
+import type { SegmentFile } from './segment/segment-reader.js';
 import { SerialQueue } from './serial-queue.js';
 import { ClosingError, ShardState } from './state.js';
 import { encodeRecords } from './wal/wal-record.js';
@@ -266,6 +267,7 @@ export class ShardStore implements ScanSource {
       keyRefs: s.keyRefs.size,
       segmentCount: segments.length,
       segmentBytes: segments.reduce((sum, f) => sum + f.bytes, 0),
+      tableSegmentBytes: bytesByTable(segments),
       recovery: { ...s.recovery, cuts: [...s.recovery.cuts], quarantined: [...s.recovery.quarantined] },
     };
   }
@@ -398,4 +400,11 @@ export class ShardStore implements ScanSource {
         );
     }
   }
+}
+
+/** Live segment bytes per table id (what a table takes on disk in this shard, WAL aside). */
+function bytesByTable(segments: readonly SegmentFile[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of segments) out[f.tableId] = (out[f.tableId] ?? 0) + f.bytes;
+  return out;
 }

@@ -118,6 +118,8 @@ export interface ShardStats extends ShardCounters {
   keyRefs: number;
   segmentCount: number;
   segmentBytes: number;
+  /** `segmentBytes` by table id. */
+  tableSegmentBytes: Record<string, number>;
   /** Queries this shard stopped because their request was cancelled or timed out. */
   queriesCancelled: number;
   /** Durations of each WAL fsync, memtable flush and compaction since start-up. */

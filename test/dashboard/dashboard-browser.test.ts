@@ -131,7 +131,8 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     await page.getByRole('radio', { name: 'PromQL' }).check();
     await typeInto(page, 'PromQL query', 'sum(dash_temp) by (host');
     await page.keyboard.press('Control+Enter');
-    await page.locator('#page-query .error').waitFor();
+    // The SQL error may still be on the page until the PromQL answer replaces it.
+    await page.locator('#page-query .error', { hasText: 'parse error' }).waitFor();
     t.match(await page.locator('#page-query .error').textContent(), /1:24: parse error: unclosed left parenthesis/);
     // Column 24 is past the end of the line: the mark falls on its last character.
     t.equal(await page.locator('#page-query .cm-lintRange-error').last().textContent(), 't', "PromQL's position too");
@@ -140,6 +141,8 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
   });
 
   await t.test('catalog: open a table and query it', async (t) => {
+    // Flushed, so that the table has segments and an on-disk size to show.
+    t.equal((await sql(server.url, "ADMIN flush_table('app_logs')")).status, 200);
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.locator('[data-table="public.app_logs"]').click();
     await page.getByRole('heading', { name: 'public.app_logs' }).waitFor();
@@ -148,6 +151,8 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     t.match(await facts.textContent(), /Time indexts/);
     t.match(await facts.textContent(), /Tagshost/);
     t.match(await facts.textContent(), /Rows4/);
+    await page.waitForFunction("document.querySelector('[data-testid=disk-size]')?.textContent !== '…'");
+    t.match(await page.locator('[data-testid=disk-size]').textContent(), /^\d+(\.\d+)? (B|KiB)$/, 'on-disk size');
     t.same(await page.locator('table.columns tbody td:first-child').allTextContents(), [
       'ts',
       'host',

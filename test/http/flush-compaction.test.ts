@@ -52,6 +52,11 @@ t.test('flush and compaction keep every row identical, also after restart', asyn
   t.ok((await metricSum(server.url, 'shoaldb_flushes_total')) > 0, 'memtables were flushed');
   t.ok((await metricSum(server.url, 'shoaldb_compactions_total')) > 0, 'segments were compacted');
   t.ok((await metricSum(server.url, 'shoaldb_segments')) > 0, 'segments exist');
+  // Per table: all segment bytes belong to `f`, the only table (the dashboard's on-disk size).
+  const metricsText = await (await fetch(`${server.url}/metrics`)).text();
+  const perTable = /^shoaldb_table_segment_bytes\{db="public",table="f"\} (\d+)$/m.exec(metricsText);
+  t.ok(perTable, 'segment bytes reported for table f');
+  t.equal(Number(perTable?.[1]), await metricSum(server.url, 'shoaldb_segment_bytes'), 'and they are all of them');
   t.same(await snapshot(server.url), before, 'identical after flush and compaction');
 
   await server.kill();

@@ -16,6 +16,7 @@
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../../shared/time-slice.js';
 import { inSpan } from '../../../shared/tracing/active-tracer.js';
+import { columnBytes } from '../../columns.js';
 import type { ResultColumn } from '../../result.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from '../parse/ast.js';
 import { exprChildren } from '../parse/expr-children.js';
@@ -489,8 +490,10 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
   }
   checkAborted(session);
   for (const r of results as ShardResult[]) {
-    if (r.kind === 'rows') ctx.budget.charge(r.rowCount * r.columns.length * CELL_BYTES, 'merging shard rows');
-    else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
+    if (r.kind === 'rows') {
+      const bytes = r.columns.reduce((sum, c) => sum + columnBytes(c, r.rowCount, CELL_BYTES), 0);
+      ctx.budget.charge(bytes, 'merging shard rows');
+    } else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
   }
   return inSpan('sql.merge', () =>
     mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone }, ctx.slice),

@@ -9,6 +9,7 @@
  * logical type has exactly that value form are kept typed (a tag of type Int64 is stored as text
  * and needs converting, so it is boxed).
  */
+import type { TimeSlice } from '../shared/time-slice.js';
 import { allocValues, type PhysicalKind, type Vector } from '../shared/types.js';
 
 /** One column of a result: typed (straight from storage) or boxed values. */
@@ -182,4 +183,28 @@ export function ownedBuffers(columns: Column[]): ArrayBuffer[] {
     add(c.valid);
   }
   return [...out];
+}
+
+/** Rows `0..rowCount` as row arrays, checking `slice` (when given) as it goes. */
+export async function tableRows(table: ColumnTable, slice: TimeSlice | null): Promise<unknown[][]> {
+  const { rowCount, columns } = table;
+  const rows = new Array<unknown[]>(rowCount);
+  for (let r = 0; r < rowCount; r++) {
+    rows[r] = rowAt(columns, r);
+    if (slice?.tick()) await slice.next();
+  }
+  return rows;
+}
+
+/** `tableRows` in one go, for readers that cannot wait. */
+export function tableRowsNow(table: ColumnTable): unknown[][] {
+  const rows = new Array<unknown[]>(table.rowCount);
+  for (let r = 0; r < table.rowCount; r++) rows[r] = rowAt(table.columns, r);
+  return rows;
+}
+
+function rowAt(columns: Column[], r: number): unknown[] {
+  const row = new Array<unknown>(columns.length);
+  for (let c = 0; c < columns.length; c++) row[c] = cellAt(columns[c] as Column, r);
+  return row;
 }

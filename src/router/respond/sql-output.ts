@@ -7,6 +7,7 @@
  *   format param → parseSqlOutputFormat → sqlOutputResponse → one of greptimedb-v1 | influxdb-v1
  *                                                             | csv | table | json | null | arrow
  */
+import { withRows } from '../../query/result.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
@@ -107,14 +108,18 @@ function single(results: StatementResult[], format: SqlOutputFormat): StatementR
 
 /**
  * The whole HTTP answer for successfully executed statements. `slice` lets the text formats
- * encode a long result in turns of the router's event loop (arrow is still built in one go).
+ * build and encode a long result's rows in turns of the router's event loop (arrow is still built
+ * in one go, from typed columns where the query kept them).
  */
 export async function sqlOutputResponse(
-  results: StatementResult[],
+  given: StatementResult[],
   options: SqlOutputOptions,
   slice: TimeSlice | null = null,
 ): Promise<HttpResponse> {
   const { format, executionTimeMs } = options;
+  // Arrow writes a query's columns as they are; the text formats write rows, built here in slices.
+  const results: StatementResult[] = [];
+  for (const r of given) results.push(format === 'arrow' ? r : await withRows(r, slice));
   const respond = (contentType: string, body: string | Uint8Array): HttpResponse => ({
     status: 200,
     headers: {

@@ -11,7 +11,7 @@
  */
 
 import type { TimeSlice } from '../../../shared/time-slice.js';
-import { type Column, cellAt, concatColumns, isVector } from '../../columns.js';
+import { type Column, type ColumnTable, cellAt, concatColumns, isVector } from '../../columns.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
 import type { MergePlan, ShardResult } from '../plan/plan.js';
@@ -22,26 +22,18 @@ import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
 import { applyWindows } from './window.js';
 
-/** Merges shard results into the statement's rows (visible columns only, in column order). */
+/**
+ * Merges shard results into the statement's columns (visible ones only, in order): typed where
+ * the shards sent plain scan columns, values where expressions computed them.
+ */
 export function mergeShardResults(
   plan: MergePlan,
   results: unknown[],
   ctx: EvalContext,
   slice: TimeSlice,
-): Promise<Value[][]> {
+): Promise<ColumnTable> {
   const shardResults = results as ShardResult[];
   return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx, slice) : mergeGroups(plan, shardResults, ctx, slice);
-}
-
-async function toRows(columns: Column[], rowCount: number, visible: number, slice: TimeSlice): Promise<Value[][]> {
-  const rows = new Array<Value[]>(rowCount);
-  for (let r = 0; r < rowCount; r++) {
-    const row = new Array<Value>(visible);
-    for (let c = 0; c < visible; c++) row[c] = cellAt(columns[c] as Column, r) as Value;
-    rows[r] = row;
-    if (slice.tick()) await slice.next();
-  }
-  return rows;
 }
 
 /**
@@ -82,7 +74,7 @@ async function mergeRows(
   results: ShardResult[],
   ctx: EvalContext,
   slice: TimeSlice,
-): Promise<Value[][]> {
+): Promise<ColumnTable> {
   const parts: Column[][] = [];
   const lengths: number[] = [];
   for (const result of results) {
@@ -92,7 +84,7 @@ async function mergeRows(
     });
     lengths.push(result.rowCount);
   }
-  if (lengths.length === 0) return [];
+  if (lengths.length === 0) return { rowCount: 0, columns: Array.from({ length: plan.visible }, () => []) };
   const rowCount = lengths.reduce((a, b) => a + b, 0);
   let columns: Column[] = [];
   for (const p of parts) columns.push(await joinParts(p, lengths, slice));
@@ -119,8 +111,7 @@ async function mergeRows(
     }
     order = kept;
   }
-  const out = await applyOrderSliced(columns.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
-  return toRows(out.columns, out.rowCount, plan.visible, slice);
+  return applyOrderSliced(columns.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
 }
 
 async function mergeGroups(
@@ -128,7 +119,7 @@ async function mergeGroups(
   results: ShardResult[],
   ctx: EvalContext,
   slice: TimeSlice,
-): Promise<Value[][]> {
+): Promise<ColumnTable> {
   const index = new Map<string, number>();
   const keys: Value[][] = [];
   const states: unknown[][] = [];
@@ -190,6 +181,5 @@ async function mergeGroups(
     rowCount = keep.length;
   }
   const order = await sortPermutationSliced(outputs, rowCount, plan.sort, slice);
-  const out = await applyOrderSliced(outputs, order, plan.offset, plan.limit, slice);
-  return toRows(out.columns, out.rowCount, plan.visible, slice);
+  return applyOrderSliced(outputs.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
 }

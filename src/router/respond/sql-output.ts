@@ -123,9 +123,9 @@ export async function sqlOutputResponse(
   slice: TimeSlice | null = null,
 ): Promise<HttpResponse> {
   const { format, executionTimeMs } = options;
-  // Arrow and greptimedb_v1 read a query's columns as they are; the other formats write rows,
-  // built here in slices.
-  const columnar = format === 'arrow' || format === 'greptimedb_v1';
+  // Arrow, greptimedb_v1 and csv read a query's columns as they are; the other formats write
+  // rows, built here in slices.
+  const columnar = format === 'arrow' || format === 'greptimedb_v1' || format.startsWith('csv');
   const results: StatementResult[] = [];
   for (const r of given) results.push(columnar ? r : await withRows(r, slice));
   const respond = (contentType: string, body: string | Uint8Array): HttpResponse => ({

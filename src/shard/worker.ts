@@ -5,6 +5,7 @@
  */
 import pino from 'pino';
 import { Piscina } from 'piscina';
+import { ownedBuffers } from '../query/columns.js';
 import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
 import { runShardPlan } from '../query/sql/exec/shard-exec.js';
 import { toWire } from '../shared/errors.js';
@@ -68,7 +69,13 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
           const movable = { [Piscina.transferableSymbol]: answer.transfer, [Piscina.valueSymbol]: reply };
           return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as ShardReply;
         }
-        return { ok: true, value: await runShardPlan(task.plan, source) };
+        const result = await runShardPlan(task.plan, source);
+        const reply: ShardReply = { ok: true, value: result };
+        // Typed result columns go back transferred: the shard made them for this answer only.
+        const transfer = result.kind === 'rows' ? ownedBuffers(result.columns) : [];
+        if (transfer.length === 0) return reply;
+        const movable = { [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply };
+        return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as ShardReply;
       }
       case 'decode':
         writesWaiting.started();

@@ -66,10 +66,12 @@ import {
   type Vector,
   vectorFromArray,
 } from 'apache-arrow';
+import { boxColumn } from '../../query/columns.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { unpackInterval } from '../../query/sql/types/interval.js';
 import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 import { zstdCompress, zstdDecompress } from '../../shared/zstd.js';
+import { vectorData } from './arrow-vectors.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
 
 /** Largest Arrow buffer we would ever decode (the registry needs a decoder; we only encode). */
@@ -333,14 +335,22 @@ export function arrowBody(result: StatementResult | undefined, compression: Arro
   const fields = result.columns.map((c) => new Field(c.name, arrowTypeOf(c.type), true));
   const schema = new Schema(fields);
   const batches: RecordBatch[] = [];
-  const length = result.rows.length;
+  const columnar = result.table;
+  const length = columnar ? columnar.rowCount : result.rows.length;
   if (length > 0) {
-    const children = result.columns.map((c, i) =>
-      columnData(
-        c.type,
-        result.rows.map((row) => row[i]),
-      ),
-    );
+    const children = result.columns.map((c, i) => {
+      const column = columnar?.columns[i];
+      if (column === undefined)
+        return columnData(
+          c.type,
+          result.rows.map((row) => row[i]),
+        );
+      if (Array.isArray(column)) return columnData(c.type, column);
+      // A typed column is written from its own arrays; only types laid out otherwise box.
+      return (
+        vectorData(c.type, arrowTypeOf(c.type), column, length) ?? columnData(c.type, boxColumn(column, 0, length))
+      );
+    });
     batches.push(new RecordBatch(schema, makeData({ type: new Struct(fields), length, nullCount: 0, children })));
   }
   const table = new Table(schema, batches);

@@ -7,6 +7,7 @@
  * are bare and null is an empty field; lists and JSON documents are JSON text. DDL/DML answer
  * `N\n`; no statement at all answers an empty body.
  */
+import { type Column, type ColumnTable, cellAt } from '../../query/columns.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
@@ -57,8 +58,17 @@ export async function csvBody(
   if (headers.names || headers.types) body.write(csvRecord(result.columns.map((c) => c.name)));
   if (headers.types) body.write(csvRecord(result.columns.map((c) => c.type)));
   const types = result.columns.map((c) => c.type);
-  for (let r = 0; r < result.rows.length; r++) {
-    body.write(csvRecord((result.rows[r] as unknown[]).map((v, i) => fieldText(v, types[i] as DataType))));
+  // A query's columns are read cell by cell where they are, without building rows first.
+  const table = result.table;
+  const rowCount = table ? table.rowCount : result.rows.length;
+  const fields = new Array<string>(types.length);
+  for (let r = 0; r < rowCount; r++) {
+    const row = table ? null : (result.rows[r] as unknown[]);
+    for (let c = 0; c < types.length; c++) {
+      const value = row ? row[c] : cellAt((table as ColumnTable).columns[c] as Column, r);
+      fields[c] = fieldText(value, types[c] as DataType);
+    }
+    body.write(csvRecord(fields));
     await body.rowDone(r);
   }
   return body.finish();

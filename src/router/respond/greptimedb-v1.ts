@@ -4,6 +4,7 @@
  * are BigInts printed as integers, floats keep a fraction (`1.0`) and NaN/±Inf become null, as
  * GreptimeDB's serde encoder does.
  */
+import { type Column, type ColumnTable, cellAt } from '../../query/columns.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
@@ -17,17 +18,22 @@ async function recordsJson(
   body: ChunkedBody,
 ): Promise<void> {
   const types = result.columns.map((c) => c.type);
-  const rowCount = limit !== undefined ? Math.min(limit, result.rows.length) : result.rows.length;
+  // A query's columns are read cell by cell where they are, without building rows first.
+  const table = result.table;
+  const total = table ? table.rowCount : result.rows.length;
+  const rowCount = limit !== undefined ? Math.min(limit, total) : total;
   const schema = JSON.stringify({
     column_schemas: result.columns.map((c) => ({ name: c.name, data_type: c.type })),
   });
   body.write(`{"records":{"schema":${schema},"rows":[`);
+  const width = result.columns.length;
   for (let r = 0; r < rowCount; r++) {
-    const row = result.rows[r] as unknown[];
+    const row = table ? null : (result.rows[r] as unknown[]);
     let line = r === 0 ? '[' : ',[';
-    for (let c = 0; c < row.length; c++) {
+    for (let c = 0; c < width; c++) {
       if (c > 0) line += ',';
-      line += jsonValue(row[c], types[c] as DataType);
+      const value = row ? row[c] : cellAt((table as ColumnTable).columns[c] as Column, r);
+      line += jsonValue(value, types[c] as DataType);
     }
     body.write(`${line}]`);
     await body.rowDone(r);

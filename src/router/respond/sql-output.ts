@@ -7,6 +7,7 @@
  *   format param → parseSqlOutputFormat → sqlOutputResponse → one of greptimedb-v1 | influxdb-v1
  *                                                             | csv | table | json | null | arrow
  */
+import { columnarRecords, withRows } from '../../query/result.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
@@ -92,9 +93,15 @@ function formatHeader(format: SqlOutputFormat): string {
 /** Each records result cut to `limit` rows, as GreptimeDB's `process_with_limit` does. */
 function applyLimit(results: StatementResult[], limit: number | undefined): StatementResult[] {
   if (limit === undefined) return results;
-  return results.map((r) =>
-    r.kind === 'records' && r.rows.length > limit ? { ...r, rows: r.rows.slice(0, limit) } : r,
-  );
+  return results.map((r) => {
+    if (r.kind !== 'records') return r;
+    if (r.table !== undefined) {
+      // Columns are only read up to rowCount: cutting needs no copy (nor building rows).
+      const rowCount = Math.min(limit, r.table.rowCount);
+      return columnarRecords(r.columns, { rowCount, columns: r.table.columns });
+    }
+    return r.rows.length > limit ? { ...r, rows: r.rows.slice(0, limit) } : r;
+  });
 }
 
 /** The single result of a single-result format; refuses several. */
@@ -107,14 +114,20 @@ function single(results: StatementResult[], format: SqlOutputFormat): StatementR
 
 /**
  * The whole HTTP answer for successfully executed statements. `slice` lets the text formats
- * encode a long result in turns of the router's event loop (arrow is still built in one go).
+ * build and encode a long result's rows in turns of the router's event loop (arrow is still built
+ * in one go, from typed columns where the query kept them).
  */
 export async function sqlOutputResponse(
-  results: StatementResult[],
+  given: StatementResult[],
   options: SqlOutputOptions,
   slice: TimeSlice | null = null,
 ): Promise<HttpResponse> {
   const { format, executionTimeMs } = options;
+  // Arrow, greptimedb_v1 and csv read a query's columns as they are; the other formats write
+  // rows, built here in slices.
+  const columnar = format === 'arrow' || format === 'greptimedb_v1' || format.startsWith('csv');
+  const results: StatementResult[] = [];
+  for (const r of given) results.push(columnar ? r : await withRows(r, slice));
   const respond = (contentType: string, body: string | Uint8Array): HttpResponse => ({
     status: 200,
     headers: {

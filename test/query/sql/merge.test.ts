@@ -1,4 +1,5 @@
 import t from 'tap';
+import { tableRowsNow } from '../../../src/query/columns.js';
 import { mergeShardResults } from '../../../src/query/sql/exec/merge.js';
 import { runShardPlan } from '../../../src/query/sql/exec/shard-exec.js';
 import { parseSql } from '../../../src/query/sql/parse/parser.js';
@@ -58,7 +59,8 @@ async function execute(sql: string, shards: Row[][]): Promise<unknown[][]> {
     ),
   );
   // A 0 ms slice yields at every check: the merge must not depend on running in one go.
-  return mergeShardResults(plan.merge, results, { nowNanos: 0n, timezone: 'UTC' }, new TimeSlice(0));
+  const merged = await mergeShardResults(plan.merge, results, { nowNanos: 0n, timezone: 'UTC' }, new TimeSlice(0));
+  return tableRowsNow(merged);
 }
 
 const QUERIES = [

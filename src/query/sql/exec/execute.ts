@@ -8,7 +8,7 @@
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { endSpan, startSpan } from '../../../shared/tracing/active-tracer.js';
-import { affected, type ResultColumn, records, type StatementResult } from '../../result.js';
+import { affected, columnarRecords, type ResultColumn, records, type StatementResult } from '../../result.js';
 import type { EvalContext } from '../functions/types.js';
 import type { Query, Statement } from '../parse/ast.js';
 import { parseSql } from '../parse/parser.js';
@@ -113,8 +113,9 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
   const ctx: EvalContext = { nowNanos: now, timezone: session.timezone };
   switch (statement.kind) {
     case 'query': {
-      const { columns, rows } = await runQuery(statement.query, session, env, now);
-      return records(columns, rows);
+      // The output reads the merged columns directly (Arrow) or builds rows from them in slices.
+      const result = await runQueryIn(statement.query, queryContext(session, env, now), true);
+      return result.table ? columnarRecords(result.columns, result.table) : records(result.columns, result.rows);
     }
     case 'insert':
       return affected(await executeInsert(statement, session, env, ctx, (q) => runQuery(q, session, env, now)));

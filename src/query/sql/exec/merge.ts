@@ -11,6 +11,7 @@
  */
 
 import type { TimeSlice } from '../../../shared/time-slice.js';
+import { type Column, type ColumnTable, cellAt, concatColumns, isVector } from '../../columns.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
 import type { MergePlan, ShardResult } from '../plan/plan.js';
@@ -21,26 +22,51 @@ import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
 import { applyWindows } from './window.js';
 
-/** Merges shard results into the statement's rows (visible columns only, in column order). */
+/**
+ * Merges shard results into the statement's columns (visible ones only, in order): typed where
+ * the shards sent plain scan columns, values where expressions computed them.
+ */
 export function mergeShardResults(
   plan: MergePlan,
   results: unknown[],
   ctx: EvalContext,
   slice: TimeSlice,
-): Promise<Value[][]> {
+): Promise<ColumnTable> {
   const shardResults = results as ShardResult[];
   return plan.kind === 'rows' ? mergeRows(plan, shardResults, ctx, slice) : mergeGroups(plan, shardResults, ctx, slice);
 }
 
-async function toRows(columns: Value[][], rowCount: number, visible: number, slice: TimeSlice): Promise<Value[][]> {
-  const rows = new Array<Value[]>(rowCount);
+/**
+ * The shards' parts of one column joined: typed when every shard sent the same kind of vector
+ * (a copy of bytes), values otherwise.
+ */
+async function joinParts(parts: Column[], lengths: number[], slice: TimeSlice): Promise<Column> {
+  const first = parts[0];
+  if (first !== undefined && isVector(first) && parts.every((p) => isVector(p) && p.kind === first.kind)) {
+    const joined = concatColumns(parts, lengths);
+    await slice.next();
+    return joined;
+  }
+  const out: Value[] = [];
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p] as Column;
+    const n = lengths[p] as number;
+    for (let r = 0; r < n; r++) {
+      out.push(cellAt(part, r) as Value);
+      if (slice.tick()) await slice.next();
+    }
+  }
+  return out;
+}
+
+async function boxSliced(column: Column, rowCount: number, slice: TimeSlice): Promise<Value[]> {
+  if (Array.isArray(column)) return column as Value[];
+  const out = new Array<Value>(rowCount);
   for (let r = 0; r < rowCount; r++) {
-    const row = new Array<Value>(visible);
-    for (let c = 0; c < visible; c++) row[c] = (columns[c] as Value[])[r] as Value;
-    rows[r] = row;
+    out[r] = cellAt(column, r) as Value;
     if (slice.tick()) await slice.next();
   }
-  return rows;
+  return out;
 }
 
 async function mergeRows(
@@ -48,36 +74,35 @@ async function mergeRows(
   results: ShardResult[],
   ctx: EvalContext,
   slice: TimeSlice,
-): Promise<Value[][]> {
-  let columns: Value[][] | null = null;
-  let rowCount = 0;
+): Promise<ColumnTable> {
+  const parts: Column[][] = [];
+  const lengths: number[] = [];
   for (const result of results) {
     if (result.kind !== 'rows') continue;
-    if (!columns) columns = result.columns.map(() => []);
-    for (let i = 0; i < result.columns.length; i++) {
-      const source = result.columns[i] as Value[];
-      const target = columns[i] as Value[];
-      for (let r = 0; r < source.length; r++) {
-        target.push(source[r] as Value);
-        if (slice.tick()) await slice.next();
-      }
-    }
-    rowCount += result.rowCount;
+    result.columns.forEach((c, i) => {
+      (parts[i] ??= []).push(c);
+    });
+    lengths.push(result.rowCount);
   }
-  if (!columns) return [];
+  if (lengths.length === 0) return { rowCount: 0, columns: Array.from({ length: plan.visible }, () => []) };
+  const rowCount = lengths.reduce((a, b) => a + b, 0);
+  let columns: Column[] = [];
+  for (const p of parts) columns.push(await joinParts(p, lengths, slice));
   if (plan.windowed) {
     // The shards sent their scan columns: compute windows, then the outputs, here.
-    const batch = await applyWindows(plan.windowed.windows, { rowCount, columns }, ctx, slice);
+    const boxed: Value[][] = [];
+    for (const c of columns) boxed.push(await boxSliced(c, rowCount, slice));
+    const batch = await applyWindows(plan.windowed.windows, { rowCount, columns: boxed }, ctx, slice);
     columns = plan.windowed.outputs.map((e) => evaluate(e, batch, ctx));
   }
   let order = await sortPermutationSliced(columns, rowCount, plan.sort, slice);
   if (plan.distinctOn) {
-    const keyColumns = plan.distinctOn.map((c) => (columns as Value[][])[c] as Value[]);
+    const keyColumns = plan.distinctOn.map((c) => columns[c] as Column);
     const seen = new Set<string>();
     const kept: number[] = [];
     for (let i = 0; i < order.length; i++) {
       const r = order[i] as number;
-      const k = groupKeyOf(keyColumns.map((c) => c[r] as Value));
+      const k = groupKeyOf(keyColumns.map((c) => cellAt(c, r) as Value));
       if (!seen.has(k)) {
         seen.add(k);
         kept.push(r);
@@ -86,8 +111,7 @@ async function mergeRows(
     }
     order = kept;
   }
-  const out = await applyOrderSliced(columns, order, plan.offset, plan.limit, slice);
-  return toRows(out.columns, out.rowCount, plan.visible, slice);
+  return applyOrderSliced(columns.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
 }
 
 async function mergeGroups(
@@ -95,7 +119,7 @@ async function mergeGroups(
   results: ShardResult[],
   ctx: EvalContext,
   slice: TimeSlice,
-): Promise<Value[][]> {
+): Promise<ColumnTable> {
   const index = new Map<string, number>();
   const keys: Value[][] = [];
   const states: unknown[][] = [];
@@ -157,6 +181,5 @@ async function mergeGroups(
     rowCount = keep.length;
   }
   const order = await sortPermutationSliced(outputs, rowCount, plan.sort, slice);
-  const out = await applyOrderSliced(outputs, order, plan.offset, plan.limit, slice);
-  return toRows(out.columns, out.rowCount, plan.visible, slice);
+  return applyOrderSliced(outputs.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
 }

@@ -16,6 +16,7 @@
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { ROUTER_SLICE_MS, TimeSlice } from '../../../shared/time-slice.js';
 import { inSpan } from '../../../shared/tracing/active-tracer.js';
+import { type ColumnTable, columnBytes, tableRows, tableRowsNow } from '../../columns.js';
 import type { ResultColumn } from '../../result.js';
 import type { Expr, Ident, Query, QueryBody, Select, TableFactor } from '../parse/ast.js';
 import { exprChildren } from '../parse/expr-children.js';
@@ -79,10 +80,14 @@ export interface QueryContext {
   slice: TimeSlice;
 }
 
-/** A query's result. */
+/**
+ * A query's result. A SELECT asked for columns (`runQuery`'s `columnar`) also carries them as
+ * merged, and its `rows` are then only made when read.
+ */
 export interface QueryResult {
   columns: ResultColumn[];
   rows: Value[][];
+  table?: ColumnTable | undefined;
 }
 
 /** A source with no rows, for plans that never scan (they carry `scan: null`). */
@@ -105,10 +110,13 @@ export function queryContext(session: SqlSession, env: SqlEnv, now: bigint): Que
   };
 }
 
-/** Runs a query: WITH, body, ORDER BY, LIMIT. */
-export async function runQuery(query: Query, ctx: QueryContext): Promise<QueryResult> {
+/**
+ * Runs a query: WITH, body, ORDER BY, LIMIT. `columnar`: the caller (a statement's output) reads
+ * `table` when there is one, so a SELECT's rows need not be built here.
+ */
+export async function runQuery(query: Query, ctx: QueryContext, columnar = false): Promise<QueryResult> {
   const inner = withCtes(query, ctx);
-  if (query.body.kind === 'select') return runSelect(query, query.body, inner);
+  if (query.body.kind === 'select') return runSelect(query, query.body, inner, undefined, columnar);
   const relation = await runBody(query.body, inner);
   if (query.orderBy.length === 0 && query.limit === null && query.offset === null)
     return resultOf(relation, inner.slice);
@@ -435,7 +443,13 @@ async function resolveFrom(from: TableFactor | null, ctx: QueryContext, select?:
 }
 
 /** Plans and runs one SELECT (with its ORDER BY / LIMIT from `query`). */
-async function runSelect(query: Query, select: Select, ctx: QueryContext, given?: FromInput): Promise<QueryResult> {
+async function runSelect(
+  query: Query,
+  select: Select,
+  ctx: QueryContext,
+  given?: FromInput,
+  columnar = false,
+): Promise<QueryResult> {
   let input = given ?? (await resolveFrom(select.from, ctx, select));
   const hooks: PlanHooks = { outer: ctx.outer };
   const subqueries = collectSubqueries(select, query);
@@ -463,11 +477,21 @@ async function runSelect(query: Query, select: Select, ctx: QueryContext, given?
   if (resolutions && !select.from && resolutions.emptiesSelectWithoutFrom(select)) {
     return { columns: plan.columns, rows: [] };
   }
-  return { columns: plan.columns, rows: await executePlan(plan, ctx) };
+  const table = await executePlan(plan, ctx);
+  if (!columnar) return { columns: plan.columns, rows: (await tableRows(table, ctx.slice)) as Value[][] };
+  let rows: Value[][] | null = null;
+  return {
+    columns: plan.columns,
+    table,
+    get rows(): Value[][] {
+      rows ??= tableRowsNow(table) as Value[][];
+      return rows;
+    },
+  };
 }
 
 /** Runs a plan: scatter to the shards, or locally for `numbers`, no FROM and relations. */
-export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<Value[][]> {
+export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<ColumnTable> {
   const { session, env, now } = ctx;
   let results: unknown[];
   switch (plan.source.kind) {
@@ -489,8 +513,10 @@ export async function executePlan(plan: SelectPlan, ctx: QueryContext): Promise<
   }
   checkAborted(session);
   for (const r of results as ShardResult[]) {
-    if (r.kind === 'rows') ctx.budget.charge(r.rowCount * r.columns.length * CELL_BYTES, 'merging shard rows');
-    else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
+    if (r.kind === 'rows') {
+      const bytes = r.columns.reduce((sum, c) => sum + columnBytes(c, r.rowCount, CELL_BYTES), 0);
+      ctx.budget.charge(bytes, 'merging shard rows');
+    } else ctx.budget.charge(r.keys.length * GROUP_BYTES, 'merging shard groups');
   }
   return inSpan('sql.merge', () =>
     mergeShardResults(plan.merge, results, { nowNanos: now, timezone: session.timezone }, ctx.slice),

@@ -14,15 +14,15 @@ import type { DataType, Vector } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from '../plan/memory-budget.js';
-import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from '../plan/plan.js';
+import type { SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from '../plan/plan.js';
 import { tagValue } from '../types/tag-text.js';
 import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
 import { RangeSink } from './range-exec.js';
+import { RowSink } from './row-sink.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
 import type { Sink } from './sink.js';
-import { applyOrder, compareRowToKeys, sortPermutation } from './sort.js';
 
 /**
  * Executes a plan fragment made by the planner against this shard's storage. Chunks may come
@@ -99,7 +99,14 @@ function castColumns(batch: Batch, casts: NonNullable<NonNullable<ShardPlan['sca
     }
     columns[target] = col;
   }
-  return { rowCount: batch.rowCount, columns };
+  return {
+    rowCount: batch.rowCount,
+    columns,
+    vectors: withoutSlots(
+      batch,
+      casts.map((c) => c.target),
+    ),
+  };
 }
 
 /** Replaces NULLs of columns with a fill value (NOT NULL columns added after rows were written). */
@@ -110,7 +117,16 @@ function fillColumns(batch: Batch, fills: Array<Value | undefined>): Batch {
     const col = batch.columns[slot] as Value[];
     columns[slot] = col.map((v) => (v === null ? fill : v));
   });
-  return { rowCount: batch.rowCount, columns };
+  const filled = fills.flatMap((fill, slot) => (fill === undefined || fill === null ? [] : [slot]));
+  return { rowCount: batch.rowCount, columns, vectors: withoutSlots(batch, filled) };
+}
+
+/** The batch's vectors less those of `slots`, whose values were replaced. */
+function withoutSlots(batch: Batch, slots: number[]): Batch['vectors'] {
+  if (batch.vectors === undefined || batch.selection !== undefined) return undefined;
+  const vectors = batch.vectors.slice();
+  for (const slot of slots) vectors[slot] = undefined;
+  return vectors;
 }
 
 async function* batchesOf(plan: ShardPlan, source: ScanSource): AsyncIterable<Batch> {
@@ -163,7 +179,9 @@ export function seriesConditionsOf(specs: SeriesFilterSpec[]): Pick<ScanRequest,
 export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
   const n = chunk.rowCount;
   const columns: Value[][] = [];
+  const vectors: Array<Vector | undefined> = [];
   chunk.vectors.forEach((vector, i) => {
+    vectors[i] = keepsTyped(vector, types[i] ?? 'Null') ? vector : undefined;
     let converted: Value[] | null = null;
     Object.defineProperty(columns, i, {
       enumerable: true,
@@ -173,7 +191,12 @@ export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
       },
     });
   });
-  return { rowCount: n, columns, chunk };
+  return { rowCount: n, columns, chunk, vectors };
+}
+
+/** Whether a vector's cells already read as the values of `type` (see src/query/columns.ts). */
+function keepsTyped(vector: Vector, type: DataType): boolean {
+  return vector.kind !== 'str' || type === 'String' || type === 'Binary';
 }
 
 function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
@@ -199,83 +222,6 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
       for (let i = 0; i < n; i++) out[i] = valid && valid[i] === 0 ? null : (values[i] as number | bigint);
       return out;
     }
-  }
-}
-
-/** Rows a sorted top-k may collect beyond twice its limit before cutting back to the limit. */
-const TOP_K_SLACK_ROWS = 4096;
-
-class RowSink implements Sink {
-  private readonly columns: Value[][];
-  private rowCount = 0;
-  private heldBytes = 0;
-  /** Once the top-k is full: the sort-key values of its last row. */
-  private boundary: Value[] | null = null;
-
-  constructor(
-    private readonly output: Extract<ShardOutput, { kind: 'rows' }>,
-    private readonly ctx: EvalContext,
-    private readonly budget: MemoryBudget,
-  ) {
-    this.columns = output.exprs.map(() => []);
-  }
-
-  add(batch: Batch): boolean {
-    const { exprs, sort, limit } = this.output;
-    // Without a sort, or when the scan yields rows in sort order, the first `limit` rows are the
-    // answer and scanning can stop early.
-    const inOrder = sort.length === 0 || this.output.scanOrdered === true;
-    const take = inOrder && limit !== null ? Math.min(batch.rowCount, limit - this.rowCount) : batch.rowCount;
-    let rows = take < batch.rowCount ? { rowCount: take, columns: batch.columns.map((c) => c.slice(0, take)) } : batch;
-    const evaluated: Array<Value[] | undefined> = new Array(exprs.length);
-    if (this.boundary) {
-      // A full top-k keeps only rows that sort strictly before its current last row: evaluate
-      // the sort keys first and drop the rest before computing anything else for them.
-      for (const key of sort) evaluated[key.index] ??= evaluate(exprs[key.index] as PlanExpr, rows, this.ctx);
-      const keep: number[] = [];
-      for (let r = 0; r < rows.rowCount; r++) {
-        if (compareRowToKeys(evaluated as Value[][], r, sort, this.boundary) < 0) keep.push(r);
-      }
-      if (keep.length === 0) return true;
-      if (keep.length < rows.rowCount) {
-        const picked = rows;
-        rows = { rowCount: keep.length, columns: picked.columns.map((c) => keep.map((r) => c[r] as Value)) };
-        for (const key of sort) {
-          const all = evaluated[key.index] as Value[];
-          evaluated[key.index] = keep.map((r) => all[r] as Value);
-        }
-      }
-    }
-    exprs.forEach((e, i) => {
-      const values = evaluated[i] ?? evaluate(e, rows, this.ctx);
-      const target = this.columns[i] as Value[];
-      for (let r = 0; r < rows.rowCount; r++) target.push(values[r] as Value);
-    });
-    this.rowCount += rows.rowCount;
-    // A sorted top-k only ever needs its best `limit` rows: cut back whenever twice that piles up.
-    if (sort.length > 0 && limit !== null && this.rowCount >= 2 * limit + TOP_K_SLACK_ROWS) this.cut();
-    // Charged after the cut: a top-k holds only what it keeps.
-    const held = this.rowCount * exprs.length * CELL_BYTES;
-    if (held > this.heldBytes) this.budget.charge(held - this.heldBytes, 'collecting rows in a shard');
-    else this.budget.release(this.heldBytes - held);
-    this.heldBytes = held;
-    return !(inOrder && limit !== null && this.rowCount >= limit);
-  }
-
-  private cut(): void {
-    const { sort, limit } = this.output;
-    const order = sortPermutation(this.columns, this.rowCount, sort);
-    const kept = applyOrder(this.columns, order, 0, limit);
-    this.columns.splice(0, this.columns.length, ...kept.columns);
-    this.rowCount = kept.rowCount;
-    if (limit !== null && limit > 0 && this.rowCount === limit) {
-      this.boundary = sort.map((key) => (this.columns[key.index] as Value[])[limit - 1] as Value);
-    }
-  }
-
-  finish(): ShardResult {
-    if (this.output.sort.length > 0) this.cut();
-    return { kind: 'rows', rowCount: this.rowCount, columns: this.columns };
   }
 }
 

@@ -1,5 +1,10 @@
-/** Row ordering shared by shards (pre-sorting, top-k) and the router (final ORDER BY). */
+/**
+ * Row ordering shared by shards (pre-sorting, top-k) and the router (final ORDER BY). Sorting
+ * computes a permutation; columns are gathered once at the end, typed vectors as typed arrays.
+ */
+
 import type { TimeSlice } from '../../../shared/time-slice.js';
+import { type Column, concatColumns, gatherColumn } from '../../columns.js';
 import type { SortKey } from '../plan/plan.js';
 import { compareValues, type Value } from '../types/values.js';
 
@@ -33,10 +38,98 @@ export function compareRowToKeys(columns: Value[][], i: number, keys: SortKey[],
   return 0;
 }
 
+type RowCompare = (i: number, j: number) => number;
+
+/** Compares two rows of one column by `key`, reading typed vectors without boxing their cells. */
+function keyCompare(column: Column, key: SortKey): RowCompare {
+  if (Array.isArray(column)) {
+    const col = column as Value[];
+    return (i, j) => compareCells(col[i] as Value, col[j] as Value, key);
+  }
+  const sign = key.descending ? -1 : 1;
+  const valid = column.valid;
+  let values: RowCompare;
+  switch (column.kind) {
+    case 'f64': {
+      const a = column.values as Float64Array;
+      values = (i, j) => {
+        const x = a[i] as number;
+        const y = a[j] as number;
+        if (x < y) return -1;
+        if (x > y) return 1;
+        if (x === y) return 0;
+        // NaN sorts after every number, as compareValues orders it.
+        const xn = Number.isNaN(x);
+        return xn === Number.isNaN(y) ? 0 : xn ? 1 : -1;
+      };
+      break;
+    }
+    case 'i64':
+    case 'u64': {
+      // Two 32-bit words per value (little-endian): high word signed for i64, then low unsigned.
+      const bytes = column.values as BigInt64Array | BigUint64Array;
+      const hi =
+        column.kind === 'i64'
+          ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length * 2)
+          : new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length * 2);
+      const lo = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length * 2);
+      values = (i, j) => {
+        const x = hi[2 * i + 1] as number;
+        const y = hi[2 * j + 1] as number;
+        if (x !== y) return x < y ? -1 : 1;
+        const u = lo[2 * i] as number;
+        const v = lo[2 * j] as number;
+        return u < v ? -1 : u > v ? 1 : 0;
+      };
+      break;
+    }
+    case 'bool': {
+      const a = column.values as Uint8Array;
+      values = (i, j) => (a[i] as number) - (a[j] as number);
+      break;
+    }
+    case 'str': {
+      // Strings are JS values already; a null entry also means NULL, so compare as cells.
+      const a = column.values as Array<string | null>;
+      return (i, j) =>
+        compareCells(
+          valid !== undefined && valid[i] === 0 ? null : (a[i] ?? null),
+          valid !== undefined && valid[j] === 0 ? null : (a[j] ?? null),
+          key,
+        );
+    }
+  }
+  if (valid === undefined) return sign === 1 ? values : (i, j) => -values(i, j);
+  const nullSide = key.nullsFirst ? -1 : 1;
+  return (i, j) => {
+    const vi = valid[i] === 1;
+    const vj = valid[j] === 1;
+    if (vi && vj) return sign * values(i, j);
+    if (vi === vj) return 0;
+    return vi ? -nullSide : nullSide;
+  };
+}
+
+/** Compares two rows by `keys`, then by index: a total order, so any sort of it is stable. */
+function rowCompare(columns: Column[], keys: SortKey[]): RowCompare {
+  const compares = keys.map((key) => keyCompare(columns[key.index] as Column, key));
+  if (compares.length === 1) {
+    const only = compares[0] as RowCompare;
+    return (i, j) => only(i, j) || i - j;
+  }
+  return (i, j) => {
+    for (const c of compares) {
+      const r = c(i, j);
+      if (r !== 0) return r;
+    }
+    return i - j;
+  };
+}
+
 /** A stable ordering of `rowCount` rows by `keys`. */
-export function sortPermutation(columns: Value[][], rowCount: number, keys: SortKey[]): number[] {
+export function sortPermutation(columns: Column[], rowCount: number, keys: SortKey[]): number[] {
   const order = Array.from({ length: rowCount }, (_, i) => i);
-  if (keys.length > 0) order.sort((i, j) => compareRows(columns, i, j, keys) || i - j);
+  if (keys.length > 0) order.sort(rowCompare(columns, keys));
   return order;
 }
 
@@ -49,13 +142,13 @@ const SORT_RUN_ROWS = 16_384;
  * row index breaks ties, so the order is total and the result stable, as a single sort's.
  */
 export async function sortPermutationSliced(
-  columns: Value[][],
+  columns: Column[],
   rowCount: number,
   keys: SortKey[],
   slice: TimeSlice,
 ): Promise<number[]> {
   if (keys.length === 0 || rowCount <= SORT_RUN_ROWS) return sortPermutation(columns, rowCount, keys);
-  const cmp = (i: number, j: number): number => compareRows(columns, i, j, keys) || i - j;
+  const cmp = rowCompare(columns, keys);
   let runs: number[][] = [];
   for (let start = 0; start < rowCount; start += SORT_RUN_ROWS) {
     const end = Math.min(rowCount, start + SORT_RUN_ROWS);
@@ -97,35 +190,51 @@ async function mergeRuns(
 }
 
 /** Reorders and truncates columns: rows `order[offset..offset+limit)`. */
-export function applyOrder(
-  columns: Value[][],
-  order: number[],
-  offset: number,
-  limit: number | null,
-): { rowCount: number; columns: Value[][] } {
+export function applyOrder(columns: Column[], order: number[], offset: number, limit: number | null): ColumnsOut {
   const end = limit === null ? order.length : Math.min(order.length, offset + limit);
-  const picked = order.slice(Math.min(offset, order.length), end);
-  return { rowCount: picked.length, columns: columns.map((c) => picked.map((i) => c[i] as Value)) };
+  const start = Math.min(offset, order.length);
+  return { rowCount: end - start, columns: columns.map((c) => gatherColumn(c, order, start, end)) };
 }
 
-/** `applyOrder` for long results, checking `slice` as it copies. */
+interface ColumnsOut {
+  rowCount: number;
+  columns: Column[];
+}
+
+/** Rows gathered between two looks at `slice`. */
+const GATHER_STEP_ROWS = 65_536;
+
+/** `applyOrder` for long results, checking `slice` between steps of the copy. */
 export async function applyOrderSliced(
-  columns: Value[][],
+  columns: Column[],
   order: number[],
   offset: number,
   limit: number | null,
   slice: TimeSlice,
-): Promise<{ rowCount: number; columns: Value[][] }> {
+): Promise<ColumnsOut> {
   const end = limit === null ? order.length : Math.min(order.length, offset + limit);
   const start = Math.min(offset, order.length);
-  const out: Value[][] = [];
+  const out: Column[] = [];
   for (const c of columns) {
-    const picked = new Array<Value>(end - start);
-    for (let r = start; r < end; r++) {
-      picked[r - start] = c[order[r] as number] as Value;
-      if (slice.tick()) await slice.next();
+    if (Array.isArray(c)) {
+      const picked = new Array<unknown>(end - start);
+      for (let r = start; r < end; r++) {
+        picked[r - start] = c[order[r] as number];
+        if (slice.tick()) await slice.next();
+      }
+      out.push(picked);
+      continue;
     }
-    out.push(picked);
+    // Typed copies are cheap per row: check the clock per step rather than per row.
+    const parts: Column[] = [];
+    const lengths: number[] = [];
+    for (let s = start; s < end; s += GATHER_STEP_ROWS) {
+      const e = Math.min(end, s + GATHER_STEP_ROWS);
+      parts.push(gatherColumn(c, order, s, e));
+      lengths.push(e - s);
+      await slice.next();
+    }
+    out.push(parts.length === 0 ? gatherColumn(c, order, start, end) : concatColumns(parts, lengths));
   }
   return { rowCount: end - start, columns: out };
 }

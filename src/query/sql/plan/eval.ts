@@ -10,7 +10,7 @@
 import { floorDiv } from '../../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { ScanChunk } from '../../../shared/scan.js';
-import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
+import { type DataType, NANOS_PER_UNIT, timeUnitOf, type Vector } from '../../../shared/types.js';
 import { compileLike } from '../functions/like.js';
 import { scalarFunction } from '../functions/registry.js';
 import type { EvalContext } from '../functions/types.js';
@@ -34,6 +34,13 @@ export interface Batch {
   columns: Value[][];
   /** The scan chunk the columns were read from, when they were (series-runs.ts reads it). */
   chunk?: ScanChunk | undefined;
+  /**
+   * Storage vectors behind some columns, for sinks that keep them typed: `columns[i]` holds the
+   * values of `vectors[i]` at rows `selection` (all rows in order when absent). Undefined where a
+   * column's values differ from its vector's (casts, fills, tags of non-text types).
+   */
+  vectors?: Array<Vector | undefined> | undefined;
+  selection?: Uint32Array | undefined;
 }
 
 function divideByZero(): DbError {
@@ -158,9 +165,13 @@ export function selectRows(predicate: PlanExpr, batch: Batch, ctx: EvalContext):
   return out.subarray(0, k);
 }
 
-/** The rows at `indexes`, in that order. */
+/**
+ * The rows at `indexes`, in that order. Over storage vectors the columns stay lazy (a column no
+ * expression reads is never boxed) and the vectors follow by selection.
+ */
 export function takeRows(batch: Batch, indexes: Uint32Array | number[]): Batch {
   const m = indexes.length;
+  if (batch.vectors !== undefined) return takeVectorRows(batch, indexes);
   return {
     rowCount: m,
     columns: batch.columns.map((c) => {
@@ -169,6 +180,32 @@ export function takeRows(batch: Batch, indexes: Uint32Array | number[]): Batch {
       return out;
     }),
   };
+}
+
+function takeVectorRows(batch: Batch, indexes: Uint32Array | number[]): Batch {
+  const m = indexes.length;
+  const selection = new Uint32Array(m);
+  const prior = batch.selection;
+  for (let i = 0; i < m; i++) {
+    const r = indexes[i] as number;
+    selection[i] = prior === undefined ? r : (prior[r] as number);
+  }
+  const columns: Value[][] = [];
+  for (let c = 0; c < batch.columns.length; c++) {
+    let taken: Value[] | null = null;
+    Object.defineProperty(columns, c, {
+      enumerable: true,
+      get: () => {
+        if (taken === null) {
+          const source = batch.columns[c] as Value[];
+          taken = new Array<Value>(m);
+          for (let i = 0; i < m; i++) taken[i] = source[indexes[i] as number] as Value;
+        }
+        return taken;
+      },
+    });
+  }
+  return { rowCount: m, columns, vectors: batch.vectors, selection };
 }
 
 /** Keeps the rows where `predicate` is TRUE. */

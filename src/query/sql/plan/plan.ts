@@ -13,6 +13,7 @@
 
 import type { ScanColumn } from '../../../shared/scan.js';
 import type { DataType } from '../../../shared/types.js';
+import type { Column } from '../../columns.js';
 import type { AggregateOrder } from '../functions/types.js';
 import type { ArithmeticOperator, ComparisonOperator } from '../types/operators.js';
 import type { Value } from '../types/values.js';
@@ -224,9 +225,12 @@ export interface ShardPlan {
   memoryLimitBytes?: number | undefined;
 }
 
-/** A shard's answer: columnar rows, or one key row and state row per group. */
+/**
+ * A shard's answer: columnar rows (plain scan columns as typed vectors, others as values), or one
+ * key row and state row per group.
+ */
 export type ShardResult =
-  | { kind: 'rows'; rowCount: number; columns: Value[][] }
+  | { kind: 'rows'; rowCount: number; columns: Column[] }
   | { kind: 'groups'; keys: Value[][]; states: unknown[][] };
 
 /** How the router combines shard results into the statement result. */

@@ -1,8 +1,7 @@
 /** The catalog browser: databases, their tables and each table's columns, keys and size. */
 import type { SQLNamespace } from '@codemirror/lang-sql';
-import { sql, sqlObjects, textOf } from './api';
+import { sql, sqlObjects } from './api';
 import { button, el, errorBox, formatBytes, replaceChildren } from './dom';
-import { parseExposition } from './prom-text';
 
 export interface ColumnInfo {
   name: string;
@@ -185,13 +184,14 @@ export function createCatalogPage(host: HTMLElement, openQuery: (query: string) 
 }
 
 /**
- * The table's live segment bytes summed over the shards (`shoaldb_table_segment_bytes`); rows
- * still in memtables and the WAL are not on disk as segments yet.
+ * The table's live segment bytes over all shards (`information_schema.tables.data_length`, which
+ * the public listener serves too, unlike `/metrics`); rows still in memtables are not counted.
  */
 async function segmentBytesOf(db: string, table: string): Promise<string> {
-  const samples = parseExposition(await textOf('metrics'));
-  const found = samples.find(
-    (s) => s.name === 'shoaldb_table_segment_bytes' && s.labels.db === db && s.labels.table === table,
+  const quote = (v: string) => `'${v.replaceAll("'", "''")}'`;
+  const [row] = await sqlObjects(
+    `SELECT data_length FROM information_schema.tables WHERE table_schema = ${quote(db)} AND table_name = ${quote(table)}`,
   );
-  return found === undefined ? 'nothing flushed yet (rows in memtables)' : formatBytes(found.value);
+  const bytes = Number(row?.data_length ?? 0);
+  return bytes === 0 ? 'nothing flushed yet (rows in memtables)' : formatBytes(bytes);
 }

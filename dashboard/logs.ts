@@ -1,9 +1,10 @@
 /** The log explorer over `/v1/logs`: time range, terms, filters, columns, newest first, live tail. */
-import { logs, type Records } from './api';
+import { logs } from './api';
 import type { Catalog, ColumnInfo } from './catalog';
 import { count, el, errorBox, field, replaceChildren, select } from './dom';
+import { newestFirst } from './newest';
 import { renderTable } from './result-table';
-import { RANGES, timestampMs } from './time';
+import { RANGES } from './time';
 
 const TAIL_MS = 2000;
 
@@ -115,22 +116,25 @@ export function createLogsPage(host: HTMLElement): { setCatalog(catalog: Catalog
     const columns = picked.length === t.columns.length ? [] : [...new Set([t.time.name, ...picked])];
     const started = performance.now();
     try {
-      const answer = await logs({
-        table: { catalog_name: 'greptime', schema_name: t.db, table_name: t.table },
-        time_filter: { start: new Date(startMs).toISOString(), end: new Date(endMs + 1).toISOString() },
-        limit: { fetch: Math.max(1, Number(limit.value) || 200) },
-        columns,
-        filters: { And: and },
-        context: 'None',
-        exprs: [],
-      });
-      const records: Records = answer.records ?? { columns: [], rows: [] };
-      // /v1/logs has no ORDER BY of its own: newest first is done here.
-      const at = records.columns.findIndex((c) => c.name === t.time.name);
-      const type = records.columns[at]?.type ?? '';
-      if (at >= 0) {
-        records.rows.sort((a, b) => (timestampMs(b[at], type) ?? 0) - (timestampMs(a[at], type) ?? 0));
-      }
+      // /v1/logs has no ORDER BY of its own: newest first is found by narrowing the time window.
+      const records = await newestFirst(
+        async (fromMs, toMs, fetch) =>
+          (
+            await logs({
+              table: { catalog_name: 'greptime', schema_name: t.db, table_name: t.table },
+              time_filter: { start: new Date(fromMs).toISOString(), end: new Date(toMs).toISOString() },
+              limit: { fetch },
+              columns,
+              filters: { And: and },
+              context: 'None',
+              exprs: [],
+            })
+          ).records ?? { columns: [], rows: [] },
+        startMs,
+        endMs + 1,
+        Math.max(1, Number(limit.value) || 200),
+        t.time.name,
+      );
       status.textContent = `${count(records.rows.length, 'line')} in ${Math.round(performance.now() - started)} ms${live.checked ? ' (live)' : ''}`;
       renderTable(results, records, `${t.table}-logs`);
     } catch (err) {

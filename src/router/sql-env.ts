@@ -43,6 +43,15 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
     authorize: (access) => {
       if (user) checkPermission(user, access);
     },
+    async tableSegmentBytes() {
+      const sizes = new Map<number, number>();
+      for (const s of await cluster.stats()) {
+        for (const [id, bytes] of Object.entries(s.tableSegmentBytes)) {
+          sizes.set(Number(id), (sizes.get(Number(id)) ?? 0) + bytes);
+        }
+      }
+      return sizes;
+    },
     getDatabase: (name: string): DatabaseSchema | undefined => catalog.getDatabase(name),
     listDatabases: () => catalog.listDatabases(),
     getTable: (db: string, name: string) => catalog.getTable(db, name),

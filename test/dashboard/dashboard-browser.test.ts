@@ -42,6 +42,10 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
   ];
   const values = logRows.map(([h, l, m], i) => `(${now - (i + 1) * 1000}, '${h}', '${l}', '${m}')`).join(', ');
   t.equal((await sql(server.url, `INSERT INTO app_logs VALUES ${values}`)).status, 200);
+  // More lines than the explorer's limit: newest first must be the newest, not the first found.
+  t.equal((await sql(server.url, 'CREATE TABLE many_logs (ts TIMESTAMP TIME INDEX, message STRING)')).status, 200);
+  const many = Array.from({ length: 300 }, (_, i) => `(${now - 2000 - i * 700}, 'line ${i}')`).join(', ');
+  t.equal((await sql(server.url, `INSERT INTO many_logs VALUES ${many}`)).status, 200);
 
   const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -185,6 +189,17 @@ t.test('the dashboard, page by page, in chromium', { skip: hasChromium ? false :
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction("document.querySelectorAll('#page-logs table.results tbody tr').length === 1");
     t.pass('a filter narrows the lines');
+    await page.getByLabel('Table', { exact: true }).selectOption({ label: 'public.many_logs' });
+    await page.getByLabel('Terms', { exact: true }).fill('');
+    await page.getByLabel('Filters', { exact: true }).fill('');
+    await page.getByLabel('Limit', { exact: true }).fill('25');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#page-logs .status', { hasText: '25 lines' }).waitFor();
+    t.same(
+      await page.locator('#page-logs table.results tbody td:last-child').allTextContents(),
+      Array.from({ length: 25 }, (_, i) => `line ${i}`),
+      'the 25 newest of 300 lines, newest first',
+    );
     await screenshot(page, 'logs');
     t.same(await seriousViolations(page), [], 'no serious or critical axe violation');
   });

@@ -57,6 +57,8 @@ t.test('flush and compaction keep every row identical, also after restart', asyn
   const perTable = /^shoaldb_table_segment_bytes\{db="public",table="f"\} (\d+)$/m.exec(metricsText);
   t.ok(perTable, 'segment bytes reported for table f');
   t.equal(Number(perTable?.[1]), await metricSum(server.url, 'shoaldb_segment_bytes'), 'and they are all of them');
+  const sized = await sql(server.url, "SELECT data_length FROM information_schema.tables WHERE table_name = 'f'");
+  t.same(sized.body.output?.[0]?.records?.rows, [[Number(perTable?.[1])]], 'information_schema.tables.data_length');
   t.same(await snapshot(server.url), before, 'identical after flush and compaction');
 
   await server.kill();

@@ -46,7 +46,7 @@ function databases(env: SqlEnv): string[] {
 }
 
 /** The rows of `information_schema.<table>`, or null when there is no such view. */
-export function informationSchemaRelation(table: string, env: SqlEnv): Relation | null {
+export async function informationSchemaRelation(table: string, env: SqlEnv): Promise<Relation | null> {
   switch (table) {
     case 'schemata':
       return relation(
@@ -69,9 +69,11 @@ export function informationSchemaRelation(table: string, env: SqlEnv): Relation 
         }),
       );
     case 'tables': {
+      // data_length: the table's live segment bytes over all shards (memtables and WAL aside).
+      const sizes = (await env.tableSegmentBytes?.()) ?? new Map<number, number>();
       const rows: Value[][] = [];
       for (const name of INFORMATION_SCHEMA_TABLES) {
-        rows.push(['greptime', INFORMATION_SCHEMA, name, 'LOCAL TEMPORARY', null, null]);
+        rows.push(['greptime', INFORMATION_SCHEMA, name, 'LOCAL TEMPORARY', null, 0n, null]);
       }
       for (const t of allTables(env)) {
         const temporary = t.id < 0;
@@ -81,6 +83,7 @@ export function informationSchemaRelation(table: string, env: SqlEnv): Relation 
           t.name,
           temporary ? 'TEMPORARY' : 'BASE TABLE',
           temporary ? null : BigInt(t.id),
+          BigInt(sizes.get(t.id) ?? 0),
           temporary ? null : 'mito',
         ]);
       }
@@ -93,6 +96,7 @@ export function informationSchemaRelation(table: string, env: SqlEnv): Relation 
           ['table_name', 'String'],
           ['table_type', 'String'],
           ['table_id', 'UInt32'],
+          ['data_length', 'UInt64'],
           ['engine', 'String'],
         ],
         rows.map((r) => r.map((v, i) => (i === 4 && typeof v === 'bigint' ? Number(v) : v))),

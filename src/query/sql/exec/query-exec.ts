@@ -203,10 +203,13 @@ async function orderRelation(
 }
 
 /** `information_schema.<view>` (as FROM names it), or null when the name is not one. */
-function virtualTable(factor: Extract<TableFactor, { kind: 'table' }>, ctx: QueryContext): Relation | null {
+async function virtualTable(
+  factor: Extract<TableFactor, { kind: 'table' }>,
+  ctx: QueryContext,
+): Promise<Relation | null> {
   const [db, name] = resolveTableName(factor.name, ctx.session);
   if (db !== INFORMATION_SCHEMA) return null;
-  const relation = informationSchemaRelation(name, ctx.env);
+  const relation = await informationSchemaRelation(name, ctx.env);
   if (!relation) throw tableNotFound(db, name, true);
   return factor.alias || factor.columnAliases ? aliasRelation(relation, factor.alias, factor.columnAliases) : relation;
 }
@@ -220,7 +223,7 @@ async function scanTable(
   ctx: QueryContext,
   where: Expr | null = null,
 ): Promise<Relation> {
-  const virtual = virtualTable(factor, ctx);
+  const virtual = await virtualTable(factor, ctx);
   if (virtual) return virtual;
   const { db, table } = lookupStoredTable(factor.name, ctx.session, ctx.env);
   const select: Select = {
@@ -435,7 +438,7 @@ async function resolveFrom(from: TableFactor | null, ctx: QueryContext, select?:
   if (!from) return NO_FROM;
   if (from.kind === 'table') {
     const isCte = from.name.length === 1 && ctx.ctes.has(normalizeIdent(from.name[0] as Ident));
-    const virtual = isCte ? null : virtualTable(from, ctx);
+    const virtual = isCte ? null : await virtualTable(from, ctx);
     if (virtual) return relationInput(virtual);
     if (!isCte) return tableInput(from, ctx.session, ctx.env);
   }

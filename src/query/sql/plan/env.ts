@@ -93,6 +93,8 @@ export interface SqlEnv {
    * the others write. Absent when there is no user provider.
    */
   authorize?(access: 'read' | 'write'): void;
+  /** Live segment bytes per table id over all shards (`information_schema.tables.data_length`). */
+  tableSegmentBytes?(): Promise<ReadonlyMap<number, number>>;
   /** Runs a plan fragment on every shard and returns their results in shard order. */
   /** `plan` is the planner's ShardPlan (plan.ts, not imported here: plan.ts reaches this module). */
   scatter(plan: unknown, signal?: AbortSignal): Promise<unknown[]>;

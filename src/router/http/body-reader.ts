@@ -18,7 +18,14 @@ export type BodySource = Pick<UwsResponse, 'onData'>;
  * Reads the whole body; rejects past `limitBytes` (0 = none) and with the signal's reason when it
  * aborts first.
  */
-export function readBody(res: BodySource, declared: number, limitBytes: number, signal: AbortSignal): Promise<Buffer> {
+export function readBody(
+  res: BodySource,
+  declared: number,
+  limitBytes: number,
+  signal: AbortSignal,
+  /** Called when the client has sent the whole body, even after a refusal or an abort. */
+  onEnd?: () => void,
+): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const parts: Buffer[] = [];
     // With a declared length, chunks are copied straight into one buffer of that size (one
@@ -33,6 +40,7 @@ export function readBody(res: BodySource, declared: number, limitBytes: number, 
       }
     });
     res.onData((chunk, last) => {
+      if (last) onEnd?.();
       if (finished) return;
       const from = size;
       size += chunk.byteLength;

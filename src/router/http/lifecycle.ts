@@ -32,6 +32,9 @@ import { endRequestSpan, startRequestSpan } from './request-span.js';
 import { corsPreflight, ResponseWriter } from './respond.js';
 import type { RouteTable } from './route-table.js';
 
+/** How long a request past its deadline may go on sending its body before it is answered and cut. */
+const TIMEOUT_LINGER_MS = 1000;
+
 export interface LifecycleDeps extends Admission {
   config: Config;
   log: Logger;
@@ -94,25 +97,45 @@ export async function handleRequest(
   const limits = limitsOf(route, config, headers.get('x-greptime-timeout'));
 
   // The deadline covers reading the body and running the handler.
+  const declaredLength = Number(headers.get('content-length') ?? '0');
+  let bodyEnded = !hasBody(method, declaredLength, headers);
+  let onBodyEnd: (() => void) | null = null;
+  let timedOut = false;
   let timer: NodeJS.Timeout | null = null;
   if (limits.deadlineMs > 0) {
     timer = setTimeout(() => {
+      timedOut = true;
       controller.abort(new DbError(ErrorCode.DeadlineExceeded, 'request timed out'));
       if (!writer.finished) countRejection('timeout');
-      // Closed: the body may be only partly read (a slowloris client trickling it).
-      send(errorResponse(new ClientError('RequestTimeout', ''), route.errors, 0), true);
+      const answer = () => send(errorResponse(new ClientError('RequestTimeout', ''), route.errors, 0), !bodyEnded);
+      if (bodyEnded) {
+        answer();
+        return;
+      }
+      // A client still sending its body can read the 408 only once it has sent it: wait for the
+      // body's end a moment, then answer and close (the rest of a trickled body — slowloris —
+      // must not stay on the connection, nor be parsed as the next request).
+      const linger = setTimeout(answer, TIMEOUT_LINGER_MS);
+      onBodyEnd = () => {
+        clearTimeout(linger);
+        answer();
+      };
     }, limits.deadlineMs);
   }
+  const bodyEnd = (): void => {
+    bodyEnded = true;
+    onBodyEnd?.();
+  };
 
   let stage: Stage = 'before-handler';
   let release: (() => void) | null = null;
   try {
-    const declared = Number(headers.get('content-length') ?? '0');
+    const declared = declaredLength;
     checkDeclaredLength(declared, limits.bodyLimitBytes);
     const query = new URLSearchParams(rawQuery);
     const user = authenticate(deps.userProvider, route, path, headers, query);
     let body = hasBody(method, declared, headers)
-      ? await readBody(res, declared, limits.bodyLimitBytes, controller.signal)
+      ? await readBody(res, declared, limits.bodyLimitBytes, controller.signal, bodyEnd)
       : Buffer.alloc(0);
     release = await admit(deps, route, body.length, controller);
     if (route.decompress) body = decompress(body, headers.get('content-encoding'), limits.bodyLimitBytes);
@@ -135,7 +158,8 @@ export async function handleRequest(
     const response = span === null ? await route.handler(ctx) : await withSpan(span, () => route.handler(ctx));
     send(response);
   } catch (err) {
-    if (!writer.finished) send(answerError(err, { route, stage, path, headers, startMs }, deps.log));
+    // Past the deadline the timer answers (after the body, see above).
+    if (!writer.finished && !timedOut) send(answerError(err, { route, stage, path, headers, startMs }, deps.log));
   } finally {
     if (timer) clearTimeout(timer);
     release?.();

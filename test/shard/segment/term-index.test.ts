@@ -9,6 +9,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import t from 'tap';
 import { REGEX_FUNCTIONS } from '../../../src/query/sql/functions/regex.js';
+import { readManifest, writeManifest } from '../../../src/shard/manifest.js';
 import { FormatError } from '../../../src/shard/segment/byte-io.js';
 import { SEGMENT_FORMAT_VERSION } from '../../../src/shard/segment/format.js';
 import { SegmentFile } from '../../../src/shard/segment/segment-reader.js';
@@ -210,6 +211,11 @@ for (const version of [1, 2]) {
     out.writeUInt32LE(crc32(footer), footerOffset + footer.length + 12);
     bytes.copy(out, footerOffset + footer.length + 16, trailer + 16);
     fs.writeFileSync(file, out);
+    // The manifest records each segment's size (start-up checks it): this file is shorter now.
+    const manifest = readManifest(dir);
+    if (manifest === null) throw new Error('expected a manifest');
+    for (const t3 of Object.values(manifest.tables)) for (const seg of t3.segments) seg.bytes = out.length;
+    await writeManifest(dir, manifest);
     store = await openStore(dir, { segment: { blockRows: 100, compactionTrigger: 100 } });
     t.teardown(() => store.close());
     const opened = SegmentFile.open(file, 'x', 0, 3);

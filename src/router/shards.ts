@@ -15,6 +15,7 @@ import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-hi
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { DecodeReply } from '../shared/ingest/decode.js';
 import {
+  emptyRecovery,
   type ShardQueryPlan,
   type ShardReply,
   type ShardStats,
@@ -486,16 +487,7 @@ function emptyStats(shardId: number): ShardStats {
     heap: { used: 0, total: 0, external: 0 },
     timings: { walFsync: emptySnapshot(), flush: emptySnapshot(), compaction: emptySnapshot() },
     rejections: {},
-    recovery: {
-      replayedRecords: 0,
-      replayedRows: 0,
-      cutBytes: 0,
-      cuts: [],
-      segmentsQuarantined: 0,
-      manifestRebuilt: false,
-      quarantined: [],
-      durationMs: 0,
-    },
+    recovery: emptyRecovery(),
   };
 }
 

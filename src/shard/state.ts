@@ -18,7 +18,7 @@ import type { MergeMode } from '../shared/codec/write-batch.js';
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DurationHistogram } from '../shared/duration-histogram.js';
-import { type ShardStats, zeroShardCounters } from '../shared/messages.js';
+import { emptyRecovery, type ShardStats, zeroShardCounters } from '../shared/messages.js';
 import { KeyRefs } from './key-refs.js';
 import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
@@ -58,16 +58,7 @@ export class ShardState {
     flush: new DurationHistogram(),
     compaction: new DurationHistogram(),
   };
-  recovery: ShardStats['recovery'] = {
-    replayedRecords: 0,
-    replayedRows: 0,
-    cutBytes: 0,
-    cuts: [],
-    segmentsQuarantined: 0,
-    manifestRebuilt: false,
-    quarantined: [],
-    durationMs: 0,
-  };
+  recovery: ShardStats['recovery'] = emptyRecovery();
 
   constructor(
     readonly config: ShardConfig,

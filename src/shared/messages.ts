@@ -148,6 +148,20 @@ export interface ShardStats extends ShardCounters {
   };
 }
 
+/** What a shard reports of recovery before it has opened (nothing replayed, cut or quarantined). */
+export function emptyRecovery(): ShardStats['recovery'] {
+  return {
+    replayedRecords: 0,
+    replayedRows: 0,
+    cutBytes: 0,
+    cuts: [],
+    segmentsQuarantined: 0,
+    manifestRebuilt: false,
+    quarantined: [],
+    durationMs: 0,
+  };
+}
+
 /**
  * The router span a task was sent under, present only while tracing is on: the shard starts its
  * spans as children of it, so one request's spans in every thread share one trace.

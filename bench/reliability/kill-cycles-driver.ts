@@ -19,6 +19,7 @@ import { FAULT_POINTS, type FaultPointName } from '../../src/shard/fault-points.
 import { readManifest } from '../../src/shard/manifest.js';
 import { SegmentFile } from '../../src/shard/segment/segment-reader.js';
 import { prometheusTypes } from '../../src/shared/proto/prometheus.js';
+import { prng } from '../query-peers/dataset.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 
 const ROWS = 40;
@@ -83,17 +84,6 @@ export interface KillCycleResult {
   /** File problems found while stopped, or quarantines the server reported: must be empty. */
   fileProblems: string[];
   seconds: number;
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const tsOf = (batch: number, i: number): number => BASE_MS + batch * ROWS + i;

@@ -3,7 +3,7 @@
  * registry, so shard figures are pulled from every shard at scrape time and mirrored here.
  */
 import client from 'prom-client';
-import { type ShardStats, type ThreadHeap, threadHeap } from '../shared/messages.js';
+import { type ShardStats, type ThreadHeap, tableSegmentBytes, threadHeap } from '../shared/messages.js';
 import { REJECTION_REASONS, rejectionCounts } from '../shared/rejections.js';
 import { VERSION } from '../shared/version.js';
 import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
@@ -329,12 +329,7 @@ export class ServerMetrics {
       async collect() {
         const stats = await fetchOnce();
         const names = tableNames();
-        const sums = new Map<number, number>();
-        for (const s of stats) {
-          for (const [id, bytes] of Object.entries(s.tableSegmentBytes ?? {})) {
-            sums.set(Number(id), (sums.get(Number(id)) ?? 0) + bytes);
-          }
-        }
+        const sums = tableSegmentBytes(stats);
         this.reset();
         for (const [id, bytes] of sums) {
           const name = names.get(id);

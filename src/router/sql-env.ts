@@ -3,11 +3,13 @@
  * and scatter of plan fragments to every shard. One instance per request, so that permission
  * checks can use the request's user.
  */
+
 import type { PromqlLimits } from '../query/promql/limits.js';
 import type { NewTable, SqlEnv } from '../query/sql/plan/env.js';
 import type { ShardPlan } from '../query/sql/plan/plan.js';
 import { DbError, ErrorCode } from '../shared/errors.js';
 import type { TableInsert } from '../shared/insert.js';
+import { tableSegmentBytes } from '../shared/messages.js';
 import type { DatabaseSchema, TableSchema } from '../shared/types.js';
 import { checkPermission } from './auth/credentials.js';
 import type { AuthedUser } from './auth/user-provider.js';
@@ -43,15 +45,7 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
     authorize: (access) => {
       if (user) checkPermission(user, access);
     },
-    async tableSegmentBytes() {
-      const sizes = new Map<number, number>();
-      for (const s of await cluster.stats()) {
-        for (const [id, bytes] of Object.entries(s.tableSegmentBytes)) {
-          sizes.set(Number(id), (sizes.get(Number(id)) ?? 0) + bytes);
-        }
-      }
-      return sizes;
-    },
+    tableSegmentBytes: async () => tableSegmentBytes(await cluster.stats()),
     getDatabase: (name: string): DatabaseSchema | undefined => catalog.getDatabase(name),
     listDatabases: () => catalog.listDatabases(),
     getTable: (db: string, name: string) => catalog.getTable(db, name),

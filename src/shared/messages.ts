@@ -148,6 +148,16 @@ export interface ShardStats extends ShardCounters {
   };
 }
 
+/** Live segment bytes per table id, summed over every shard's stats. */
+export function tableSegmentBytes(stats: readonly ShardStats[]): Map<number, number> {
+  const sums = new Map<number, number>();
+  for (const s of stats) {
+    for (const [id, bytes] of Object.entries(s.tableSegmentBytes))
+      sums.set(Number(id), (sums.get(Number(id)) ?? 0) + bytes);
+  }
+  return sums;
+}
+
 /** What a shard reports of recovery before it has opened (nothing replayed, cut or quarantined). */
 export function emptyRecovery(): ShardStats['recovery'] {
   return {

@@ -10,6 +10,18 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Test } from 'tap';
 
 export const CHROMIUM = '/usr/bin/chromium';
+/** Headless, no sandbox (root in CI), and nothing that reaches the network on its own. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+];
 export const hasChromium = fs.existsSync(CHROMIUM);
 export const SKIP_REASON = `chromium is not installed at ${CHROMIUM} (.ci/run apt-installs it)`;
 /** Screenshots land in test/dashboard/artifacts (git-ignored), one per page and test. */
@@ -20,17 +32,7 @@ export async function launchBrowser(t: Test): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     timeout: 30_000,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      '--disable-dev-shm-usage',
-    ],
+    args: CHROMIUM_ARGS,
   });
   t.teardown(() => browser.close());
   return browser;

@@ -9,23 +9,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import t from 'tap';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.js';
 import { startLoad } from '../helpers/load-loop.js';
 import { readPprof } from '../helpers/pprof.js';
 import { startServer, tempDir } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const GO = '/usr/bin/go';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 async function profile(url: string, query: string): Promise<{ status: number; type: string | null; body: Buffer }> {
   const res = await fetch(`${url}/debug/prof/cpu?${query}`, { method: 'POST' });

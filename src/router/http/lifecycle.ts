@@ -98,7 +98,8 @@ export async function handleRequest(
 
   // The deadline covers reading the body and running the handler.
   const declaredLength = Number(headers.get('content-length') ?? '0');
-  let bodyEnded = !hasBody(method, declaredLength, headers);
+  const expectsBody = hasBody(method, declaredLength, headers);
+  let bodyEnded = !expectsBody;
   let onBodyEnd: (() => void) | null = null;
   let timedOut = false;
   let timer: NodeJS.Timeout | null = null;
@@ -134,7 +135,7 @@ export async function handleRequest(
     checkDeclaredLength(declared, limits.bodyLimitBytes);
     const query = new URLSearchParams(rawQuery);
     const user = authenticate(deps.userProvider, route, path, headers, query);
-    let body = hasBody(method, declared, headers)
+    let body = expectsBody
       ? await readBody(res, declared, limits.bodyLimitBytes, controller.signal, bodyEnd)
       : Buffer.alloc(0);
     release = await admit(deps, route, body.length, controller);

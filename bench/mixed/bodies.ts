@@ -50,14 +50,22 @@ export class BodySource {
   private readonly templates = Array.from({ length: TEMPLATES }, (_, t) => template(t));
   private steps = 0;
 
-  constructor(now = Date.now()) {
-    this.firstMs = Math.floor((now - START_AGO_MS) / STEP_MS) * STEP_MS;
+  /**
+   * `stepMs` and `startAgoMs` let a long run (the soak: hours at a steady rate) keep its steps
+   * inside the past few days instead of running weeks into the future.
+   */
+  constructor(
+    now = Date.now(),
+    private readonly stepMs = STEP_MS,
+    startAgoMs = START_AGO_MS,
+  ) {
+    this.firstMs = Math.floor((now - startAgoMs) / stepMs) * stepMs;
   }
 
   /** The next step's body and its time (ms). Writers share one source, so steps never repeat. */
   take(): { body: Buffer; ms: number } {
     const step = this.steps++;
-    const ms = this.firstMs + step * STEP_MS;
+    const ms = this.firstMs + step * this.stepMs;
     const { bytes, timeAt } = this.templates[step % TEMPLATES] as Template;
     const body = Buffer.from(bytes);
     const time = Buffer.from(`${ms}000000`, 'latin1');

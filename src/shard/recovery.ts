@@ -246,7 +246,7 @@ function replayWal(state: ShardState, files: number[]): void {
     });
     state.recovery.replayedRecords += result.records;
     for (const { offset, reason, bytes } of result.skipped) {
-      const line = `${rel}: ${reason} at offset ${offset}, skipped that record (${bytes} bytes), kept the records after it`;
+      const line = `${rel}: ${reason} at offset ${offset}, skipped ${bytes} bytes up to the next intact record, kept the records after it`;
       state.log.warn({ file: rel, offset, reason, bytesCut: bytes }, `WAL cut: ${line}`);
       state.recovery.cuts.push(line);
       state.recovery.cutBytes += bytes;

@@ -13,6 +13,18 @@ export const RECORD_HEADER_BYTES = 8;
 /** A record longer than this is treated as corrupt (a group commit is far smaller). */
 export const RECORD_PAYLOAD_BYTES_MAX = 1 << 30;
 
+/**
+ * Whether a payload may start at `at`: every payload (a write batch, key definitions) is a msgpack
+ * map of a few keys, whose header is a fixmap's byte or a map16/map32 header with a small count
+ * (msgpackr writes objects as map16). Lets a resync after damage skip most offsets at once.
+ */
+export function isPayloadStart(bytes: Uint8Array, at: number): boolean {
+  const b = bytes[at] as number;
+  if ((b & 0xf0) === 0x80) return true;
+  if (b === 0xde) return bytes[at + 1] === 0;
+  return b === 0xdf && bytes[at + 1] === 0 && bytes[at + 2] === 0 && bytes[at + 3] === 0;
+}
+
 const WAL_FILE_PATTERN = /^(\d{8,})\.log$/;
 
 export function walFileName(fileNumber: number): string {

@@ -142,7 +142,7 @@ t.test('a damaged record in the middle of a file is skipped alone; the records a
   );
   const { cuts, cutBytes } = store.stats().recovery;
   t.same(cuts, [
-    `wal/${path.basename(file)}: checksum mismatch at offset ${third}, skipped that record (${8 + length} bytes), kept the records after it`,
+    `wal/${path.basename(file)}: checksum mismatch at offset ${third}, skipped ${8 + length} bytes up to the next intact record, kept the records after it`,
   ]);
   t.equal(cutBytes, 8 + length);
   t.equal(fs.statSync(file).size, bytes.length - 8 - length, 'the file is rewritten without it');
@@ -150,6 +150,78 @@ t.test('a damaged record in the middle of a file is skipped alone; the records a
   store = await openStore(dir);
   t.same(store.stats().recovery.cuts, [], 'so the next open finds nothing to report');
   t.equal(scanRows(store, 1, COLUMNS).length, 40);
+  await store.close();
+});
+
+/** Offsets of the records of a WAL file, by their length fields. */
+function recordStarts(bytes: Buffer): number[] {
+  const starts: number[] = [];
+  for (let pos = 0; pos < bytes.length; pos += 8 + bytes.readUInt32LE(pos)) starts.push(pos);
+  return starts;
+}
+
+t.test('a damaged length field mid-file: the reader finds the next intact record and keeps the rest', async (t) => {
+  const dir = tempDir(t);
+  await writeRecords(dir, 5);
+  const [file] = walFiles(dir) as [string];
+  const bytes = fs.readFileSync(file);
+  const starts = recordStarts(bytes);
+  const third = starts[2] as number;
+  bytes.writeUInt32LE(0xfffffff0, third);
+  fs.writeFileSync(file, bytes);
+
+  const store = await openStore(dir);
+  t.same(
+    scanRows(store, 1, COLUMNS).map((r) => Number(r.ts)),
+    [...rowsFrom(0, 20), ...rowsFrom(30, 20)].map((r) => Number(r.ts)),
+    'records 1, 2, 4 and 5 are kept',
+  );
+  t.same(store.stats().recovery.cuts, [
+    `wal/${path.basename(file)}: bad record length 4294967280 at offset ${third}, skipped ${(starts[3] as number) - third} bytes up to the next intact record, kept the records after it`,
+  ]);
+  await store.close();
+});
+
+t.test('a zeroed region across two records mid-file is skipped; the records after it are kept', async (t) => {
+  const dir = tempDir(t);
+  await writeRecords(dir, 6);
+  const [file] = walFiles(dir) as [string];
+  const bytes = fs.readFileSync(file);
+  const starts = recordStarts(bytes);
+  // From the middle of record 2 to the middle of record 4, as a lost sector range reads back.
+  const from = (starts[1] as number) + 12;
+  bytes.fill(0, from, (starts[3] as number) + 12);
+  fs.writeFileSync(file, bytes);
+
+  const store = await openStore(dir);
+  t.same(
+    scanRows(store, 1, COLUMNS).map((r) => Number(r.ts)),
+    [...rowsFrom(0, 10), ...rowsFrom(40, 20)].map((r) => Number(r.ts)),
+    'records 1, 5 and 6 are kept',
+  );
+  t.equal(store.stats().recovery.cuts.length, 1);
+  t.match(
+    store.stats().recovery.cuts[0],
+    /checksum mismatch at offset \d+, skipped \d+ bytes up to the next intact record/,
+  );
+  t.equal(store.stats().recovery.cutBytes, (starts[4] as number) - (starts[1] as number));
+  await store.close();
+});
+
+t.test('a record that checks out but cannot be applied, followed by intact records, is skipped alone', async (t) => {
+  // What a damaged key-definitions record leaves: later records name keys nobody defined.
+  const dir = tempDir(t);
+  await writeRecords(dir, 2);
+  const [file] = walFiles(dir) as [string];
+  fs.appendFileSync(file, encodeRecords([Buffer.from('not a write batch')]));
+  fs.appendFileSync(file, encodeRecords([payload(1, KINDS, rowsFrom(20, 10)), payload(1, KINDS, rowsFrom(30, 10))]));
+  const store = await openStore(dir);
+  t.same(
+    scanRows(store, 1, COLUMNS).map((r) => Number(r.ts)),
+    rowsFrom(0, 40).map((r) => Number(r.ts)),
+    'the records after it are replayed',
+  );
+  t.match(store.stats().recovery.cuts[0], /undecodable payload .* skipped 25 bytes up to the next intact record/);
   await store.close();
 });
 

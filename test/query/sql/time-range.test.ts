@@ -2,7 +2,7 @@ import t from 'tap';
 import { parseExpression } from '../../../src/query/sql/parse/parser.js';
 import { Binder } from '../../../src/query/sql/plan/binder.js';
 import { Scope } from '../../../src/query/sql/plan/scope.js';
-import { extractPruning } from '../../../src/query/sql/plan/time-range.js';
+import { extractPruning, residualFilter } from '../../../src/query/sql/plan/time-range.js';
 import type { ColumnSchema, DataType } from '../../../src/shared/types.js';
 
 const COLUMNS: ColumnSchema[] = [
@@ -12,7 +12,7 @@ const COLUMNS: ColumnSchema[] = [
   { id: 4, name: 'v', type: 'Float64', semantic: 'FIELD', nullable: true },
 ];
 
-function prune(where: string, timezone = 'UTC') {
+function bound(where: string, timezone = 'UTC') {
   const scope = new Scope(
     COLUMNS.map((c) => ({ name: c.name, type: c.type, qualifier: ['t'], path: ['t'], schema: c })),
   );
@@ -24,8 +24,25 @@ function prune(where: string, timezone = 'UTC') {
     if (c.semantic === 'TIMESTAMP') time = { slot, type: c.type };
     if (c.semantic === 'TAG') stringTags.set(slot, c.id);
   });
-  return extractPruning(filter, { time, stringTags });
+  return { filter, columns: { time, stringTags } as Parameters<typeof extractPruning>[1] };
 }
+
+function prune(where: string, timezone = 'UTC') {
+  const { filter, columns } = bound(where, timezone);
+  return extractPruning(filter, columns);
+}
+
+t.test('the residual filter keeps what the time bounds do not enforce, and nothing else', async (t) => {
+  const residual = (where: string) => {
+    const { filter, columns } = bound(where);
+    return residualFilter(filter, columns.time);
+  };
+  t.equal(residual('ts >= 1000 AND ts < 2000'), null, 'a pure time range leaves nothing to evaluate');
+  t.match(residual("ts >= 1000 AND host = 'a' AND ts < 2000"), { kind: 'compare', op: '=' });
+  const both = residual('ts >= 1000 AND v > 1 AND v < 9 AND ts < 2000');
+  t.match(both, { kind: 'and', left: { kind: 'compare', op: '>' }, right: { kind: 'compare', op: '<' } });
+  t.match(residual('ts >= 1000 OR v > 1'), { kind: 'or' }, 'a time comparison under OR stays');
+});
 
 t.test('>= and < give an inclusive lower and exclusive upper bound', async (t) => {
   t.match(prune('ts >= 1000 AND ts < 2000'), { timeMin: 1000n, timeMax: 2000n });

@@ -14,9 +14,10 @@ import type { TimeSlice } from '../../../shared/time-slice.js';
 import { type Column, type ColumnTable, cellAt, concatColumns, isVector } from '../../columns.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
-import type { MergePlan, ShardResult } from '../plan/plan.js';
+import type { AggregateCall, MergePlan, ShardResult } from '../plan/plan.js';
 import type { Value } from '../types/values.js';
 import { createState, finishState, mergeState } from './aggregate-exec.js';
+import { KeyIndex } from './key-index.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
@@ -120,7 +121,7 @@ async function mergeGroups(
   ctx: EvalContext,
   slice: TimeSlice,
 ): Promise<ColumnTable> {
-  const index = new Map<string, number>();
+  const index = new KeyIndex();
   const keys: Value[][] = [];
   const states: unknown[][] = [];
   for (const result of results) {
@@ -128,18 +129,16 @@ async function mergeGroups(
     for (let i = 0; i < result.keys.length; i++) {
       if (slice.tick()) await slice.next();
       const key = result.keys[i] as Value[];
-      const k = groupKeyOf(key);
       const incoming = result.states[i] as unknown[];
-      const g = index.get(k);
-      if (g === undefined) {
-        index.set(k, keys.length);
+      const count = keys.length;
+      const g = index.numberOf(key, () => count);
+      if (g === count) {
         keys.push(key);
         states.push(incoming);
       } else {
         const target = states[g] as unknown[];
-        plan.aggregates.forEach((call, a) => {
-          mergeState(call, target[a], incoming[a]);
-        });
+        for (let a = 0; a < plan.aggregates.length; a++)
+          mergeState(plan.aggregates[a] as AggregateCall, target[a], incoming[a]);
       }
     }
   }

@@ -14,11 +14,13 @@ import type { DataType, Vector } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from '../plan/memory-budget.js';
-import type { SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from '../plan/plan.js';
+import type { PlanExpr, SeriesFilterSpec, ShardOutput, ShardPlan, ShardResult } from '../plan/plan.js';
+import { extractPruning, residualFilter } from '../plan/time-range.js';
 import { tagValue } from '../types/tag-text.js';
 import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
+import { KeyIndex } from './key-index.js';
 import { RangeSink } from './range-exec.js';
 import { RowSink } from './row-sink.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
@@ -32,9 +34,26 @@ export async function runShardPlan(plan: ShardPlan, source: ScanSource): Promise
   const p = plan;
   // The plan crossed a thread boundary as data: its version is checked, not assumed.
   if (p?.version !== 1) throw new Internal('unsupported SQL shard plan');
-  const run = new PlanRun(p);
+  const run = new PlanRun(p, storageFilter(p));
   for await (const batch of batchesOf(p, source)) if (!run.add(batch)) break;
   return run.finish();
+}
+
+/**
+ * The filter left to evaluate over this plan's storage scan: without the time comparisons the
+ * scan's bounds already enforce (checked, not assumed: the bounds must be at least as tight).
+ */
+function storageFilter(p: ShardPlan): PlanExpr | null {
+  const scan = p.scan;
+  if (!scan || !p.filter) return p.filter;
+  const slot = scan.columns.findIndex((c) => c.role === 'time');
+  if (slot < 0) return p.filter;
+  const time = { slot, type: scan.types[slot] as DataType };
+  const bounds = extractPruning(p.filter, { time, stringTags: new Map() });
+  const tightEnough =
+    (bounds.timeMin === undefined || (scan.timeMin !== undefined && scan.timeMin >= bounds.timeMin)) &&
+    (bounds.timeMax === undefined || (scan.timeMax !== undefined && scan.timeMax <= bounds.timeMax));
+  return tightEnough ? residualFilter(p.filter, time) : p.filter;
 }
 
 /**
@@ -52,7 +71,10 @@ class PlanRun {
   private readonly ctx: EvalContext;
   private readonly sink: Sink;
 
-  constructor(private readonly p: ShardPlan) {
+  constructor(
+    private readonly p: ShardPlan,
+    private readonly filter: PlanExpr | null = p.filter,
+  ) {
     this.ctx = { nowNanos: p.nowNanos, timezone: p.timezone };
     const budget = new MemoryBudget(p.memoryLimitBytes);
     this.sink =
@@ -70,7 +92,7 @@ class PlanRun {
     if (summaries !== undefined && this.sink instanceof AggregateSink) this.sink.addSummaries(summaries);
     const withCasts = p.scan?.casts ? castColumns(batch, p.scan.casts) : batch;
     const withFills = p.scan?.fills ? fillColumns(withCasts, p.scan.fills) : withCasts;
-    const rows = p.filter ? filterBatch(p.filter, withFills, this.ctx) : withFills;
+    const rows = this.filter ? filterBatch(this.filter, withFills, this.ctx) : withFills;
     return rows.rowCount === 0 || this.sink.add(rows);
   }
 
@@ -226,8 +248,7 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
 }
 
 class AggregateSink implements Sink {
-  private readonly groupIndex = new Map<string, number>();
-  private readonly singleKeyIndex = new Map<Value, number>();
+  private readonly groupIndex = new KeyIndex();
   private readonly keys: Value[][] = [];
   /** `states[a][g]`: state of aggregate a for group g. */
   private readonly states: unknown[][];
@@ -242,40 +263,22 @@ class AggregateSink implements Sink {
     this.states = output.aggregates.map(() => []);
   }
 
-  /** The group of a single key value, made if new. */
-  private groupOfValue(v: Value): number {
-    let g = this.singleKeyIndex.get(v);
-    if (g === undefined) {
-      g = this.newGroup([v]);
-      this.singleKeyIndex.set(v, g);
-    }
-    return g;
-  }
-
-  /** The group of a key of several values (or none), made if new. */
+  /** The group of a key of values (none for a global aggregate), made if new. */
   private groupOfValues(key: Value[]): number {
-    let k = '';
-    for (const v of key) k += `${valueKey(v)}\u0000`;
-    let g = this.groupIndex.get(k);
-    if (g === undefined) {
-      g = this.newGroup(key.slice());
-      this.groupIndex.set(k, g);
-    }
-    return g;
+    return this.groupIndex.numberOf(key, this.newGroup);
   }
 
-  private readonly groupOfKey = (key: Value[]): number =>
-    key.length === 1 ? this.groupOfValue(key[0] as Value) : this.groupOfValues(key);
+  private readonly groupOfKey = (key: Value[]): number => this.groupOfValues(key);
 
-  private newGroup(key: Value[]): number {
+  private readonly newGroup = (key: readonly Value[]): number => {
     const g = this.keys.length;
     this.budget.charge(GROUP_BYTES + key.length * CELL_BYTES, 'grouping in a shard');
-    this.keys.push(key);
+    this.keys.push(key.slice());
     this.output.aggregates.forEach((call, a) => {
       (this.states[a] as unknown[]).push(createState(call));
     });
     return g;
-  }
+  };
 
   /** Series given by their statistics (asked for only when `runs` takes them). */
   addSummaries(summaries: readonly SeriesSummary[]): void {
@@ -291,10 +294,6 @@ class AggregateSink implements Sink {
     const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     if (keyColumns.length === 0) {
       groupOf.fill(this.groupOfValues([]));
-    } else if (keyColumns.length === 1) {
-      // One key column holds one type, so its values themselves are distinct Map keys.
-      const col = keyColumns[0] as Value[];
-      for (let r = 0; r < n; r++) groupOf[r] = this.groupOfValue(col[r] as Value);
     } else {
       const key = new Array<Value>(keyColumns.length);
       for (let r = 0; r < n; r++) {

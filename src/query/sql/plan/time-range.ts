@@ -54,17 +54,10 @@ export function extractPruning(filter: PlanExpr | null, columns: PruningColumns)
   };
   for (const c of conjuncts(filter)) {
     if (c.kind === 'compare') {
-      const time = columns.time;
-      if (time) {
-        let op: ComparisonOperator | null = null;
-        let lit: PlanExpr | null = null;
-        if (isColumn(c.left, time.slot) && c.right.kind === 'literal') [op, lit] = [c.op, c.right];
-        else if (isColumn(c.right, time.slot) && c.left.kind === 'literal') [op, lit] = [FLIPPED[c.op], c.left];
-        if (op && lit && lit.kind === 'literal' && typeof lit.value === 'bigint') {
-          const range = boundsOf(op, lit.value, lit.type, time.type);
-          if (range) tighten(range[0], range[1]);
-          continue;
-        }
+      const range = timeBoundsOf(c, columns.time);
+      if (range) {
+        tighten(range[0], range[1]);
+        continue;
       }
       if (c.op === '=') {
         const spec = tagEquality(c.left, c.right, columns) ?? tagEquality(c.right, c.left, columns);
@@ -81,6 +74,32 @@ export function extractPruning(filter: PlanExpr | null, columns: PruningColumns)
     }
   }
   return out;
+}
+
+/** The `[min, max)` a comparison of the time index with a timestamp literal bounds it to. */
+function timeBoundsOf(
+  c: Extract<PlanExpr, { kind: 'compare' }>,
+  time: PruningColumns['time'],
+): [bigint | null, bigint | null] | null {
+  if (!time) return null;
+  let op: ComparisonOperator | null = null;
+  let lit: PlanExpr | null = null;
+  if (isColumn(c.left, time.slot) && c.right.kind === 'literal') [op, lit] = [c.op, c.right];
+  else if (isColumn(c.right, time.slot) && c.left.kind === 'literal') [op, lit] = [FLIPPED[c.op], c.left];
+  if (!op || !lit || lit.kind !== 'literal' || typeof lit.value !== 'bigint') return null;
+  return boundsOf(op, lit.value, lit.type, time.type);
+}
+
+/**
+ * `filter` less its conjuncts that became time bounds. Storage returns only rows inside the
+ * bounds (the scan cuts each series' rows at them), so over a scan given those bounds the
+ * conjuncts hold for every row, and evaluating them would only box each timestamp to compare it.
+ */
+export function residualFilter(filter: PlanExpr | null, time: PruningColumns['time']): PlanExpr | null {
+  if (!filter || !time) return filter;
+  const kept = conjuncts(filter).filter((c) => c.kind !== 'compare' || timeBoundsOf(c, time) === null);
+  if (kept.length === 0) return null;
+  return kept.reduce((left, right) => ({ kind: 'and', left, right, type: 'Boolean' }) as PlanExpr);
 }
 
 function tagEquality(a: PlanExpr, b: PlanExpr, columns: PruningColumns): SeriesFilterSpec | null {

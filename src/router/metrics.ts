@@ -300,6 +300,24 @@ export class ServerMetrics {
     mirror('shoaldb_memtable_rows', 'Rows held in memtables', 'gauge', (s) => s.memtableRows);
     mirror('shoaldb_shard_key_refs', 'Series keys a shard knows by id (ingest.key_refs)', 'gauge', (s) => s.keyRefs);
     mirror('shoaldb_segments', 'Live segment files', 'gauge', (s) => s.segmentCount);
+    mirror(
+      'shoaldb_page_cache_bytes',
+      'Inflated segment blocks held for later scans',
+      'gauge',
+      (s) => s.pageCache.bytes,
+    );
+    mirror(
+      'shoaldb_page_cache_hits_total',
+      'Segment blocks a scan found in the page cache',
+      'counter',
+      (s) => s.pageCache.hits,
+    );
+    mirror(
+      'shoaldb_page_cache_misses_total',
+      'Segment blocks a scan read and inflated',
+      'counter',
+      (s) => s.pageCache.misses,
+    );
     mirror('shoaldb_segment_bytes', 'Bytes in live segment files', 'gauge', (s) => s.segmentBytes);
     mirror('shoaldb_wal_recovery_cut_bytes', 'WAL bytes cut at the last start-up', 'gauge', (s) => s.recovery.cutBytes);
     mirror('shoaldb_wal_recovery_cuts', 'WAL files cut at the last start-up', 'gauge', (s) => s.recovery.cuts.length);

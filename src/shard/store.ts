@@ -27,6 +27,7 @@ import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
 import { scanTable } from './scan.js';
+import { pageCacheStats, setPageCacheBytes } from './segment/page-cache.js';
 import type { SegmentFile } from './segment/segment-reader.js';
 import { SerialQueue } from './serial-queue.js';
 import { ClosingError, ShardState } from './state.js';
@@ -67,6 +68,7 @@ export class ShardStore implements ScanSource {
   static async open(config: ShardConfig, log: Logger): Promise<ShardStore> {
     assert(config.segment.blockRows > 0 && config.memtable.flushBytes > 0 && config.wal.segmentBytes > 0);
     const state = new ShardState(config, log);
+    setPageCacheBytes(config.segment.pageCacheBytes ?? 0);
     try {
       recover(state);
     } catch (err) {
@@ -267,6 +269,7 @@ export class ShardStore implements ScanSource {
       keyRefs: s.keyRefs.size,
       segmentCount: segments.length,
       segmentBytes: segments.reduce((sum, f) => sum + f.bytes, 0),
+      pageCache: pageCacheStats(),
       tableSegmentBytes: bytesByTable(segments),
       recovery: { ...s.recovery, cuts: [...s.recovery.cuts], quarantined: [...s.recovery.quarantined] },
     };

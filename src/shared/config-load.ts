@@ -231,6 +231,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'segment.block_rows': 'Rows per block; statistics and checksums are per block.',
   'segment.compaction_trigger':
     "Background compaction merges a table's newest segments of similar size once there are this many (at least 2).",
+  'segment.page_cache_size':
+    'Inflated segment blocks kept for repeated scans, over all shards; "0" = off. Default: 1/16 of memory, at most 256MiB.',
   'query.memory_limit':
     'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
   'query.slice_time':
@@ -364,6 +366,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('segment', 'block_rows', int(1, BLOCK_ROWS_MAX), 'blockRows'),
   // At least 2: "compact once there is one segment" would rewrite that segment forever.
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
+  inSection('segment', 'page_cache_size', size(0), 'pageCacheBytes'),
   inSection('query', 'memory_limit', size(0), 'memoryLimitBytes'),
   inSection('query', 'slice_time', duration, 'sliceMs'),
   inSection('query', 'share_under_writes', int(1, 100), 'shareUnderWritesPercent'),

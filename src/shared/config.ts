@@ -110,6 +110,11 @@ export interface SegmentConfig {
   blockRows: number;
   /** Compaction merges a table's segments once it has at least this many. */
   compactionTrigger: number;
+  /**
+   * Inflated segment blocks kept for later scans, over all shards (each takes its share); 0 = off.
+   * Default: a sixteenth of the machine's memory, at most 256 MiB. Absent: off.
+   */
+  pageCacheBytes?: number;
 }
 
 export interface QueryConfig {
@@ -259,7 +264,7 @@ export function defaultConfig(): Config {
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     ingest: { lineMaxBytes: LINE_BYTES_MAX_DEFAULT, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
     memtable: memtableDefaults(os.totalmem(), shards),
-    segment: { blockRows: 8192, compactionTrigger: 4 },
+    segment: { blockRows: 8192, compactionTrigger: 4, pageCacheBytes: pageCacheDefault(os.totalmem()) },
     query: {
       memoryLimitBytes: 1024 * 1024 * 1024,
       sliceMs: 5,
@@ -294,4 +299,9 @@ export interface ShardConfig {
   logLevel: string;
   /** The shared count of the shard's write tasks not yet started (src/shared/writes-waiting.ts). */
   writesWaiting?: SharedArrayBuffer | undefined;
+}
+
+/** `segment.page_cache_size` by default: a sixteenth of memory, at most 256 MiB. */
+export function pageCacheDefault(totalMemory: number): number {
+  return Math.min(256 * 1024 * 1024, Math.floor(totalMemory / 16));
 }

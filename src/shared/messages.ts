@@ -118,6 +118,8 @@ export interface ShardStats extends ShardCounters {
   keyRefs: number;
   segmentCount: number;
   segmentBytes: number;
+  /** The shard thread's page cache of inflated blocks (src/shard/segment/page-cache.ts). */
+  pageCache: { bytes: number; hits: number; misses: number };
   /** `segmentBytes` by table id. */
   tableSegmentBytes: Record<string, number>;
   /** Queries this shard stopped because their request was cancelled or timed out. */

@@ -83,6 +83,7 @@ reject_size = "8MiB"
 [segment]
 block_rows = 4096
 compaction_trigger = 8
+page_cache_size = "32MiB"
 
 [query]
 memory_limit = "2GiB"
@@ -128,7 +129,7 @@ heap_profiling = true
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
     ingest: { lineMaxBytes: 64 * 1024, shardQueueBytes: 0, keyRefs: 1000 },
     memtable: { flushBytes: 1024 * 1024, rejectBytes: 8 * 1024 * 1024 },
-    segment: { blockRows: 4096, compactionTrigger: 8 },
+    segment: { blockRows: 4096, compactionTrigger: 8, pageCacheBytes: 32 * 1024 * 1024 },
     query: {
       memoryLimitBytes: 2 * 1024 * 1024 * 1024,
       sliceMs: 5,
@@ -400,6 +401,7 @@ reject_size = "512MiB"
 [segment]
 block_rows = 8192
 compaction_trigger = 4
+page_cache_size = "256MiB"
 
 [query]
 memory_limit = "1GiB"

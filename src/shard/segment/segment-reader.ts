@@ -25,6 +25,7 @@ import {
   SegmentFlags,
   TRAILER_BYTES,
 } from './format.js';
+import { cachedBlock, dropPageCacheFile, pageCacheFileNumber } from './page-cache.js';
 import { decodeSeriesStats, type StatsMeta } from './series-stats.js';
 import { decodeTermIndex, type IndexMeta, type TermPostings } from './term-index.js';
 
@@ -66,6 +67,8 @@ export class SegmentFile {
   private index: SeriesIndex | null = null;
   private pins = 0;
   private retired = false;
+  /** This file's number in the page cache. */
+  private readonly cacheFile = pageCacheFileNumber();
   private closed = false;
 
   private constructor(
@@ -241,8 +244,10 @@ export class SegmentFile {
   readBlock(index: number): DecodedBlock {
     const meta = this.blocks[index] as BlockMeta;
     try {
-      const stored = readExactly(this.fd, meta.storedLength, meta.offset);
-      return new DecodedBlock(index, meta, openBlockBody(stored, meta), this.columns);
+      const body = cachedBlock(this.cacheFile, index, () =>
+        openBlockBody(readExactly(this.fd, meta.storedLength, meta.offset), meta),
+      );
+      return new DecodedBlock(index, meta, body, this.columns);
     } catch (err) {
       throw this.blockError(index, err);
     }
@@ -284,6 +289,7 @@ export class SegmentFile {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    dropPageCacheFile(this.cacheFile);
     fs.closeSync(this.fd);
   }
 }

@@ -233,6 +233,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
     "Background compaction merges a table's newest segments of similar size once there are this many (at least 2).",
   'segment.page_cache_size':
     'Inflated segment blocks kept for repeated scans, over all shards; "0" = off. Default: 1/16 of memory, at most 256MiB.',
+  'segment.verify_on_open':
+    'Read every block of every segment at start-up to check its CRC, quarantining damaged files (false: headers and footers only).',
   'query.memory_limit':
     'Estimated memory one query may hold (rows, groups) per shard and in the router; "0" = unbounded.',
   'query.slice_time':
@@ -367,6 +369,7 @@ const KEYS: readonly KeyEntry[] = [
   // At least 2: "compact once there is one segment" would rewrite that segment forever.
   inSection('segment', 'compaction_trigger', int(2, 1024), 'compactionTrigger'),
   inSection('segment', 'page_cache_size', size(0), 'pageCacheBytes'),
+  inSection('segment', 'verify_on_open', bool, 'verifyOnOpen'),
   inSection('query', 'memory_limit', size(0), 'memoryLimitBytes'),
   inSection('query', 'slice_time', duration, 'sliceMs'),
   inSection('query', 'share_under_writes', int(1, 100), 'shareUnderWritesPercent'),

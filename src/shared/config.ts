@@ -115,6 +115,12 @@ export interface SegmentConfig {
    * Default: a sixteenth of the machine's memory, at most 256 MiB. Absent: off.
    */
   pageCacheBytes?: number;
+  /**
+   * Whether start-up reads every block of every live segment to check its CRC (damage is then
+   * quarantined before anything is served). Off: start-up checks sizes, headers and footers only,
+   * and a damaged block fails the scans that reach it, naming file and block. Absent: on.
+   */
+  verifyOnOpen?: boolean;
 }
 
 export interface QueryConfig {
@@ -264,7 +270,12 @@ export function defaultConfig(): Config {
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     ingest: { lineMaxBytes: LINE_BYTES_MAX_DEFAULT, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
     memtable: memtableDefaults(os.totalmem(), shards),
-    segment: { blockRows: 8192, compactionTrigger: 4, pageCacheBytes: pageCacheDefault(os.totalmem()) },
+    segment: {
+      blockRows: 8192,
+      compactionTrigger: 4,
+      pageCacheBytes: pageCacheDefault(os.totalmem()),
+      verifyOnOpen: true,
+    },
     query: {
       memoryLimitBytes: 1024 * 1024 * 1024,
       sliceMs: 5,

@@ -84,6 +84,7 @@ reject_size = "8MiB"
 block_rows = 4096
 compaction_trigger = 8
 page_cache_size = "32MiB"
+verify_on_open = false
 
 [query]
 memory_limit = "2GiB"
@@ -129,7 +130,7 @@ heap_profiling = true
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
     ingest: { lineMaxBytes: 64 * 1024, shardQueueBytes: 0, keyRefs: 1000 },
     memtable: { flushBytes: 1024 * 1024, rejectBytes: 8 * 1024 * 1024 },
-    segment: { blockRows: 4096, compactionTrigger: 8, pageCacheBytes: 32 * 1024 * 1024 },
+    segment: { blockRows: 4096, compactionTrigger: 8, pageCacheBytes: 32 * 1024 * 1024, verifyOnOpen: false },
     query: {
       memoryLimitBytes: 2 * 1024 * 1024 * 1024,
       sliceMs: 5,
@@ -402,6 +403,7 @@ reject_size = "512MiB"
 block_rows = 8192
 compaction_trigger = 4
 page_cache_size = "256MiB"
+verify_on_open = true
 
 [query]
 memory_limit = "1GiB"

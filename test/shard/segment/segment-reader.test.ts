@@ -114,6 +114,38 @@ t.test('a segment with a corrupt footer is quarantined at start-up and the shard
   await store.close();
 });
 
+t.test(
+  'a damaged block found at start-up: quarantined by default, left to the scans with verify_on_open off',
+  async (t) => {
+    for (const verifyOnOpen of [true, false]) {
+      const dir = tempDir(t);
+      const file = await oneSegment(dir);
+      const segment = SegmentFile.open(file, 'x', 0, 3);
+      const block = segment.blocks[7] as { offset: number };
+      t.equal(segment.verifyBlocks(), null, 'the file checks out before the damage');
+      segment.close();
+      flipByte(file, block.offset + 2);
+      const damaged = SegmentFile.open(file, 'x', 0, 3);
+      t.equal(damaged.verifyBlocks(), `block 7 at offset ${block.offset}: checksum mismatch`, 'the check finds it');
+      damaged.close();
+      const store = await openStore(dir, { segment: { blockRows: 100, compactionTrigger: 100, verifyOnOpen } });
+      if (verifyOnOpen) {
+        t.equal(store.stats().recovery.segmentsQuarantined, 1, 'checked at start-up: quarantined');
+        t.equal(scanRows(store, 3, COLUMNS).length, 0);
+      } else {
+        t.equal(store.stats().recovery.segmentsQuarantined, 0, 'not read at start-up');
+        t.equal(scanRows(store, 3, COLUMNS, { timeMax: 700n }).length, 700, 'the blocks before it read');
+        t.throws(
+          () => scanRows(store, 3, COLUMNS),
+          { message: /block 7: checksum mismatch/ },
+          'the scan that reaches it fails',
+        );
+      }
+      await store.close();
+    }
+  },
+);
+
 t.test('segment files are not truncated: header, blocks, footer and trailer are all present', async (t) => {
   const file = await oneSegment(tempDir(t));
   const segment = SegmentFile.open(file, 'x', 0, 3);

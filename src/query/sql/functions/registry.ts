@@ -45,6 +45,11 @@ export function lookupFunction(name: string): SqlFunction | undefined {
   return REGISTRY.get(name.toLowerCase());
 }
 
+/** Every registered name, sorted: for docs/sql-functions.md's inventory (scripts/list-sql-functions.mjs). */
+export function functionNames(): string[] {
+  return [...REGISTRY.keys()].sort();
+}
+
 /** True when the name is an aggregate function. */
 export function isAggregateName(name: string): boolean {
   return REGISTRY.get(name.toLowerCase())?.kind === 'aggregate';

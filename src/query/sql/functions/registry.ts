@@ -13,6 +13,7 @@ import { MATH_FUNCTIONS } from './math.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { STRING_FUNCTIONS } from './string.js';
+import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
 import { TIME_FUNCTIONS } from './time.js';
 import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
 import { TYPE_FUNCTIONS } from './type-functions.js';
@@ -30,6 +31,7 @@ for (const family of [
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   STRING_FUNCTIONS,
+  STRING_EXTRA_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
   JSON_FUNCTIONS,

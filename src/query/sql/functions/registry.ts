@@ -10,6 +10,7 @@ import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math.js';
+import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { STRING_FUNCTIONS } from './string.js';
@@ -30,6 +31,7 @@ for (const family of [
   STATS_AGGREGATE_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
+  MATH_EXTRA_FUNCTIONS,
   STRING_FUNCTIONS,
   STRING_EXTRA_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,

@@ -9,6 +9,7 @@ import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
+import { IP_FUNCTIONS } from './ip.js';
 import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
@@ -36,6 +37,7 @@ for (const family of [
   STRING_FUNCTIONS,
   STRING_EXTRA_FUNCTIONS,
   HASH_ENCODING_FUNCTIONS,
+  IP_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
   JSON_FUNCTIONS,

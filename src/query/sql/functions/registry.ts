@@ -19,6 +19,7 @@ import { STRING_FUNCTIONS } from './string.js';
 import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
 import { TIME_FUNCTIONS } from './time.js';
 import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
+import { TIME_EXTRA_FUNCTIONS } from './time-extra.js';
 import { TYPE_FUNCTIONS } from './type-functions.js';
 import type { AggregateFunction, ScalarFunction, SqlFunction } from './types.js';
 
@@ -43,6 +44,7 @@ for (const family of [
   JSON_FUNCTIONS,
   TIME_FUNCTIONS,
   TIME_CONVERT_FUNCTIONS,
+  TIME_EXTRA_FUNCTIONS,
   TYPE_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);

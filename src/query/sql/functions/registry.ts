@@ -7,6 +7,7 @@ import { AGGREGATE_FUNCTIONS } from './aggregate.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
+import { ARRAY_FUNCTIONS } from './array.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
 import { IP_FUNCTIONS } from './ip.js';
@@ -39,6 +40,7 @@ for (const family of [
   STRING_EXTRA_FUNCTIONS,
   HASH_ENCODING_FUNCTIONS,
   IP_FUNCTIONS,
+  ARRAY_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
   JSON_FUNCTIONS,

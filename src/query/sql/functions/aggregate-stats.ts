@@ -293,7 +293,8 @@ const stringAgg: AggregateFunction<StringAggState> = {
   finish: (state) => (state.parts.length === 0 ? null : state.parts.join(state.separator ?? '')),
 };
 
-interface CoMomentState {
+/** Running co-moments of non-NULL pairs (x, y): Welford sums, mergeable across shards. */
+export interface CoMomentState {
   count: number;
   meanX: number;
   meanY: number;
@@ -303,7 +304,7 @@ interface CoMomentState {
 }
 
 /** Two-argument moments (covariance, correlation): pairs where both values are non-NULL. */
-function coMoment(name: string, finish: (s: CoMomentState) => number | null): AggregateFunction<CoMomentState> {
+export function coMoment(name: string, finish: (s: CoMomentState) => number | null): AggregateFunction<CoMomentState> {
   return {
     kind: 'aggregate',
     name,

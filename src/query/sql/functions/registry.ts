@@ -6,6 +6,7 @@
 import { AGGREGATE_FUNCTIONS } from './aggregate.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
+import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { ARRAY_FUNCTIONS } from './array.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
@@ -33,6 +34,7 @@ for (const family of [
   ORDERED_AGGREGATE_FUNCTIONS,
   LIST_AGGREGATE_FUNCTIONS,
   STATS_AGGREGATE_FUNCTIONS,
+  REGRESSION_AGGREGATE_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   MATH_EXTRA_FUNCTIONS,

@@ -10,6 +10,7 @@ import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { ARRAY_FUNCTIONS } from './array.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
+import { GEOHASH_FUNCTIONS } from './geohash.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
 import { IP_FUNCTIONS } from './ip.js';
 import { JSON_FUNCTIONS } from './json-functions.js';
@@ -42,6 +43,7 @@ for (const family of [
   STRING_EXTRA_FUNCTIONS,
   HASH_ENCODING_FUNCTIONS,
   IP_FUNCTIONS,
+  GEOHASH_FUNCTIONS,
   ARRAY_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,

@@ -10,7 +10,7 @@ import { type DataType, timeUnitOf } from '../../../shared/types.js';
 import { daysFromCivil, parseTimestampNanos } from '../types/timestamps.js';
 import { isInteger } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
-import { formatWithPattern } from './time-convert.js';
+import { formatWithPattern, parseTimestampWithFormats } from './time-convert.js';
 import { signatureError, typed } from './typed.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
@@ -49,21 +49,29 @@ function makeDate(year: Value, month: Value, day: Value): Value {
   return daysFromCivil(y, m, d);
 }
 
-/** `to_date(text)` reads a date or timestamp (in UTC); `to_date(n)` counts days from the epoch. */
+/**
+ * `to_date(text[, format, ...])` reads a date or timestamp (in UTC), with the first chrono format
+ * that fits when formats are given; `to_date(n)` counts days from the epoch.
+ */
 const toDate: ScalarFunction = {
   kind: 'scalar',
   name: 'to_date',
   bind(argTypes) {
     const t = argTypes[0] as DataType;
-    if (argTypes.length !== 1 || !(t === 'Null' || t === 'String' || isInteger(t))) {
+    const formatsOk = argTypes.slice(1).every((f) => f === 'String' || f === 'Null');
+    if (argTypes.length < 1 || !formatsOk || !(t === 'Null' || t === 'String' || isInteger(t))) {
       throw signatureError('to_date', argTypes);
     }
-    return { argTypes: [t === 'String' || t === 'Null' ? 'String' : 'Int64'], returnType: 'Date' };
+    const first: DataType = t === 'String' || t === 'Null' ? 'String' : 'Int64';
+    return { argTypes: [first, ...argTypes.slice(1).map((): DataType => 'String')], returnType: 'Date' };
   },
   evaluate: (args, rowCount) =>
-    mapRows(args, rowCount, (v) => {
+    mapRows(args, rowCount, (v, ...formats) => {
       if (typeof v === 'bigint') return Number(v);
-      const nanos = parseTimestampNanos(v as string, 'UTC');
+      const nanos =
+        formats.length > 0
+          ? parseTimestampWithFormats(v as string, formats as string[])
+          : parseTimestampNanos(v as string, 'UTC');
       if (nanos === null) throw executionError(`Error parsing '${v as string}' as date`);
       return Number(floorDiv(nanos, DAY_NANOS));
     }),

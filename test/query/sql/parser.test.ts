@@ -180,6 +180,10 @@ t.test('POSITION(x IN s) and OVERLAY(s PLACING x FROM a FOR b) become ordinary c
   t.match(parseExpression("OVERLAY(s PLACING 'x' FROM 2)"), { kind: 'function', args: [{}, {}, {}] });
 });
 
+t.test('range(...) in an expression is a function call, not the RANGE keyword', async (t) => {
+  t.match(parseExpression('range(1, 5)'), { kind: 'function', name: [{ value: 'range' }], args: [{}, {}] });
+});
+
 t.test('parses simple and searched CASE', async (t) => {
   t.match(parseExpression("CASE a WHEN 1 THEN 'x' ELSE 'y' END"), {
     kind: 'case',

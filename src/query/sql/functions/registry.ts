@@ -9,6 +9,7 @@ import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { ARRAY_FUNCTIONS } from './array.js';
+import { ARRAY_EXTRA_FUNCTIONS } from './array-extra.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { GEOHASH_FUNCTIONS } from './geohash.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
@@ -45,6 +46,7 @@ for (const family of [
   IP_FUNCTIONS,
   GEOHASH_FUNCTIONS,
   ARRAY_FUNCTIONS,
+  ARRAY_EXTRA_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
   JSON_FUNCTIONS,

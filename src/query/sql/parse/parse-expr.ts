@@ -298,7 +298,8 @@ function parseWordPrefix(ts: TokenStream): Expr {
         break;
       case 'LEFT':
       case 'RIGHT':
-        // Reserved for joins, but also functions when called.
+      case 'RANGE':
+        // Reserved for joins and range queries, but also functions when called (`range(1, 5)`).
         if (ts.isOp('(', 1)) return parseFunctionArgs(ts, [ts.parseIdent()]);
         break;
       case 'INTERVAL':

@@ -1,4 +1,4 @@
-/** nvl, ifnull, nvl2 and GreptimeDB's isnull over HTTP, beside coalesce and nullif. */
+/** nvl, ifnull, nvl2, GreptimeDB's isnull and IS [NOT] DISTINCT FROM over HTTP, beside coalesce and nullif. */
 import t from 'tap';
 import { checkFunctionCases, type FunctionCase } from '../helpers/sql-function-cases.js';
 
@@ -15,6 +15,17 @@ const cases: FunctionCase[] = [
     [
       [1, 1, 1, false],
       [null, -1, 0, true],
+    ],
+  ],
+  [
+    'SELECT 1 IS DISTINCT FROM NULL, NULL IS DISTINCT FROM NULL, 1 IS DISTINCT FROM 1, 1 IS DISTINCT FROM 2.0, NULL IS NOT DISTINCT FROM NULL, 1 IS NOT DISTINCT FROM 2',
+    [[true, false, false, true, true, false]],
+  ],
+  [
+    'SELECT ts, v IS DISTINCT FROM 1, v IS NOT DISTINCT FROM NULL FROM t WHERE v IS DISTINCT FROM 5 ORDER BY ts',
+    [
+      [1, false, false],
+      [2, true, true],
     ],
   ],
   ['SELECT nvl(1)', { ...PLAN, message: 'nvl expects 2 arguments' }],

@@ -180,6 +180,19 @@ t.test('POSITION(x IN s) and OVERLAY(s PLACING x FROM a FOR b) become ordinary c
   t.match(parseExpression("OVERLAY(s PLACING 'x' FROM 2)"), { kind: 'function', args: [{}, {}, {}] });
 });
 
+t.test('IS [NOT] DISTINCT FROM binds like a comparison', async (t) => {
+  t.match(parseExpression('a IS DISTINCT FROM b + 1'), {
+    kind: 'is_distinct',
+    negated: false,
+    right: { kind: 'binary', op: '+' },
+  });
+  t.match(parseExpression('a IS NOT DISTINCT FROM b AND c'), {
+    kind: 'binary',
+    op: 'AND',
+    left: { kind: 'is_distinct', negated: true },
+  });
+});
+
 t.test('range(...) in an expression is a function call, not the RANGE keyword', async (t) => {
   t.match(parseExpression('range(1, 5)'), { kind: 'function', name: [{ value: 'range' }], args: [{}, {}] });
 });

@@ -153,6 +153,10 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
   if (word === 'AND' || word === 'OR') return { kind: 'binary', op: word, left, right: parseSubexpr(ts, precedence) };
   if (word === 'IS') {
     const negated = ts.consumeKeyword('NOT');
+    if (ts.consumeKeyword('DISTINCT')) {
+      ts.expectKeyword('FROM');
+      return { kind: 'is_distinct', left, right: parseSubexpr(ts, precedence), negated };
+    }
     for (const test of ['NULL', 'TRUE', 'FALSE', 'UNKNOWN'] as const) {
       if (ts.consumeKeyword(test)) return { kind: 'is', expr: left, test, negated };
     }

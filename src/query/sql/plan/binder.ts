@@ -197,6 +197,8 @@ export class Binder {
         if (expr.test !== 'NULL') arg = requireBoolean(arg, `IS ${expr.test}`);
         return { kind: 'is', arg, test: expr.test, negated: expr.negated, type: 'Boolean' };
       }
+      case 'is_distinct':
+        return this.bindIsDistinct(expr);
       case 'cast': {
         const arg = this.bind(expr.expr);
         const type = dataTypeOfSql(expr.dataType);
@@ -492,6 +494,34 @@ export class Binder {
       name: fn.name,
       args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
       type: sig.returnType,
+    };
+  }
+
+  /**
+   * `a IS [NOT] DISTINCT FROM b` as a CASE over existing nodes, so evaluation needs nothing new:
+   * both NULL are not distinct, one NULL is distinct, otherwise `a <> b`. Never NULL.
+   */
+  private bindIsDistinct(expr: Extract<Expr, { kind: 'is_distinct' }>): PlanExpr {
+    const left = this.bind(expr.left);
+    const right = this.bind(expr.right);
+    const equal = this.compare('=', left, right);
+    const isNull = (arg: PlanExpr): PlanExpr => ({ kind: 'is', arg, test: 'NULL', negated: false, type: 'Boolean' });
+    const distinct = !expr.negated;
+    return {
+      kind: 'case',
+      operand: null,
+      whens: [
+        {
+          when: { kind: 'and', left: isNull(left), right: isNull(right), type: 'Boolean' },
+          result: literal(!distinct, 'Boolean'),
+        },
+        {
+          when: { kind: 'or', left: isNull(left), right: isNull(right), type: 'Boolean' },
+          result: literal(distinct, 'Boolean'),
+        },
+      ],
+      elseResult: distinct ? { kind: 'not', arg: equal, type: 'Boolean' } : equal,
+      type: 'Boolean',
     };
   }
 

@@ -83,6 +83,7 @@ const cases: FunctionCase[] = [
   ],
   ['SELECT range(1, 5, 0)', { status: 500, code: 3001, message: "step can't be 0" }],
   ['SELECT generate_series(1, 10000000)', { status: 500, code: 3001, message: 'more than 1000000 items' }],
+  ["SELECT array_repeat('x', 10000000)", { status: 500, code: 3001, message: 'more than 1000000 items' }],
   ["SELECT array_slice(make_array(1), 'a', 2)", NO_SIGNATURE],
   ['SELECT array_has_all(make_array(1), 1)', NO_SIGNATURE],
   ['SELECT array_length(1)', NO_SIGNATURE],

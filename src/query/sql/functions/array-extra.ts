@@ -194,8 +194,8 @@ function extreme(name: string, sign: number): ScalarFunction {
 }
 
 /**
- * The most items range/generate_series build per row: a guard against `range(1e18)` taking the
- * router's memory, far above any list a dashboard query needs.
+ * The most items range/generate_series/array_repeat build per row: a guard against `range(1e18)`
+ * taking the router's memory, far above any list a dashboard query needs.
  */
 const SERIES_ITEMS_MAX = 1_000_000;
 
@@ -244,7 +244,12 @@ const arrayRepeat: ScalarFunction = {
     return { argTypes: [x, 'Int64'], returnType: listTypeOf(x === 'Null' ? 'Int64' : x) };
   },
   evaluate: (args, rowCount) =>
-    rows(args, rowCount, (x, n) => (n === null ? null : new Array<Value>(Math.max(0, Number(n))).fill(x))),
+    rows(args, rowCount, (x, n) => {
+      if (n === null) return null;
+      const count = Math.max(0, Number(n));
+      if (count > SERIES_ITEMS_MAX) throw executionError(`array_repeat would make more than ${SERIES_ITEMS_MAX} items`);
+      return new Array<Value>(count).fill(x);
+    }),
 };
 
 const appendItem = addItem('array_append', true);

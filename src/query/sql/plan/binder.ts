@@ -58,6 +58,11 @@ export interface BindContext {
   /** Columns in reach; null for a query without FROM. */
   scope: Scope | null;
   timezone: string;
+  /**
+   * The session's current database, which `database()` and `current_schema()` return; absent
+   * where a statement cannot ask for it (those calls are then unknown functions).
+   */
+  database?: string | undefined;
   /** How to refuse an aggregate here; null when aggregates are allowed. */
   aggregateError: ((name: string) => DbError) | null;
   subqueries?: SubqueryHook | undefined;
@@ -434,6 +439,14 @@ export class Binder {
       return this.ctx.windows.bind(call, this);
     }
     if (written === 'arrow_cast') return this.bindArrowCast(call);
+    // GreptimeDB's session functions: constants of the statement, bound here because function
+    // implementations see only their arguments.
+    if ((written === 'database' || written === 'current_schema') && this.ctx.database !== undefined) {
+      if (call.args.length > 0) {
+        throw planError(`${written} function requires 0 arguments, got ${call.args.length}`);
+      }
+      return literal(this.ctx.database, 'String');
+    }
     if (
       (written === 'date_add' || written === 'date_sub') &&
       call.args.length === 2 &&

@@ -259,6 +259,7 @@ export function planSelect(
   const base = new Binder({
     scope,
     timezone: session.timezone,
+    database: session.db,
     aggregateError: null,
     subqueries: hooks.subqueries,
     outer: hooks.outer,

@@ -163,6 +163,40 @@ t.test('EXTRACT, SUBSTRING and TRIM special forms become ordinary calls', async 
   t.match(parseExpression("TRIM(LEADING 'x' FROM s)"), { kind: 'function', name: [{ value: 'ltrim' }] });
 });
 
+t.test('POSITION(x IN s) and OVERLAY(s PLACING x FROM a FOR b) become ordinary calls', async (t) => {
+  t.match(parseExpression("POSITION('l' IN s)"), {
+    kind: 'function',
+    name: [{ value: 'strpos' }],
+    args: [{ kind: 'identifier' }, { kind: 'string', value: 'l' }],
+  });
+  // The needle stops at IN instead of starting an IN list.
+  t.match(parseExpression('POSITION(a IN b) = 1'), { kind: 'binary', left: { kind: 'function' } });
+  t.match(parseExpression('position(s, x)'), { kind: 'function', args: [{}, {}] });
+  t.match(parseExpression("OVERLAY(s PLACING 'x' FROM 2 FOR 3)"), {
+    kind: 'function',
+    name: [{ value: 'OVERLAY' }],
+    args: [{}, { kind: 'string' }, { text: '2' }, { text: '3' }],
+  });
+  t.match(parseExpression("OVERLAY(s PLACING 'x' FROM 2)"), { kind: 'function', args: [{}, {}, {}] });
+});
+
+t.test('IS [NOT] DISTINCT FROM binds like a comparison', async (t) => {
+  t.match(parseExpression('a IS DISTINCT FROM b + 1'), {
+    kind: 'is_distinct',
+    negated: false,
+    right: { kind: 'binary', op: '+' },
+  });
+  t.match(parseExpression('a IS NOT DISTINCT FROM b AND c'), {
+    kind: 'binary',
+    op: 'AND',
+    left: { kind: 'is_distinct', negated: true },
+  });
+});
+
+t.test('range(...) in an expression is a function call, not the RANGE keyword', async (t) => {
+  t.match(parseExpression('range(1, 5)'), { kind: 'function', name: [{ value: 'range' }], args: [{}, {}] });
+});
+
 t.test('parses simple and searched CASE', async (t) => {
   t.match(parseExpression("CASE a WHEN 1 THEN 'x' ELSE 'y' END"), {
     kind: 'case',

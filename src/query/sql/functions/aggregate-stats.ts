@@ -8,6 +8,7 @@ import type { DataType } from '../../../shared/types.js';
 import { planError } from '../types/coercion.js';
 import { arrowNameOf, isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { compareKeys } from './aggregate-ordered.js';
 import type { AggregateFunction, Signature } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): never {
@@ -263,9 +264,14 @@ function boolean(name: string, all: boolean): AggregateFunction<BoolState> {
   };
 }
 
-/** `array_agg` has no list type to return here; `string_agg` joins text. */
+/**
+ * `string_agg(x, sep [ORDER BY ...])` joins the non-NULL values. Each part keeps its ordering key
+ * (the call's ORDER BY keys, then the scan-order keys the planner appends, as for array_agg), so
+ * the router joins parts in the same order however rows spread over shards.
+ */
 interface StringAggState {
   parts: string[];
+  keys: Value[][];
   separator: string | null;
 }
 
@@ -276,24 +282,38 @@ const stringAgg: AggregateFunction<StringAggState> = {
     if (argTypes.length !== 2) noMatch('string_agg', argTypes);
     return { argTypes: ['String', 'String'], returnType: 'String' };
   },
-  create: () => ({ parts: [], separator: null }),
-  update(states, groupOf, args, rowCount) {
+  create: () => ({ parts: [], keys: [], separator: null }),
+  update(states, groupOf, args, rowCount, _argTypes, order = []) {
     const col = args[0] as Value[];
     const sep = args[1] as Value[];
+    const keyColumns = args.slice(2, 2 + order.length);
     for (let r = 0; r < rowCount; r++) {
       const s = states[groupOf[r] as number] as StringAggState;
       if (s.separator === null && sep[r] !== null) s.separator = sep[r] as string;
-      if (col[r] !== null && col[r] !== undefined) s.parts.push(col[r] as string);
+      if (col[r] === null || col[r] === undefined) continue;
+      s.parts.push(col[r] as string);
+      if (order.length > 0) s.keys.push(keyColumns.map((k) => k[r] ?? null));
     }
   },
   merge(into, from) {
     into.parts.push(...from.parts);
+    into.keys.push(...from.keys);
     into.separator ??= from.separator;
   },
-  finish: (state) => (state.parts.length === 0 ? null : state.parts.join(state.separator ?? '')),
+  finish(state, _returnType, order = []) {
+    if (state.parts.length === 0) return null;
+    let parts = state.parts;
+    if (order.length > 0) {
+      const positions = parts.map((_, i) => i);
+      positions.sort((a, b) => compareKeys(state.keys[a] ?? [], state.keys[b] ?? [], order) || a - b);
+      parts = positions.map((i) => state.parts[i] as string);
+    }
+    return parts.join(state.separator ?? '');
+  },
 };
 
-interface CoMomentState {
+/** Running co-moments of non-NULL pairs (x, y): Welford sums, mergeable across shards. */
+export interface CoMomentState {
   count: number;
   meanX: number;
   meanY: number;
@@ -303,7 +323,7 @@ interface CoMomentState {
 }
 
 /** Two-argument moments (covariance, correlation): pairs where both values are non-NULL. */
-function coMoment(name: string, finish: (s: CoMomentState) => number | null): AggregateFunction<CoMomentState> {
+export function coMoment(name: string, finish: (s: CoMomentState) => number | null): AggregateFunction<CoMomentState> {
   return {
     kind: 'aggregate',
     name,

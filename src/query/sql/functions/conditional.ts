@@ -1,4 +1,7 @@
-/** Functions that choose among their arguments: coalesce, nullif, greatest, least. */
+/**
+ * Functions that choose among their arguments: coalesce, nullif, greatest, least, nvl/ifnull,
+ * nvl2, and GreptimeDB's isnull.
+ */
 import type { DataType } from '../../../shared/types.js';
 import { commonType, planError } from '../types/coercion.js';
 import { arrowNameOf } from '../types/type-names.js';
@@ -72,10 +75,54 @@ const nullif: ScalarFunction = {
   },
 };
 
+/** `nvl(a, b)` (also `ifnull`): `a` unless it is NULL; exactly two arguments, unlike coalesce. */
+function nvl(name: string): ScalarFunction {
+  return {
+    ...coalesce,
+    name,
+    bind(argTypes) {
+      if (argTypes.length !== 2) throw planError(`${name} expects 2 arguments, got ${argTypes.length}`);
+      return unify(name, argTypes, 2);
+    },
+  };
+}
+
+/** `nvl2(a, b, c)`: `b` when `a` is not NULL, else `c`; `a` may have any type. */
+const nvl2: ScalarFunction = {
+  kind: 'scalar',
+  name: 'nvl2',
+  bind(argTypes) {
+    if (argTypes.length !== 3) throw planError(`nvl2 expects 3 arguments, got ${argTypes.length}`);
+    const sig = unify('nvl2', argTypes.slice(1), 2);
+    return { argTypes: [argTypes[0] as DataType, ...sig.argTypes], returnType: sig.returnType };
+  },
+  evaluate(args, rowCount) {
+    const [a, b, c] = args as [Value[], Value[], Value[]];
+    const out = new Array<Value>(rowCount);
+    for (let r = 0; r < rowCount; r++) out[r] = (a[r] ?? null) !== null ? (b[r] as Value) : (c[r] as Value);
+    return out;
+  },
+};
+
+/** GreptimeDB's `isnull(x)`: whether `x` is NULL, never NULL itself. */
+const isnull: ScalarFunction = {
+  kind: 'scalar',
+  name: 'isnull',
+  bind(argTypes) {
+    if (argTypes.length !== 1) throw planError(`isnull expects 1 argument, got ${argTypes.length}`);
+    return { argTypes: [argTypes[0] as DataType], returnType: 'Boolean' };
+  },
+  evaluate: (args, rowCount) => (args[0] as Value[]).slice(0, rowCount).map((v) => v === null),
+};
+
 /** Conditional functions by SQL name. */
 export const CONDITIONAL_FUNCTIONS: Record<string, ScalarFunction> = {
   coalesce,
   nullif,
   greatest: extremeOf('greatest', 1),
   least: extremeOf('least', -1),
+  nvl: nvl('nvl'),
+  ifnull: nvl('ifnull'),
+  nvl2,
+  isnull,
 };

@@ -6,15 +6,24 @@
 import { AGGREGATE_FUNCTIONS } from './aggregate.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
+import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
+import { ARRAY_FUNCTIONS } from './array.js';
+import { ARRAY_EXTRA_FUNCTIONS } from './array-extra.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
+import { GEOHASH_FUNCTIONS } from './geohash.js';
+import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
+import { IP_FUNCTIONS } from './ip.js';
 import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math.js';
+import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { STRING_FUNCTIONS } from './string.js';
+import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
 import { TIME_FUNCTIONS } from './time.js';
 import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
+import { TIME_EXTRA_FUNCTIONS } from './time-extra.js';
 import { TYPE_FUNCTIONS } from './type-functions.js';
 import type { AggregateFunction, ScalarFunction, SqlFunction } from './types.js';
 
@@ -27,14 +36,23 @@ for (const family of [
   ORDERED_AGGREGATE_FUNCTIONS,
   LIST_AGGREGATE_FUNCTIONS,
   STATS_AGGREGATE_FUNCTIONS,
+  REGRESSION_AGGREGATE_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
+  MATH_EXTRA_FUNCTIONS,
   STRING_FUNCTIONS,
+  STRING_EXTRA_FUNCTIONS,
+  HASH_ENCODING_FUNCTIONS,
+  IP_FUNCTIONS,
+  GEOHASH_FUNCTIONS,
+  ARRAY_FUNCTIONS,
+  ARRAY_EXTRA_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
   JSON_FUNCTIONS,
   TIME_FUNCTIONS,
   TIME_CONVERT_FUNCTIONS,
+  TIME_EXTRA_FUNCTIONS,
   TYPE_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
@@ -43,6 +61,11 @@ for (const family of [
 /** The function a SQL name refers to (case-insensitive), if any. */
 export function lookupFunction(name: string): SqlFunction | undefined {
   return REGISTRY.get(name.toLowerCase());
+}
+
+/** Every registered name, sorted: for docs/sql-functions.md's inventory (scripts/list-sql-functions.mjs). */
+export function functionNames(): string[] {
+  return [...REGISTRY.keys()].sort();
 }
 
 /** True when the name is an aggregate function. */

@@ -12,11 +12,31 @@ import { planError } from '../types/coercion.js';
 import { fixedIntervalNanos, parseInterval } from '../types/interval.js';
 import { civilFromDays, daysFromCivil, parseTimestampNanos, zoneOffsetSeconds } from '../types/timestamps.js';
 import { arrowNameOf, isFloat, isInteger } from '../types/type-names.js';
+import type { Value } from '../types/values.js';
+import { parseWithPattern } from './time-format-parse.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function noMatch(name: string, argTypes: DataType[]): never {
   throw planError(
     `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'. You might need to add explicit type casts.`,
+  );
+}
+
+/**
+ * Reads `text` with the first of the row's chrono formats that fits (NULL formats are skipped),
+ * as DataFusion's `to_timestamp(text, format, ...)` does; none fitting is an execution error.
+ */
+export function parseTimestampWithFormats(text: string, formats: Array<string | null>): bigint {
+  let last = '';
+  for (const format of formats) {
+    if (format === null) continue;
+    last = format;
+    const nanos = parseWithPattern(text, format);
+    if (nanos !== null) return nanos;
+  }
+  throw new DbError(
+    ErrorCode.EngineExecuteQuery,
+    `Execution error: Error parsing timestamp from '${text}' using format '${last}'`,
   );
 }
 
@@ -36,8 +56,9 @@ function toTimestamp(name: string, unit: TimeUnit, inputUnit: TimeUnit): ScalarF
       return { argTypes: [arg, ...argTypes.slice(1).map((): DataType => 'String')], returnType };
     },
     evaluate(args, rowCount) {
-      return mapRows(args.slice(0, 1), rowCount, (v) => {
+      const convert = (v: Value, formats: Array<string | null>): Value => {
         if (typeof v === 'string') {
+          if (formats.length > 0) return floorDiv(parseTimestampWithFormats(v, formats), per);
           const nanos = parseTimestampNanos(v, 'UTC');
           if (nanos === null) {
             throw new DbError(ErrorCode.EngineExecuteQuery, `Execution error: Error parsing timestamp from '${v}'`);
@@ -46,7 +67,18 @@ function toTimestamp(name: string, unit: TimeUnit, inputUnit: TimeUnit): ScalarF
         }
         if (typeof v === 'number') return BigInt(Math.trunc((v * Number(NANOS_PER_UNIT[inputUnit])) / Number(per)));
         return floorDiv((v as bigint) * NANOS_PER_UNIT[inputUnit], per);
-      });
+      };
+      const values = args[0] ?? [];
+      const formats = args.slice(1);
+      const out = new Array<Value>(rowCount);
+      for (let r = 0; r < rowCount; r++) {
+        const v = values[r] ?? null;
+        const rowFormats = formats.map((f) => (f[r] ?? null) as string | null);
+        // Formats given but all NULL: NULL, as any NULL argument gives.
+        const noFormat = rowFormats.length > 0 && rowFormats.every((f) => f === null);
+        out[r] = v === null || noFormat ? null : convert(v, rowFormats);
+      }
+      return out;
     },
   };
 }

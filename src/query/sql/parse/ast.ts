@@ -62,6 +62,8 @@ export type Expr =
   | { kind: 'in_list'; expr: Expr; list: Expr[]; negated: boolean }
   | { kind: 'like'; expr: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; escape: string | null }
   | { kind: 'is'; expr: Expr; test: 'NULL' | 'TRUE' | 'FALSE' | 'UNKNOWN'; negated: boolean }
+  /** `left IS [NOT] DISTINCT FROM right`: equality where two NULLs are equal, never NULL itself. */
+  | { kind: 'is_distinct'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'cast'; expr: Expr; dataType: SqlType; style: 'cast' | 'try_cast' | 'double_colon' }
   | FunctionCall
   | { kind: 'case'; operand: Expr | null; whens: Array<{ when: Expr; result: Expr }>; elseResult: Expr | null }

@@ -15,6 +15,7 @@ export function exprChildren(e: Expr): Expr[] {
     case 'in_subquery':
       return [e.expr];
     case 'binary':
+    case 'is_distinct':
       return [e.left, e.right];
     case 'between':
       return [e.expr, e.low, e.high];

@@ -153,6 +153,10 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
   if (word === 'AND' || word === 'OR') return { kind: 'binary', op: word, left, right: parseSubexpr(ts, precedence) };
   if (word === 'IS') {
     const negated = ts.consumeKeyword('NOT');
+    if (ts.consumeKeyword('DISTINCT')) {
+      ts.expectKeyword('FROM');
+      return { kind: 'is_distinct', left, right: parseSubexpr(ts, precedence), negated };
+    }
     for (const test of ['NULL', 'TRUE', 'FALSE', 'UNKNOWN'] as const) {
       if (ts.consumeKeyword(test)) return { kind: 'is', expr: left, test, negated };
     }
@@ -290,9 +294,16 @@ function parseWordPrefix(ts: TokenStream): Expr {
       case 'TRIM':
         if (ts.isOp('(', 1)) return parseTrim(ts);
         break;
+      case 'POSITION':
+        if (ts.isOp('(', 1)) return parsePosition(ts);
+        break;
+      case 'OVERLAY':
+        if (ts.isOp('(', 1)) return parseOverlay(ts);
+        break;
       case 'LEFT':
       case 'RIGHT':
-        // Reserved for joins, but also functions when called.
+      case 'RANGE':
+        // Reserved for joins and range queries, but also functions when called (`range(1, 5)`).
         if (ts.isOp('(', 1)) return parseFunctionArgs(ts, [ts.parseIdent()]);
         break;
       case 'INTERVAL':
@@ -392,6 +403,43 @@ function parseExtract(ts: TokenStream): Expr {
     { kind: 'string', value: field.kind === 'word' ? field.value.toUpperCase() : field.value },
     expr,
   ]);
+}
+
+/**
+ * `POSITION(sub IN s)` is `strpos(s, sub)`, as DataFusion plans it; the plain call form
+ * `position(s, sub)` stays a function call. The needle is read above IN's precedence so that
+ * `IN` ends it instead of starting an IN list.
+ */
+function parsePosition(ts: TokenStream): Expr {
+  const name = ts.parseIdent();
+  ts.expectOp('(');
+  const first = parseSubexpr(ts, PREC_BETWEEN);
+  if (!ts.consumeKeyword('IN')) {
+    const args = [first];
+    while (ts.consumeOp(',')) args.push(parseExpr(ts));
+    ts.expectOp(')');
+    return { ...call('position', args), name: [name] };
+  }
+  const haystack = parseExpr(ts);
+  ts.expectOp(')');
+  return call('strpos', [haystack, first]);
+}
+
+/** `OVERLAY(s PLACING x FROM a [FOR b])` is `overlay(s, x, a[, b])`; the comma form is kept. */
+function parseOverlay(ts: TokenStream): Expr {
+  const name = ts.parseIdent();
+  ts.expectOp('(');
+  const args = [parseExpr(ts)];
+  if (ts.consumeKeyword('PLACING')) {
+    args.push(parseExpr(ts));
+    ts.expectKeyword('FROM');
+    args.push(parseExpr(ts));
+    if (ts.consumeKeyword('FOR')) args.push(parseExpr(ts));
+  } else {
+    while (ts.consumeOp(',')) args.push(parseExpr(ts));
+  }
+  ts.expectOp(')');
+  return { ...call('overlay', args), name: [name] };
 }
 
 /** `SUBSTRING(s FROM a [FOR b])` or `SUBSTRING(s, a[, b])`. */

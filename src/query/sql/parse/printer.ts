@@ -92,6 +92,8 @@ export function printExpr(expr: Expr): string {
     }
     case 'is':
       return `${printExpr(expr.expr)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
+    case 'is_distinct':
+      return `${printExpr(expr.left)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${printExpr(expr.right)}`;
     case 'cast':
       if (expr.style === 'double_colon') return `${printExpr(expr.expr)}::${printDataType(expr.dataType)}`;
       return `${expr.style === 'cast' ? 'CAST' : 'TRY_CAST'}(${printExpr(expr.expr)} AS ${printDataType(expr.dataType)})`;

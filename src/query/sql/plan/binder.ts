@@ -58,6 +58,11 @@ export interface BindContext {
   /** Columns in reach; null for a query without FROM. */
   scope: Scope | null;
   timezone: string;
+  /**
+   * The session's current database, which `database()` and `current_schema()` return; absent
+   * where a statement cannot ask for it (those calls are then unknown functions).
+   */
+  database?: string | undefined;
   /** How to refuse an aggregate here; null when aggregates are allowed. */
   aggregateError: ((name: string) => DbError) | null;
   subqueries?: SubqueryHook | undefined;
@@ -197,6 +202,8 @@ export class Binder {
         if (expr.test !== 'NULL') arg = requireBoolean(arg, `IS ${expr.test}`);
         return { kind: 'is', arg, test: expr.test, negated: expr.negated, type: 'Boolean' };
       }
+      case 'is_distinct':
+        return this.bindIsDistinct(expr);
       case 'cast': {
         const arg = this.bind(expr.expr);
         const type = dataTypeOfSql(expr.dataType);
@@ -432,6 +439,14 @@ export class Binder {
       return this.ctx.windows.bind(call, this);
     }
     if (written === 'arrow_cast') return this.bindArrowCast(call);
+    // GreptimeDB's session functions: constants of the statement, bound here because function
+    // implementations see only their arguments.
+    if ((written === 'database' || written === 'current_schema') && this.ctx.database !== undefined) {
+      if (call.args.length > 0) {
+        throw planError(`${written} function requires 0 arguments, got ${call.args.length}`);
+      }
+      return literal(this.ctx.database, 'String');
+    }
     if (
       (written === 'date_add' || written === 'date_sub') &&
       call.args.length === 2 &&
@@ -492,6 +507,34 @@ export class Binder {
       name: fn.name,
       args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
       type: sig.returnType,
+    };
+  }
+
+  /**
+   * `a IS [NOT] DISTINCT FROM b` as a CASE over existing nodes, so evaluation needs nothing new:
+   * both NULL are not distinct, one NULL is distinct, otherwise `a <> b`. Never NULL.
+   */
+  private bindIsDistinct(expr: Extract<Expr, { kind: 'is_distinct' }>): PlanExpr {
+    const left = this.bind(expr.left);
+    const right = this.bind(expr.right);
+    const equal = this.compare('=', left, right);
+    const isNull = (arg: PlanExpr): PlanExpr => ({ kind: 'is', arg, test: 'NULL', negated: false, type: 'Boolean' });
+    const distinct = !expr.negated;
+    return {
+      kind: 'case',
+      operand: null,
+      whens: [
+        {
+          when: { kind: 'and', left: isNull(left), right: isNull(right), type: 'Boolean' },
+          result: literal(!distinct, 'Boolean'),
+        },
+        {
+          when: { kind: 'or', left: isNull(left), right: isNull(right), type: 'Boolean' },
+          result: literal(distinct, 'Boolean'),
+        },
+      ],
+      elseResult: distinct ? { kind: 'not', arg: equal, type: 'Boolean' } : equal,
+      type: 'Boolean',
     };
   }
 

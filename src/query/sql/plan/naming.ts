@@ -166,6 +166,8 @@ export function exprName(expr: Expr, scope: Scope | null, display = false): stri
       return `${exprName(expr.expr, scope, display)} ${expr.negated ? 'NOT ' : ''}${expr.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprName(expr.pattern, scope, display)}`;
     case 'is':
       return `${exprName(expr.expr, scope, display)} IS ${expr.negated ? 'NOT ' : ''}${expr.test}`;
+    case 'is_distinct':
+      return `${exprName(expr.left, scope, display)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${exprName(expr.right, scope, display)}`;
     case 'cast': {
       // GreptimeDB spells out compact interval text before planning (`'3y2mon'::INTERVAL` is
       // named `Utf8("3 years 2 months")`).

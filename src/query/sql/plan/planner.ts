@@ -86,6 +86,8 @@ export function containsAggregate(expr: Expr): boolean {
       return containsAggregate(expr.expr) || containsAggregate(expr.pattern);
     case 'is':
       return containsAggregate(expr.expr);
+    case 'is_distinct':
+      return containsAggregate(expr.left) || containsAggregate(expr.right);
     case 'case':
       return [expr.operand, expr.elseResult, ...expr.whens.flatMap((w) => [w.when, w.result])].some(
         (e) => e !== null && containsAggregate(e),
@@ -257,6 +259,7 @@ export function planSelect(
   const base = new Binder({
     scope,
     timezone: session.timezone,
+    database: session.db,
     aggregateError: null,
     subqueries: hooks.subqueries,
     outer: hooks.outer,

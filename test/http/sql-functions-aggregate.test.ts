@@ -1,0 +1,59 @@
+/**
+ * Aggregates over HTTP: the regr_* family per group beside covar/var, and the ordered and
+ * DISTINCT forms of string_agg/array_agg (the separator and ORDER BY must survive DISTINCT).
+ */
+import t from 'tap';
+import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
+
+const cases: FunctionCase[] = [
+  [
+    'SELECT regr_count(y, x), regr_slope(y, x), regr_intercept(y, x), regr_avgx(y, x), regr_avgy(y, x) FROM pts WHERE g = 1',
+    [[3, 2, 1, 2, 5]],
+  ],
+  ['SELECT regr_sxx(y, x), regr_syy(y, x), regr_sxy(y, x), regr_r2(y, x) FROM pts WHERE g = 1', [[2, 8, 4, 1]]],
+  [
+    'SELECT g, regr_count(y, x), regr_slope(y, x), regr_r2(y, x), regr_sxx(y, x) FROM pts GROUP BY g ORDER BY g',
+    [
+      [1, 3, 2, 1, 2],
+      [2, 1, null, null, 0],
+      [3, 0, null, null, null],
+    ],
+  ],
+  ['SELECT regr_slope(y, x) = covar_pop(y, x) / var_pop(x) FROM pts WHERE g = 1', [[true]]],
+  ['SELECT regr_count(y, x), round(regr_slope(y, x), 6) FROM pts', [[4, -0.571429]]],
+  [
+    "SELECT string_agg(h, ',' ORDER BY h), string_agg(h, '|' ORDER BY ts DESC) FROM pts",
+    [['a,b,b,c,d,e', 'e|d|c|b|a|b']],
+  ],
+  [
+    "SELECT string_agg(DISTINCT h, ',' ORDER BY h), string_agg(DISTINCT h, '-' ORDER BY h DESC) FROM pts",
+    [['a,b,c,d,e', 'e-d-c-b-a']],
+  ],
+  [
+    "SELECT g, string_agg(h, ';' ORDER BY ts) FROM pts GROUP BY g ORDER BY g",
+    [
+      [1, 'b;a;b'],
+      [2, 'c;e'],
+      [3, 'd'],
+    ],
+  ],
+  [
+    'SELECT array_agg(DISTINCT h ORDER BY h DESC), array_agg(g ORDER BY ts DESC) FROM pts',
+    [
+      [
+        ['e', 'd', 'c', 'b', 'a'],
+        [2, 3, 2, 1, 1, 1],
+      ],
+    ],
+  ],
+  ["SELECT string_agg(h, ',') FROM pts WHERE g = 9", [[null]]],
+  ["SELECT regr_slope('a', x) FROM pts", NO_SIGNATURE],
+  ['SELECT regr_count(y) FROM pts', NO_SIGNATURE],
+];
+
+t.test('regression, ordered and distinct aggregates', (t) =>
+  checkFunctionCases(t, cases, [
+    'CREATE TABLE pts (ts TIMESTAMP TIME INDEX, g INT, x DOUBLE, y DOUBLE, h STRING)',
+    "INSERT INTO pts VALUES (1, 1, 1, 3, 'b'), (2, 1, 2, 5, 'a'), (3, 1, 3, 7, 'b'), (4, 2, 5, 1, 'c'), (5, 3, NULL, 2, 'd'), (6, 2, NULL, 4, 'e')",
+  ]),
+);

@@ -1,0 +1,23 @@
+/** GreptimeDB's session functions over HTTP: database() and current_schema() follow the request's database. */
+import t from 'tap';
+import { rowsOf, sql, startServer } from '../helpers/server.js';
+import { checkFunctionCases, type FunctionCase } from '../helpers/sql-function-cases.js';
+
+const cases: FunctionCase[] = [
+  ['SELECT database(), current_schema(), timezone()', [['public', 'public', 'UTC']]],
+  ['SELECT v, database() FROM t', [[1, 'public']]],
+  ['SELECT database(1)', { status: 400, code: 3000, message: 'database function requires 0 arguments, got 1' }],
+];
+
+t.test('session functions', (t) =>
+  checkFunctionCases(t, cases, ['CREATE TABLE t (ts TIMESTAMP TIME INDEX, v BIGINT)', 'INSERT INTO t VALUES (1, 1)']),
+);
+
+t.test('database() is the database the request names', async (t) => {
+  const server = await startServer({ shards: 1 });
+  t.teardown(() => server.stop());
+  t.equal((await sql(server.url, 'CREATE DATABASE metrics')).status, 200);
+  const r = await sql(server.url, 'SELECT database(), current_schema()', 'metrics');
+  t.equal(r.status, 200, r.text);
+  t.same(rowsOf(r.body), [['metrics', 'metrics']]);
+});

@@ -6,6 +6,7 @@ import { InvalidArgument } from '../../errors.js';
 import type { TableInsert } from '../../insert.js';
 import { WireError } from '../../proto/wire.js';
 import { SeriesCache } from '../byte-series-cache.js';
+import { histogramInserts, histogramSamplesOf } from '../histogram-inserts.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { type SeriesRuns, samplesOf } from '../series-inserts.js';
@@ -53,7 +54,12 @@ export function decodeRemoteWrite(
   }
   const runs = runsOf(decoded);
   const metadata = metadataInsert(decoded.metadata, db);
-  return { runs, extra: metadata ? [metadata] : [], rows: samplesOf(runs) };
+  const extra = metadata ? [metadata] : [];
+  // Histograms take the general path (histogram-inserts.ts); a request without any keeps the direct one.
+  const histograms =
+    decoded.histograms.series.length > 0 ? histogramInserts(decoded.histograms, schema.getTable.bind(schema)) : [];
+  extra.push(...histograms);
+  return { runs, extra, rows: samplesOf(runs) + histogramSamplesOf(decoded.histograms) };
 }
 
 /**

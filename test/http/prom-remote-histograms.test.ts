@@ -18,7 +18,7 @@ import {
   remoteReadHistograms,
   writeBody,
 } from '../helpers/prom-histograms.js';
-import { postRemoteWrite } from '../helpers/prom-remote.js';
+import { numberOfBits, postRemoteWrite } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
@@ -326,4 +326,25 @@ t.test('malformed histograms are refused with 400 and nothing is stored', async 
   const tables = rowsOf((await sql(server.url, 'SHOW TABLES')).body).map((r) => r[0]);
   t.notOk(tables.includes('bad_histograms'), 'no table for the refused histograms');
   t.notOk(tables.includes('good_floats'), 'nor for the float samples beside them');
+});
+
+t.test('a histogram whose sum is the stale NaN ends its series', async (t) => {
+  const server = await startServer({ shards: 1 });
+  t.teardown(() => server.stop());
+  const stale = { count_int: 0, sum: numberOfBits('7ff0000000000002'), timestamp: T0 + 30_000 };
+  const body = writeBody([
+    {
+      labels: [{ name: '__name__', value: 'ends' }],
+      histograms: [histogramMessage(intSpec(1, T0)), histogramMessage(intSpec(2, T0 + 15_000)), stale],
+    },
+  ]);
+  t.equal((await postRemoteWrite(server.url, body)).status, 204);
+  const at = async (ms: number) =>
+    (
+      (await apiData(server.url, 'query', { query: 'histogram_count(ends)', time: String(ms / 1000) })) as {
+        result: unknown[];
+      }
+    ).result;
+  t.same(await at(T0 + 20_000), [{ metric: {}, value: [(T0 + 20_000) / 1000, '18'] }], 'before the marker');
+  t.same(await at(T0 + 40_000), [], 'gone after it (within the lookback delta)');
 });

@@ -17,7 +17,7 @@ import type { TimeUnit, Vector } from '../../../shared/types.js';
 import type { FloatHistogram } from '../histogram/float-histogram.js';
 import { decodeStoredHistogram, toFloatHistogram } from '../histogram/stored-histogram.js';
 import { seriesOverLimit, tooManySamples, tooManySeries } from '../limits.js';
-import type { Label, Labels, SeriesSamples } from '../types.js';
+import { isStaleNaN, type Label, type Labels, type SeriesSamples } from '../types.js';
 import { compileLabelTest } from './matchers.js';
 import type { LocalSelect, TableSelect } from './plan.js';
 
@@ -240,11 +240,16 @@ async function selectTable(
         arena.t[arena.count] = readTime(i);
         if (stored === null) arena.v[arena.count] = readValue(i);
         else {
-          arena.v[arena.count] = 0;
-          arena.h ??= [];
           const wire = decodeStoredHistogram(stored);
-          arena.h[arena.count] = toFloatHistogram(wire);
-          arena.hInteger[arena.count] = !wire.float;
+          // Prometheus marks a vanished histogram series with a histogram whose sum is the stale
+          // NaN: it becomes a float stale marker, which the engine already drops.
+          if (isStaleNaN(wire.sum)) arena.v[arena.count] = wire.sum;
+          else {
+            arena.v[arena.count] = 0;
+            arena.h ??= [];
+            arena.h[arena.count] = toFloatHistogram(wire);
+            arena.hInteger[arena.count] = !wire.float;
+          }
         }
         arena.count++;
       }

@@ -9,7 +9,9 @@
  *
  * Any table with a timestamp time index and a numeric field is selectable: its tag columns are
  * the labels, `__name__` is the table name, the value is `greptime_value` (or the first numeric
- * field, or the one `__field__` picks), and times are converted to ms.
+ * field, or the one `__field__` picks), and times are converted to ms. A table with a Binary
+ * `greptime_histogram` field also yields its native histogram samples (rows whose value is NULL),
+ * unless `__field__` picks the value column.
  */
 import {
   answerBytes,

@@ -233,6 +233,16 @@ t.test('native histograms through remote write, PromQL and remote read, across r
     },
   ]);
 
+  const series = (await apiData(server.url, 'series', { 'match[]': 'req_seconds' })) as unknown[];
+  t.same(
+    series,
+    [
+      { __name__: 'req_seconds', job: 'api' },
+      { __name__: 'req_seconds', job: 'web' },
+    ],
+    'histogram-only series are listed by the series API',
+  );
+
   await checkQueries(t, server.url, 'from the memtable');
   await checkRemoteRead(t, server.url, 'from the memtable');
 

@@ -168,10 +168,16 @@ class SampleBuffer {
   }
 }
 
-/** Histogram samples of a request, in order: times and stored values. */
+/** Histogram samples of a request, in order: times and stored values, and their runs per series. */
 class HistogramBuffer {
   timestamps = new Float64Array(64);
   values: string[] = [];
+  series = new SeriesList();
+
+  decoded(): DecodedHistograms {
+    const { entries, start, count } = this.series;
+    return { series: entries, start, count, timestamps: this.timestamps, values: this.values };
+  }
 
   push(timestamp: number, value: string): void {
     const n = this.values.length;
@@ -188,6 +194,14 @@ class HistogramBuffer {
     this.values.length = n;
   }
 }
+
+const NO_HISTOGRAMS: DecodedHistograms = {
+  series: [],
+  start: new Uint32Array(0),
+  count: new Uint32Array(0),
+  timestamps: new Float64Array(0),
+  values: [],
+};
 
 class SeriesList {
   entries: SeriesEntry[] = [];
@@ -217,11 +231,9 @@ export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver):
   pos = 0;
   const samples = new SampleBuffer();
   const series = new SeriesList();
-  const histograms = new HistogramBuffer();
-  const histogramSeries = new SeriesList();
   const metadata: DecodedMetadata[] = [];
   // `previous`: the series decoded last, whose `next` guesses the one after it.
-  const skipped = { exemplars: 0, previous: undefined as SeriesEntry | undefined, histograms, histogramSeries };
+  const skipped: Skipped = { exemplars: 0, previous: undefined, histogramCount: 0, histograms: null };
   const end = bytes.length;
   try {
     while (pos < end) {
@@ -249,13 +261,7 @@ export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver):
     values: samples.values,
     sampleCount: samples.count,
     metadata,
-    histograms: {
-      series: histogramSeries.entries,
-      start: histogramSeries.start,
-      count: histogramSeries.count,
-      timestamps: histograms.timestamps,
-      values: histograms.values,
-    },
+    histograms: skipped.histograms === null ? NO_HISTOGRAMS : skipped.histograms.decoded(),
     exemplarCount: skipped.exemplars,
   };
 }
@@ -271,7 +277,7 @@ function timeSeries(
   resolver: SeriesResolver,
 ): void {
   const firstSample = samples.count;
-  const firstHistogram = skipped.histograms.values.length;
+  const firstHistogram = skipped.histogramCount;
   const seriesStart = pos;
   const exemplarsBefore = skipped.exemplars;
   let labels = 0;
@@ -316,7 +322,7 @@ function timeSeries(
         if ((t & 7) !== WireType.LengthDelimited) wrongType(t, 'TimeSeries', WireType.LengthDelimited);
         const fieldEnd = delimitedEnd(end);
         if (field === 3) skipped.exemplars++;
-        else if (field === 4) histogram(fieldEnd, skipped.histograms);
+        else if (field === 4) histogram(fieldEnd, skipped);
         pos = fieldEnd;
       } else {
         skip(t & 7, end);
@@ -328,13 +334,14 @@ function timeSeries(
     pos = seriesStart;
     samples.count = firstSample;
     skipped.exemplars = exemplarsBefore;
-    skipped.histograms.truncate(firstHistogram);
+    skipped.histogramCount = firstHistogram;
+    skipped.histograms?.truncate(firstHistogram);
     skipped.previous = undefined;
     timeSeries(end, samples, series, skipped, resolver);
     return;
   }
   const count = samples.count - firstSample;
-  const histogramCount = skipped.histograms.values.length - firstHistogram;
+  const histogramCount = skipped.histogramCount - firstHistogram;
   if (count === 0 && histogramCount === 0) return;
   const afterSeries = pos;
   let entry: SeriesEntry;
@@ -347,7 +354,7 @@ function timeSeries(
   if (skipped.previous !== undefined) skipped.previous.next = entry;
   skipped.previous = entry;
   if (count > 0) series.push(entry, firstSample, count);
-  if (histogramCount > 0) skipped.histogramSeries.push(entry, firstHistogram, histogramCount);
+  if (histogramCount > 0) skipped.histograms?.series.push(entry, firstHistogram, histogramCount);
   pos = afterSeries;
 }
 
@@ -355,16 +362,20 @@ function timeSeries(
 interface Skipped {
   exemplars: number;
   previous: SeriesEntry | undefined;
-  histograms: HistogramBuffer;
-  histogramSeries: SeriesList;
+  /** Histogram samples so far (a number on the object: the series loop reads it twice a series). */
+  histogramCount: number;
+  /** Made on the first histogram: a request of float samples allocates nothing for them. */
+  histograms: HistogramBuffer | null;
 }
 
 /** One `Histogram` message in [pos, end): decoded, checked, kept in its stored form. */
-function histogram(end: number, out: HistogramBuffer): void {
+function histogram(end: number, skipped: Skipped): void {
   const h = decodeWireHistogram(new WireReader(buf, pos, end));
   const problem = histogramProblem(h);
   if (problem !== null) throw new InvalidArgument(`invalid native histogram at ${h.timestampMs}: ${problem}`);
-  out.push(h.timestampMs, encodeStoredHistogram(h));
+  skipped.histograms ??= new HistogramBuffer();
+  skipped.histograms.push(h.timestampMs, encodeStoredHistogram(h));
+  skipped.histogramCount++;
 }
 
 function sample(end: number, samples: SampleBuffer): void {

@@ -96,8 +96,13 @@ export interface ReadHistogramSeries {
 }
 
 /** Remote read (SAMPLES) of float samples and histograms per query, int64s as numbers. */
-export async function remoteReadHistograms(url: string, queries: TestQuery[]): Promise<ReadHistogramSeries[][]> {
-  const res = await postRemoteRead(url, snappyBlock(readRequestBytes(queries)));
+export async function remoteReadHistograms(
+  url: string,
+  queries: TestQuery[],
+  acceptedResponseTypes: number[] = [],
+): Promise<ReadHistogramSeries[][]> {
+  const res = await postRemoteRead(url, snappyBlock(readRequestBytes(queries, acceptedResponseTypes)));
+  if (res.headers.get('content-type') !== 'application/x-protobuf') throw new Error('not a SAMPLES answer');
   if (res.status !== 200) throw new Error(`remote read failed: ${res.status} ${new TextDecoder().decode(res.body)}`);
   const decoded = prometheusTypes.ReadResponse.toObject(
     prometheusTypes.ReadResponse.decode(snappy.uncompress(Buffer.from(res.body))),

@@ -18,7 +18,13 @@ import {
   remoteReadHistograms,
   writeBody,
 } from '../helpers/prom-histograms.js';
-import { numberOfBits, postRemoteWrite } from '../helpers/prom-remote.js';
+import {
+  numberOfBits,
+  postRemoteRead,
+  postRemoteWrite,
+  readRequestBytes,
+  snappyBlock,
+} from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
@@ -357,4 +363,26 @@ t.test('a histogram whose sum is the stale NaN ends its series', async (t) => {
     ).result;
   t.same(await at(T0 + 20_000), [{ metric: {}, value: [(T0 + 20_000) / 1000, '18'] }], 'before the marker');
   t.same(await at(T0 + 40_000), [], 'gone after it (within the lookback delta)');
+});
+
+t.test('remote read answers SAMPLES for histograms when the client accepts it beside chunks', async (t) => {
+  const server = await startServer({ shards: 1 });
+  t.teardown(() => server.stop());
+  const body = writeBody([
+    { labels: [{ name: '__name__', value: 'chunky' }], histograms: [histogramMessage(intSpec(1, T0))] },
+    { labels: [{ name: '__name__', value: 'floaty' }], samples: [{ value: 1, timestamp: T0 }] },
+  ]);
+  t.equal((await postRemoteWrite(server.url, body)).status, 204);
+  const query = (name: string) => ({
+    start: 0,
+    end: T0 * 2,
+    matchers: [['__name__', 'EQ', name]] as Array<[string, 'EQ', string]>,
+  });
+  // Prometheus' client order: STREAMED_XOR_CHUNKS (1) first, then SAMPLES (0).
+  const [series] = await remoteReadHistograms(server.url, [query('chunky')], [1, 0]);
+  t.equal(series?.[0]?.histograms.length, 1, 'the histogram, in a SAMPLES answer');
+  const floats = await postRemoteRead(server.url, snappyBlock(readRequestBytes([query('floaty')], [1, 0])));
+  t.match(floats.headers.get('content-type'), /streamed/, 'float-only answers stay streamed');
+  const only = await postRemoteRead(server.url, snappyBlock(readRequestBytes([query('chunky')], [1])));
+  t.match(only.headers.get('content-type'), /streamed/, 'a client that accepts chunks only gets chunks');
 });

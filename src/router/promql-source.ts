@@ -9,7 +9,9 @@
  *
  * Any table with a timestamp time index and a numeric field is selectable: its tag columns are
  * the labels, `__name__` is the table name, the value is `greptime_value` (or the first numeric
- * field, or the one `__field__` picks), and times are converted to ms.
+ * field, or the one `__field__` picks), and times are converted to ms. A table with a Binary
+ * `greptime_histogram` field also yields its native histogram samples (rows whose value is NULL),
+ * unless `__field__` picks the value column.
  */
 import {
   answerBytes,
@@ -19,6 +21,7 @@ import {
 } from '../query/promql/distribute/eval-plan.js';
 import type { PromqlShardPlan } from '../query/promql/distribute/shard-plan.js';
 import { presentCount } from '../query/promql/distribute/step-pack.js';
+import type { FloatHistogram } from '../query/promql/histogram/float-histogram.js';
 import { compareLabels, labelsKey } from '../query/promql/labels.js';
 import { PROMQL_LIMITS_DEFAULT, type PromqlLimits, seriesOverLimit, tooManySeries } from '../query/promql/limits.js';
 import { compileLabelTest, type LabelTest } from '../query/promql/store/matchers.js';
@@ -44,6 +47,8 @@ export const FIELD_LABEL = '__field__';
 export const DATABASE_LABELS = ['x_greptime_database', '__database__', '__schema__'] as const;
 /** The value column remote write and OTLP create. */
 const DEFAULT_VALUE_COLUMN = 'greptime_value';
+/** The native histogram column remote write and OTLP create (shared/ingest/histogram-inserts.ts). */
+const HISTOGRAM_COLUMN = 'greptime_histogram';
 
 /**
  * `SHOALDB_PROMQL_PUSHDOWN=off` makes the router evaluate every PromQL query itself from raw
@@ -176,6 +181,9 @@ export function planLocalSelect(
       else if (!test('')) possible = false;
     }
     if (!possible) continue;
+    const histogram = table.columns.find(
+      (c) => c.name === HISTOGRAM_COLUMN && c.semantic === 'FIELD' && c.type === 'Binary',
+    );
     tables.push({
       tableId: table.id,
       metric: table.name,
@@ -183,6 +191,7 @@ export function planLocalSelect(
       tags,
       value,
       matchers: tagMatchers,
+      ...(histogram && fieldTests.length === 0 ? { histogram: { id: histogram.id } } : {}),
       ...(spreadsRows(table) ? { spread: true as const } : {}),
     });
   }
@@ -384,15 +393,23 @@ function joinSamples(a: SeriesSamples, b: SeriesSamples): SeriesSamples {
   const out = new Int32Array(v.buffer);
   const aw = new Int32Array(a.v.buffer, a.v.byteOffset, a.v.length * 2);
   const bw = new Int32Array(b.v.buffer, b.v.byteOffset, b.v.length * 2);
+  // Native histograms go along with their samples, when either part has any.
+  const h = a.h !== undefined || b.h !== undefined ? new Array<FloatHistogram | undefined>(n) : null;
+  const hInteger: boolean[] = [];
   let i = 0;
   let j = 0;
   for (let k = 0; k < n; k++) {
     const fromA = j >= b.t.length || (i < a.t.length && (a.t[i] as number) <= (b.t[j] as number));
     const words = fromA ? aw : bw;
+    const part = fromA ? a : b;
     const at = fromA ? i++ : j++;
-    t[k] = (fromA ? a.t : b.t)[at] as number;
+    t[k] = part.t[at] as number;
     out[2 * k] = words[2 * at] as number;
     out[2 * k + 1] = words[2 * at + 1] as number;
+    if (h !== null) {
+      h[k] = part.h?.[at];
+      hInteger[k] = part.hInteger?.[at] === true;
+    }
   }
-  return { labels: a.labels, t, v };
+  return h === null ? { labels: a.labels, t, v } : { labels: a.labels, t, v, h, hInteger };
 }

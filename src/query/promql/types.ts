@@ -35,6 +35,11 @@ export interface SeriesSamples {
    * nothing. Absent for float-only series (every source but the in-memory one, for now).
    */
   readonly h?: readonly (FloatHistogram | undefined)[] | undefined;
+  /**
+   * With `h`, from storage: where `hInteger[i]` is true, histogram i was written as an integer
+   * histogram. The engine computes with floats either way; remote read sends it back as written.
+   */
+  readonly hInteger?: readonly boolean[] | undefined;
 }
 
 /** What a selector asks storage for: series matching all matchers with samples in (start, end]. */

@@ -11,7 +11,7 @@
 
 import type { TableRows } from '../../shared/codec/write-batch.js';
 import { DbError, ErrorCode, type ErrorCodeValue, InvalidArgument } from '../../shared/errors.js';
-import type { DecodeBody, DecodeRequest, PartialRejection } from '../../shared/ingest/decode.js';
+import type { DecodeBody, DecodeRequest, PartialRejection, WrittenCounts } from '../../shared/ingest/decode.js';
 import { type PlannedInsert, planInsert, TYPE_CODES } from '../../shared/ingest/plan.js';
 import type { SchemaSnapshotData } from '../../shared/ingest/schema-snapshot.js';
 import { addShardParts, encodeShardPayloads } from '../../shared/ingest/split.js';
@@ -79,7 +79,12 @@ export class IngestPipeline {
   async writeDecodedTables(
     request: DecodeBody,
     onTables?: () => void,
-  ): Promise<{ rows: number; tableRows: number[]; partial?: PartialRejection | undefined }> {
+  ): Promise<{
+    rows: number;
+    tableRows: number[];
+    partial?: PartialRejection | undefined;
+    written?: WrittenCounts | undefined;
+  }> {
     // Shards still to write (null: all), and whether a shard refused a key named by id.
     let pending: Set<number> | null = null;
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
@@ -118,7 +123,9 @@ export class IngestPipeline {
       const only = pending;
       const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
       const refused = await this.writePayloads(payloads);
-      if (refused.size === 0) return { rows: reply.rows, tableRows: reply.tableRows, partial: reply.partial };
+      if (refused.size === 0) {
+        return { rows: reply.rows, tableRows: reply.tableRows, partial: reply.partial, written: reply.written };
+      }
       // Those shards wrote nothing of it (see src/shard/key-refs.ts); the others are done.
       pending = refused;
     }

@@ -7,6 +7,10 @@
  *   vector   [{"metric":{<labels>},"value":[<t>,"<v>"]},...]
  *   matrix   [{"metric":{<labels>},"values":[[<t>,"<v>"],...]},...]
  *   scalar   [<t>,"<v>"]          string  [<t>,"<text>"]
+ *   native histograms: "histogram":[<t>,<h>] in a vector, "histograms":[[<t>,<h>],...] in a
+ *   matrix, <h> = {"count":"<v>","sum":"<v>","buckets":[[<rule>,"<lower>","<upper>","<count>"],...]}
+ *   (rule: 0 open left, 1 open right, 2 open both, 3 closed both; empty buckets left out, and
+ *   "buckets" too when none is left)
  *
  * `<t>` is Unix seconds with the milliseconds written as three digits when non-zero (`1.500`);
  * `<v>` is the shortest round-trip decimal, in exponent form below 1e-6 and from 1e21, with
@@ -14,6 +18,7 @@
  */
 import zlib from 'node:zlib';
 import { formatFloatF } from '../../query/promql/go-format.js';
+import { allBuckets, type FloatHistogram } from '../../query/promql/histogram/float-histogram.js';
 import type { Labels, QueryResult } from '../../query/promql/types.js';
 import type { HttpResponse } from '../http/context.js';
 
@@ -60,6 +65,30 @@ function pointJson(t: number, v: number): string {
   return `[${formatTimestamp(t)},"${formatSampleValue(v)}"]`;
 }
 
+/**
+ * A histogram as Prometheus' `marshalHistogram` writes it. Negative buckets include their lower
+ * bound (rule 1), positive ones their upper bound (rule 0), the zero bucket both (rule 3).
+ */
+export function histogramJson(h: FloatHistogram): string {
+  let out = `{"count":"${formatSampleValue(h.count)}","sum":"${formatSampleValue(h.sum)}"`;
+  const buckets: string[] = [];
+  for (const b of allBuckets(h)) {
+    if (b.count === 0) continue;
+    const zero =
+      b.lowerInclusive && b.lower === -h.zeroThreshold && b.upper === h.zeroThreshold && h.zeroCount === b.count;
+    const rule = zero ? 3 : b.lowerInclusive ? 1 : 0;
+    buckets.push(
+      `[${rule},"${formatSampleValue(b.lower)}","${formatSampleValue(b.upper)}","${formatSampleValue(b.count)}"]`,
+    );
+  }
+  if (buckets.length > 0) out += `,"buckets":[${buckets.join(',')}]`;
+  return `${out}}`;
+}
+
+function histogramPointJson(t: number, h: FloatHistogram): string {
+  return `[${formatTimestamp(t)},${histogramJson(h)}]`;
+}
+
 /** The `result` of a query as Prometheus writes it for its `resultType`. */
 export function resultJson(result: QueryResult): string {
   switch (result.resultType) {
@@ -68,17 +97,27 @@ export function resultJson(result: QueryResult): string {
     case 'string':
       return `[${formatTimestamp(result.t)},${JSON.stringify(result.v)}]`;
     case 'vector': {
-      const parts = result.samples.map((s) => `{"metric":${labelsJson(s.labels)},"value":${pointJson(s.t, s.v)}}`);
+      const parts = result.samples.map((s) =>
+        s.h !== undefined
+          ? `{"metric":${labelsJson(s.labels)},"histogram":${histogramPointJson(s.t, s.h)}}`
+          : `{"metric":${labelsJson(s.labels)},"value":${pointJson(s.t, s.v)}}`,
+      );
       return `[${parts.join(',')}]`;
     }
     case 'matrix': {
       const parts = result.series.map((s) => {
         const points: string[] = new Array(s.t.length);
         for (let i = 0; i < s.t.length; i++) points[i] = pointJson(s.t[i] as number, s.v[i] as number);
-        // Prometheus omits `values` for a series without float points (a histogram-only series).
-        return points.length > 0
-          ? `{"metric":${labelsJson(s.labels)},"values":[${points.join(',')}]}`
-          : `{"metric":${labelsJson(s.labels)}}`;
+        // Prometheus omits `values` for a series without float points (a histogram-only series),
+        // and `histograms` for one without histogram points.
+        let out = `{"metric":${labelsJson(s.labels)}`;
+        if (points.length > 0) out += `,"values":[${points.join(',')}]`;
+        const hs = s.histograms;
+        if (hs && hs.t.length > 0) {
+          const hp = hs.t.map((t, i) => histogramPointJson(t, hs.h[i] as FloatHistogram));
+          out += `,"histograms":[${hp.join(',')}]`;
+        }
+        return `${out}}`;
       });
       return `[${parts.join(',')}]`;
     }

@@ -9,7 +9,7 @@
 
 import type { PromqlLimits } from '../../query/promql/limits.js';
 import { DbError, InvalidArgument } from '../../shared/errors.js';
-import { decompressRemoteBody } from '../../shared/ingest/prom-remote/decode-write.js';
+import { decompressRemoteBody, type WrittenCounts } from '../../shared/ingest/prom-remote/decode-write.js';
 import { snappyCompress } from '../../shared/ingest/prom-remote/snappy-block.js';
 import { ResponseType, STREAMED_CONTENT_TYPE } from '../../shared/proto/prometheus.js';
 import { checkPermission } from '../auth/credentials.js';
@@ -43,15 +43,28 @@ export interface PromRemoteDeps {
 }
 
 /**
- * Remote write 1.0 only: a 2.0 request (`proto=io.prometheus.write.v2.Request`) gets 415, which
- * tells a Prometheus configured for 2.0 to fall back to 1.0.
+ * The remote write version of a request by its content type: 1.0 (`prometheus.WriteRequest`, the
+ * default) or 2.0 (`proto=io.prometheus.write.v2.Request`). Anything else gets 415, which tells a
+ * Prometheus to fall back to a version it shares with the receiver.
  */
-function checkWriteContentType(header: string | undefined): void {
-  if (header === undefined || header.trim() === '') return;
+function writeVersionOf(header: string | undefined): 1 | 2 {
+  if (header === undefined || header.trim() === '') return 1;
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   const proto = params.find((p) => p.startsWith('proto='))?.slice('proto='.length);
-  if (type === 'application/x-protobuf' && (proto === undefined || proto === 'prometheus.writerequest')) return;
+  if (type === 'application/x-protobuf') {
+    if (proto === undefined || proto === 'prometheus.writerequest') return 1;
+    if (proto === 'io.prometheus.write.v2.request') return 2;
+  }
   throw new ClientError('UnsupportedMediaType', `unsupported prometheus remote write content type: ${header}`);
+}
+
+/** Remote write 2.0's answer: what was written, by kind (the spec's response headers). */
+function writtenHeaders(written: WrittenCounts | undefined): Record<string, string> {
+  return {
+    'x-prometheus-remote-write-samples-written': String(written?.samples ?? 0),
+    'x-prometheus-remote-write-histograms-written': String(written?.histograms ?? 0),
+    'x-prometheus-remote-write-exemplars-written': String(written?.exemplars ?? 0),
+  };
 }
 
 /** Snappy is what Prometheus sends; zstd (vmagent) would need a codec Node 20 lacks. */
@@ -101,28 +114,34 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
         if (ctx.query.has('get_vm_proto_version')) return text(200, '1');
         metrics.ingestBytes.inc({ protocol: WRITE_PROTOCOL }, ctx.body.length);
         try {
-          checkWriteContentType(ctx.headers.get('content-type'));
+          const version = writeVersionOf(ctx.headers.get('content-type'));
           checkContentEncoding(ctx.headers.get('content-encoding'));
           const db = databaseOf(ctx, ['db']);
-          if (ctx.body.length === 0) return empty(204);
+          if (ctx.body.length === 0) {
+            return version === 2 ? { status: 204, headers: writtenHeaders(undefined) } : empty(204);
+          }
           const pipeline = ctx.headers.get('x-greptime-pipeline-name')?.trim();
           if (pipeline) {
+            if (version === 2) {
+              throw new ClientError('UnsupportedMediaType', 'remote write 2.0 cannot be written through a pipeline');
+            }
             const rows = await writeThroughPipeline(deps, db, pipeline, ctx, decompress(ctx.body, bodyLimitBytes));
             metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, rows);
             metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });
             return empty(204);
           }
           // Decompressing and decoding are most of the cost: a shard does them (IngestPipeline.writeDecoded).
-          const sampleRows = await ingest.writeDecoded({
+          const done = await ingest.writeDecodedTables({
             protocol: 'prom-remote',
             body: ctx.body,
             db,
             bodyLimitBytes,
+            version,
             options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' },
           });
-          metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, sampleRows);
+          metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, done.rows);
           metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });
-          return empty(204);
+          return version === 2 ? { status: 204, headers: writtenHeaders(done.written) } : empty(204);
         } catch (err) {
           const rejected = err instanceof ClientError || (err instanceof DbError && err.code < 5000);
           metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: rejected ? 'rejected' : 'failed' });
@@ -161,7 +180,11 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
             results.push(await source.selectRange(q.matchers, q.startMs, q.endMs, ctx.signal));
           }
           metrics.queryDone('remote_read', 'ok', ctx.startMs);
-          if (responseType === ResponseType.STREAMED_XOR_CHUNKS) {
+          // XOR chunks carry floats only (histogram chunks are not written yet): with native
+          // histograms in the answer, SAMPLES is chosen when the client accepts it too.
+          const hasHistograms = results.some((series) => series.some((s) => s.h !== undefined));
+          const samplesToo = request.acceptedResponseTypes.includes(ResponseType.SAMPLES);
+          if (responseType === ResponseType.STREAMED_XOR_CHUNKS && !(hasHistograms && samplesToo)) {
             return {
               status: 200,
               headers: { 'content-type': STREAMED_CONTENT_TYPE },

@@ -19,7 +19,10 @@ import { OtlpMalformed } from './otlp/malformed.js';
 import type { OtlpMetricsOptions } from './otlp/metrics-options.js';
 import { decodePipelineBody, type PipelineBody } from './pipeline-decode.js';
 import { needsNoChange, planInsert } from './plan.js';
-import { decodeRemoteWrite } from './prom-remote/decode-write.js';
+import { decodeRemoteWrite, type WrittenCounts } from './prom-remote/decode-write.js';
+
+export type { WrittenCounts } from './prom-remote/decode-write.js';
+
 import { sampleParts } from './sample-parts.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
 import { type SeriesRuns, seriesInserts } from './series-inserts.js';
@@ -40,8 +43,11 @@ export type DecodeRequest = {
   keysInFull?: boolean;
 } & (
   | { protocol: 'lineproto'; precision: Precision; lineMaxBytes: number; nowNs: bigint }
-  /** `bodyLimitBytes`: `http.body_limit` (0 = none), also the bound on the decompressed body. */
-  | { protocol: 'prom-remote'; bodyLimitBytes: number }
+  /**
+   * `bodyLimitBytes`: `http.body_limit` (0 = none), also the bound on the decompressed body.
+   * `version` 2: the body is a remote write 2.0 `io.prometheus.write.v2.Request`.
+   */
+  | { protocol: 'prom-remote'; bodyLimitBytes: number; version?: 1 | 2 | undefined }
   /** The all-or-nothing put (no `summary` or `details`). */
   | { protocol: 'opentsdb' }
   /** An OTLP/HTTP metrics export (otlp/decode-metrics.ts); the HTTP layer has undone its encoding. */
@@ -75,6 +81,8 @@ export type DecodeReply =
       tableRows: number[];
       /** Rows refused one by one while the rest is written (OTLP's `partial_success`). */
       partial?: PartialRejection | undefined;
+      /** Remote write: what of the request is written, by kind (2.0's response headers). */
+      written?: WrittenCounts | undefined;
     }
   /** Nothing of the body can be stored: the protocol's own "bad request" (OTLP's 400 status). */
   | { kind: 'malformed'; message: string }
@@ -123,6 +131,7 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
       rows: decoded.rows,
       generation: schema.generation,
       tableRows: decoded.parts.tableRows,
+      written: decoded.written,
     };
   }
   const kept = decoded.inserts.map((insert, i) => ({ insert, options: decoded.options?.[i] ?? request.options }));
@@ -151,6 +160,7 @@ export async function decodeIngest(request: DecodeRequest, schema: SchemaSnapsho
     generation: schema.generation,
     tableRows: decoded.inserts.map((i) => i.rowCount),
     partial: decoded.partial,
+    written: decoded.written,
   };
 }
 
@@ -160,10 +170,15 @@ type Inserts = {
   rows: number;
   options?: InsertOptions[] | undefined;
   partial?: PartialRejection | undefined;
+  written?: WrittenCounts | undefined;
 };
 
 /** Rows already split into per-shard parts by a direct path (sample-parts.ts, lineproto/point-parts.ts). */
-type Parts = { parts: { perShard: TableRows[][]; tableRows: number[] }; rows: number };
+type Parts = {
+  parts: { perShard: TableRows[][]; tableRows: number[] };
+  rows: number;
+  written?: WrittenCounts | undefined;
+};
 
 type Decoded = Inserts | Parts | { refused: { status: number; message: string } };
 
@@ -180,7 +195,8 @@ async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promi
       return { inserts, rows: inserts.reduce((n, i) => n + i.rowCount, 0) };
     }
     case 'prom-remote': {
-      const decoded = decodeRemoteWrite(request.body, request.db, request.bodyLimitBytes, schema, request.shardCount);
+      const { body, db, bodyLimitBytes, shardCount, version } = request;
+      const decoded = decodeRemoteWrite(body, db, bodyLimitBytes, schema, shardCount, version ?? 1);
       return 'refused' in decoded ? decoded : samplesOrInserts(decoded, schema, request.shardCount, byRef);
     }
     case 'opentsdb':
@@ -210,15 +226,16 @@ async function decodeBody(request: DecodeRequest, schema: SchemaSnapshot): Promi
 
 /** Samples of resolved series (`extra`: inserts beside them) as parts when all are bound, else as inserts. */
 function samplesOrInserts(
-  decoded: { runs: SeriesRuns; extra: TableInsert[]; rows: number },
+  decoded: { runs: SeriesRuns; extra: TableInsert[]; rows: number; written?: WrittenCounts | undefined },
   schema: SchemaSnapshot,
   shardCount: number,
   byRef: boolean,
 ): Parts | Inserts {
+  const { rows, written } = decoded;
   const parts = decoded.extra.length === 0 ? sampleParts(decoded.runs, schema, shardCount, byRef) : null;
-  if (parts !== null) return { parts, rows: decoded.rows };
+  if (parts !== null) return { parts, rows, written };
   const inserts = seriesInserts(decoded.runs, (db, table) => schema.getTable(db, table)).map((t) => t.insert);
-  return { inserts: [...inserts, ...decoded.extra], rows: decoded.rows };
+  return { inserts: [...inserts, ...decoded.extra], rows, written };
 }
 
 /** The insert without its rows: what planning and schema changes read. */

@@ -179,7 +179,7 @@ export function valueColumnOf(existing: TableSchema | undefined): string {
 }
 
 /** Sorted union of the tag names of the table's series, computed once per distinct shape. */
-function tagNamesOf(series: readonly ResolvedSeries[]): string[] {
+export function tagNamesOf(series: readonly ResolvedSeries[]): string[] {
   const shapes = new Map<string, readonly string[]>();
   let last = '';
   for (const s of series) {
@@ -195,7 +195,7 @@ function tagNamesOf(series: readonly ResolvedSeries[]): string[] {
 }
 
 /** Each series' tag values in `names` order (null = absent); shared arrays where shapes match. */
-function tuplesOf(series: readonly ResolvedSeries[], names: readonly string[]): Array<Array<string | null>> {
+export function tuplesOf(series: readonly ResolvedSeries[], names: readonly string[]): Array<Array<string | null>> {
   const full = intern(names.join('\u0000'));
   const positions = new Map<string, number[]>();
   return series.map((s) => {

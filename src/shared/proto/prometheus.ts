@@ -186,6 +186,7 @@ export const prometheusTypes = {
   ChunkedReadResponse: root.lookupType('prometheus.ChunkedReadResponse'),
   TimeSeries: root.lookupType('prometheus.TimeSeries'),
   ChunkedSeries: root.lookupType('prometheus.ChunkedSeries'),
+  Histogram: root.lookupType('prometheus.Histogram'),
 };
 
 /** Turns a decoded int64 (a `Long` when the `long` package is present, else a number) into a number. */

@@ -117,7 +117,16 @@ export type EvalAnswer =
        */
       seriesSelected: number[];
     }
-  | { ok: false; errorType: PromqlErrorType; message: string };
+  | {
+      ok: false;
+      errorType: PromqlErrorType;
+      message: string;
+      /**
+       * Set when the shard read native histograms, which have no packed or partial form yet: the
+       * router then evaluates the subtree itself from raw samples (not an error for the query).
+       */
+      unpushable?: true | undefined;
+    };
 
 /** What the shard evaluation target does: run a request on every shard. */
 export interface ShardEvaluation {

@@ -28,6 +28,8 @@ export class LocalSampleSource implements SampleSource {
   private readonly selectorsOf = new Map<string, { tables: TableSelect[]; indexes: number[] }>();
   /** Raw samples read so far (for the shard's own accounting). */
   samplesRead = 0;
+  /** Whether a selection returned native histogram samples. */
+  histogramsRead = false;
   /**
    * Per selector of the plan, the most series one selection of it read (`EvalAnswer`): the
    * router sums them over the shards, since each shard sees only its part of a selection.
@@ -57,7 +59,10 @@ export class LocalSampleSource implements SampleSource {
     const minMs = Number.isFinite(request.startMs) ? Math.floor(request.startMs) + 1 : null;
     const maxMs = Number.isFinite(request.endMs) ? Math.floor(request.endMs) : null;
     const series = await selectLocal(this.scan, { tables, minMs, maxMs, ...this.bounds });
-    for (const s of series) this.samplesRead += s.t.length;
+    for (const s of series) {
+      this.samplesRead += s.t.length;
+      if (s.h !== undefined) this.histogramsRead = true;
+    }
     for (const index of indexes) {
       this.seriesSelected[index] = Math.max(this.seriesSelected[index] as number, series.length);
     }

@@ -68,12 +68,20 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
     samples: new SampleBudget(plan.samplesMax),
   };
   const ev = new Evaluator(ctx, plan.grid.startMs, plan.grid.endMs, plan.grid.intervalMs);
+  const unpushable: EvalAnswer = {
+    ok: false,
+    errorType: 'internal',
+    message: 'native histograms are evaluated in the router',
+    unpushable: true,
+  };
   try {
     const expr = exprFromWire(plan.expr);
     let result: EvalResult;
     if (plan.kind === 'step') result = { kind: 'step', series: packSeries(await ev.vector(expr), ev.steps) };
     else if (expr.type === 'AggregateExpr') result = await partialOf(ev, expr);
     else throw new PromqlError('internal', `a partial shard plan needs an aggregation, got ${expr.type}`);
+    // Step values and partial states carry floats only: a histogram read would be lost in them.
+    if (source.histogramsRead) return unpushable;
     return {
       ok: true,
       result,
@@ -82,6 +90,7 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
       seriesSelected: source.seriesSelected,
     };
   } catch (err) {
+    if (source.histogramsRead) return unpushable;
     if (err instanceof PromqlError) return { ok: false, errorType: err.errorType, message: err.message };
     throw err;
   }

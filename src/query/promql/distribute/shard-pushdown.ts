@@ -25,6 +25,9 @@ import { unpackSeries } from './step-pack.js';
 import { exprToWire } from './wire-expr.js';
 
 export class ShardPushdown implements Pushdown {
+  /** Set once a shard read native histograms: the rest of the query is evaluated here. */
+  private histograms = false;
+
   constructor(
     private readonly target: ShardEvaluation,
     /** The query text (annotation positions); '' when the query came as a tree. */
@@ -33,7 +36,7 @@ export class ShardPushdown implements Pushdown {
 
   async evaluate(ev: EvalHost, expr: Expr): Promise<Value | null> {
     const kind = pushdownKindOf(expr);
-    if (kind === null || ev.steps === 0) return null;
+    if (kind === null || ev.steps === 0 || this.histograms) return null;
     const selectorMatchers = selectorsOf(expr).map((s) => s.matchers);
     if (!this.target.seriesWhole(selectorMatchers)) return null;
     const ctx = ev.ctx;
@@ -55,6 +58,10 @@ export class ShardPushdown implements Pushdown {
       ctx.signal,
     );
     await ev.checkpoint();
+    if (answers.some((a) => !a.ok && a.unpushable === true)) {
+      this.histograms = true;
+      return null;
+    }
     const results = this.resultsOf(ev, answers);
     if (kind === 'step') return { kind: 'vector', series: mergeSteps(ev, results) };
     return { kind: 'vector', series: await mergePartials(ev, expr as AggregateExpr, results) };

@@ -14,8 +14,10 @@
 import { floorDiv } from '../../../shared/bigint-math.js';
 import type { ScanColumn, ScanRequest, ScanSource, SeriesMatcher } from '../../../shared/scan.js';
 import type { TimeUnit, Vector } from '../../../shared/types.js';
+import type { FloatHistogram } from '../histogram/float-histogram.js';
+import { decodeStoredHistogram, toFloatHistogram } from '../histogram/stored-histogram.js';
 import { seriesOverLimit, tooManySamples, tooManySeries } from '../limits.js';
-import type { Label, Labels, SeriesSamples } from '../types.js';
+import { isStaleNaN, type Label, type Labels, type SeriesSamples } from '../types.js';
 import { compileLabelTest } from './matchers.js';
 import type { LocalSelect, TableSelect } from './plan.js';
 
@@ -58,6 +60,10 @@ export function scanBounds(
 class SampleArena {
   t = new Float64Array(4096);
   v = new Float64Array(4096);
+  /** Native histogram samples by position; null until the first one. */
+  h: Array<FloatHistogram | undefined> | null = null;
+  /** Per histogram sample: written as an integer histogram. */
+  hInteger: boolean[] = [];
   count = 0;
 
   constructor(private readonly max: number) {}
@@ -165,11 +171,14 @@ async function selectTable(
   withSamples: boolean,
   out: Array<{ labels: Labels; start: number; end: number }>,
 ): Promise<void> {
+  const histogramColumn = table.histogram;
   const columns: ScanColumn[] = [
     { id: 0, kind: 'i64', role: 'time' },
     { id: table.value.id, kind: table.value.kind, role: 'field' },
+    ...(histogramColumn ? [{ id: histogramColumn.id, kind: 'str', role: 'field' } as ScanColumn] : []),
     ...table.tags.map((t): ScanColumn => ({ id: t.id, kind: 'str', role: 'tag' })),
   ];
+  const firstTag = histogramColumn ? 3 : 2;
   const { timeMin, timeMax } = scanBounds(table.timeUnit, select.minMs, select.maxMs);
   if (timeMin !== undefined && timeMax !== undefined && timeMin >= timeMax) return;
   const request: ScanRequest = {
@@ -194,7 +203,8 @@ async function selectTable(
     const valueVector = chunk.vectors[1] as Vector;
     const readValue = valueReader(valueVector);
     const valid = valueVector.valid;
-    const tagVectors = chunk.vectors.slice(2).map((v) => v.values as Array<string | null>);
+    const histograms = histogramColumn ? histogramValues(chunk.vectors[2] as Vector) : null;
+    const tagVectors = chunk.vectors.slice(firstTag).map((v) => v.values as Array<string | null>);
     if (withSamples) arena.reserve(n);
     // Series change only where the scan says one may start (else at any row: check them all).
     const starts = chunk.seriesStarts;
@@ -219,14 +229,28 @@ async function selectTable(
         previousTags = tagVectors.map((v) => v[from] ?? null);
       }
       for (let i = from; i < to; i++) {
-        if (valid && valid[i] === 0) continue;
+        // A NULL value with a histogram is a histogram sample (histogram-inserts.ts).
+        const stored = valid && valid[i] === 0 ? (histograms?.[i] ?? null) : null;
+        if (valid && valid[i] === 0 && stored === null) continue;
         // A series counts once it has a sample; one past the bound fails before its samples
         // are copied, so a shard holds at most `seriesMax` series of samples.
         if (!openHasSample && seriesOverLimit(out.length + 1, select.seriesMax)) throw tooManySeries(select.seriesMax);
         openHasSample = true;
         if (!withSamples) break;
         arena.t[arena.count] = readTime(i);
-        arena.v[arena.count] = readValue(i);
+        if (stored === null) arena.v[arena.count] = readValue(i);
+        else {
+          const wire = decodeStoredHistogram(stored);
+          // Prometheus marks a vanished histogram series with a histogram whose sum is the stale
+          // NaN: it becomes a float stale marker, which the engine already drops.
+          if (isStaleNaN(wire.sum)) arena.v[arena.count] = wire.sum;
+          else {
+            arena.v[arena.count] = 0;
+            arena.h ??= [];
+            arena.h[arena.count] = toFloatHistogram(wire);
+            arena.hInteger[arena.count] = !wire.float;
+          }
+        }
         arena.count++;
       }
     }
@@ -245,7 +269,24 @@ export async function selectLocal(source: ScanSource, select: LocalSelect): Prom
   // One exact-size buffer each for times and values; series are views into them.
   const t = arena.t.slice(0, arena.count);
   const v = arena.v.slice(0, arena.count);
-  return ranges.map((r) => ({ labels: r.labels, t: t.subarray(r.start, r.end), v: v.subarray(r.start, r.end) }));
+  const h = arena.h;
+  return ranges.map((r) => {
+    const samples = { labels: r.labels, t: t.subarray(r.start, r.end), v: v.subarray(r.start, r.end) };
+    if (h === null) return samples;
+    const part = h.slice(r.start, r.end);
+    part.length = r.end - r.start;
+    if (!part.some((x) => x !== undefined)) return samples;
+    const hInteger = Array.from({ length: r.end - r.start }, (_, k) => arena.hInteger[r.start + k] === true);
+    return { ...samples, h: part, hInteger };
+  });
+}
+
+/** A histogram column's values (str vector, NULLs as null or by `valid`). */
+function histogramValues(vector: Vector): ReadonlyArray<string | null | undefined> {
+  const values = vector.values as Array<string | null>;
+  const valid = vector.valid;
+  if (!valid) return values;
+  return values.map((x, i) => (valid[i] === 0 ? null : x));
 }
 
 /** Label sets of the series a `LocalSelect` matches that have at least one sample in range. */

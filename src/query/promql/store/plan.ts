@@ -33,6 +33,11 @@ export interface TableSelect {
   tags: Array<{ id: number; name: string }>;
   /** The field read as the sample value (numbers only; NULL rows are skipped). */
   value: { id: number; kind: Extract<PhysicalKind, 'f64' | 'i64' | 'u64'> };
+  /**
+   * The Binary field holding native histogram samples (`greptime_histogram`), when the table has
+   * one: a row whose value is NULL and whose histogram is not is a histogram sample.
+   */
+  histogram?: { id: number } | undefined;
   /** Every matcher must hold; an absent tag counts as the empty string, as in Prometheus. */
   matchers: TagMatcher[];
   /**

@@ -17,6 +17,7 @@ import protobuf from 'protobufjs';
 import type { Labels, SeriesSamples } from '../../../query/promql/types.js';
 import { CHUNK_ENCODING_XOR } from '../../../shared/proto/prometheus.js';
 import { crc32c } from './crc32c.js';
+import { writeHistogram } from './read-histogram.js';
 import { encodeXorChunk, SAMPLES_PER_CHUNK } from './xor-chunk.js';
 
 /** Target size of one streamed frame (Prometheus' server uses 1 MiB). */
@@ -48,11 +49,19 @@ export function encodeReadResponse(results: readonly (readonly SeriesSamples[])[
       w.uint32(tag(1, LENGTH_DELIMITED)).fork();
       writeLabels(w, s.labels);
       for (let i = 0; i < s.t.length; i++) {
+        if (s.h?.[i] !== undefined) continue;
         w.uint32(tag(2, LENGTH_DELIMITED)).fork();
         w.uint32(tag(1, FIXED64)).double(s.v[i] as number);
         w.uint32(tag(2, VARINT)).int64(s.t[i] as number);
         w.ldelim();
       }
+      // Native histogram samples: TimeSeries.histograms (field 4).
+      const hs = s.h;
+      if (hs)
+        for (let i = 0; i < s.t.length; i++) {
+          const h = hs[i];
+          if (h !== undefined) writeHistogram(w, 4, s.t[i] as number, h, s.hInteger?.[i] === true);
+        }
       w.ldelim();
     }
     w.ldelim();
@@ -112,6 +121,25 @@ function labelsBytes(labels: Labels): number {
   return n;
 }
 
+/**
+ * The float samples of a series. Native histograms would need Prometheus' histogram chunk
+ * encodings, which are not written yet: streamed responses leave them out (docs/metrics-storage.md).
+ */
+function floatSamplesOf(s: SeriesSamples): SeriesSamples {
+  const h = s.h;
+  if (h === undefined) return s;
+  const keep: number[] = [];
+  for (let i = 0; i < s.t.length; i++) if (h[i] === undefined) keep.push(i);
+  const t = new Float64Array(keep.length);
+  const v = new Float64Array(keep.length);
+  // Assignment between typed arrays keeps a NaN's payload (stale markers).
+  keep.forEach((from, to) => {
+    t[to] = s.t[from] as number;
+    v[to] = s.v[from] as number;
+  });
+  return { labels: s.labels, t, v };
+}
+
 /** The whole body of a streamed response: frames for each query in order. */
 export function encodeChunkedReadResponse(results: readonly (readonly SeriesSamples[])[]): Uint8Array {
   const frames: Uint8Array[] = [];
@@ -124,7 +152,8 @@ export function encodeChunkedReadResponse(results: readonly (readonly SeriesSamp
       pending = [];
       pendingBytes = 0;
     };
-    for (const s of seriesList) {
+    for (const whole of seriesList) {
+      const s = floatSamplesOf(whole);
       let current: { labels: Labels; chunks: PendingChunk[] } | null = null;
       for (let from = 0; from < s.t.length; from += SAMPLES_PER_CHUNK) {
         const to = Math.min(s.t.length, from + SAMPLES_PER_CHUNK);

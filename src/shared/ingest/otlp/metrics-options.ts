@@ -7,8 +7,25 @@
  *   x-greptime-otlp-metric-ignore-resource-attrs        a;b  (left out, when promoting all)
  *   x-greptime-otlp-metric-promote-scope-attrs          true → otel_scope_* labels
  *   x-greptime-otlp-metric-translation-strategy         see metrics-naming.ts (unknown → 400)
+ *   x-greptime-otlp-metric-exponential-histograms       classic (default) | native (unknown → 400)
  */
+import { InvalidArgument } from '../../errors.js';
 import { parseTranslationStrategy, type TranslationStrategy } from './metrics-naming.js';
+
+/**
+ * How exponential histograms are stored: `classic` cumulative `_bucket`/`_sum`/`_count` series
+ * (metrics-exponential.ts, the default, queryable by classic-histogram PromQL), or `native`
+ * histograms in the metric's own table (metrics-native.ts), as Prometheus 3's OTLP receiver
+ * stores them.
+ */
+export type ExponentialHistogramMode = 'classic' | 'native';
+
+function exponentialModeOf(header: string | undefined): ExponentialHistogramMode {
+  const value = header?.trim().toLowerCase() ?? '';
+  if (value === '' || value === 'classic') return 'classic';
+  if (value === 'native') return 'native';
+  throw new InvalidArgument(`Invalid OTLP exponential histogram mode: ${header}; expected classic or native`);
+}
 
 export interface OtlpMetricsOptions {
   strategy: TranslationStrategy;
@@ -18,6 +35,7 @@ export interface OtlpMetricsOptions {
   /** Resource attributes left out when promoting all. */
   ignoreResourceAttributes: ReadonlySet<string>;
   promoteScopeAttributes: boolean;
+  exponentialHistograms: ExponentialHistogramMode;
 }
 
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't']);
@@ -43,6 +61,7 @@ export function metricsOptionsOf(headers: ReadonlyMap<string, string>): OtlpMetr
     promoteResourceAttributes: listOf(headers.get('x-greptime-otlp-metric-promote-resource-attrs')),
     ignoreResourceAttributes: listOf(headers.get('x-greptime-otlp-metric-ignore-resource-attrs')),
     promoteScopeAttributes: flagOf(headers.get('x-greptime-otlp-metric-promote-scope-attrs')),
+    exponentialHistograms: exponentialModeOf(headers.get('x-greptime-otlp-metric-exponential-histograms')),
   };
 }
 

@@ -6,8 +6,12 @@
  *
  * Values stay in a Float64Array from start to end: Prometheus' stale marker is a NaN with a
  * payload, and a plain JS array would canonicalise it.
+ *
+ * Native histogram rows (exponential histograms in `native` mode) have a NULL value and their
+ * stored histogram in `greptime_histogram`, as remote write writes them (histogram-inserts.ts).
  */
 import { InvalidArgument } from '../../errors.js';
+import { HISTOGRAM_COLUMN } from '../../ingest/histogram-inserts.js';
 import { TIME_COLUMN, valueColumnOf } from '../../ingest/prom-remote/to-inserts.js';
 import type { InsertColumn, TableInsert } from '../../insert.js';
 import type { TableSchema } from '../../types.js';
@@ -37,6 +41,8 @@ export class MetricTableBuilder {
   private values = new Float64Array(INITIAL_ROWS);
   private rowSeries = new Uint32Array(INITIAL_ROWS);
   private staleRows: number[] = [];
+  /** Stored native histograms by row; null until the first one. */
+  private histograms: Array<string | undefined> | null = null;
   rowCount = 0;
 
   constructor(
@@ -53,6 +59,7 @@ export class MetricTableBuilder {
   collidingLabel(labels: ReadonlyMap<string, string>): string | null {
     if (labels.has(this.timeColumn)) return this.timeColumn;
     if (labels.has(this.valueColumn)) return this.valueColumn;
+    if (labels.has(HISTOGRAM_COLUMN)) return HISTOGRAM_COLUMN;
     return null;
   }
 
@@ -99,6 +106,14 @@ export class MetricTableBuilder {
     this.rowSeries[row] = series;
     if (stale) this.staleRows.push(row);
     this.rowCount = row + 1;
+  }
+
+  /** Appends one native histogram sample in its stored form (stored-histogram.ts). */
+  addHistogram(series: number, timeMs: number, stored: string): void {
+    const row = this.rowCount;
+    this.add(series, timeMs, 0);
+    this.histograms ??= [];
+    this.histograms[row] = stored;
   }
 
   private grow(): void {
@@ -150,6 +165,9 @@ export class MetricTableBuilder {
     const valueBits = new BigUint64Array(values.buffer);
     const rowSeries = new Uint32Array(n);
     const tagVectors = sortedLabels.map(() => new Array<string | null>(n).fill(null));
+    const histograms = this.histograms;
+    const storedHistograms = histograms ? new Array<string | null>(n).fill(null) : null;
+    const valueValid = histograms ? new Uint8Array(n) : undefined;
     for (let out = 0; out < n; out++) {
       const row = order[out] as number;
       const ms = this.timesMs[row] as number;
@@ -158,6 +176,11 @@ export class MetricTableBuilder {
       words[2 * out + 1] = high | 0;
       if (stale[row] === 1) valueBits[out] = STALE_NAN_BITS;
       else values[out] = this.values[row] as number;
+      if (storedHistograms !== null && valueValid !== undefined) {
+        const stored = (histograms as Array<string | undefined>)[row];
+        if (stored === undefined) valueValid[out] = 1;
+        else storedHistograms[out] = stored;
+      }
       rowSeries[out] = this.rowSeries[row] as number;
     }
     sortedLabels.forEach((name, k) => {
@@ -175,7 +198,22 @@ export class MetricTableBuilder {
         type: 'TimestampMillisecond',
         vector: { kind: 'i64', values: timestamps },
       },
-      { name: this.valueColumn, semantic: 'FIELD', type: 'Float64', vector: { kind: 'f64', values } },
+      {
+        name: this.valueColumn,
+        semantic: 'FIELD',
+        type: 'Float64',
+        vector: { kind: 'f64', values, valid: valueValid },
+      },
+      ...(storedHistograms === null
+        ? []
+        : [
+            {
+              name: HISTOGRAM_COLUMN,
+              semantic: 'FIELD',
+              type: 'Binary',
+              vector: { kind: 'str', values: storedHistograms },
+            } satisfies InsertColumn,
+          ]),
       ...sortedLabels.map(
         (name, k): InsertColumn => ({
           name,

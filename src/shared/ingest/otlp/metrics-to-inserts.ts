@@ -17,6 +17,8 @@
  * escapes to nothing...) is left out and counted in `partial_success`.
  */
 
+import { encodeStoredHistogram } from '../../../query/promql/histogram/stored-histogram.js';
+import { histogramProblem } from '../../../query/promql/histogram/wire-validate.js';
 import type { TableLookup } from '../../ingest/prom-remote/to-inserts.js';
 import type { DecodedMetadata } from '../../ingest/prom-remote/write-decode.js';
 import type { TableInsert } from '../../insert.js';
@@ -41,6 +43,7 @@ import {
   targetInfoLabels,
 } from './metrics-labels.js';
 import { metricNameOf, type NamedMetricKind, prometheusUnit } from './metrics-naming.js';
+import { nativeHistogramOf } from './metrics-native.js';
 import type { OtlpMetricsOptions } from './metrics-options.js';
 import { MetricTableBuilder, seriesKeyOf } from './metrics-table-builder.js';
 
@@ -347,6 +350,10 @@ export class MetricsConversion {
   }
 
   private addExponentialPoint(context: PointContext, point: ExponentialHistogramDataPoint): void {
+    if (this.options.exponentialHistograms === 'native') {
+      this.addNativePoint(context, point);
+      return;
+    }
     const stale = isStale(point.flags);
     if (!stale) {
       const problem = exponentialPointProblem(point);
@@ -369,6 +376,39 @@ export class MetricsConversion {
       stale && exponentialPointProblem(point) !== null ? { les: ['+Inf'], counts: [0] } : classicBucketsOf(point);
     this.addBuckets(context, prepared, les, counts, stale);
     this.addSumAndCount(context, prepared, point.sum, Number(point.count), stale);
+    this.accept(context, prepared.timeMs);
+  }
+
+  /**
+   * An exponential histogram point as one native histogram row of the metric's own table. A
+   * point flagged "no recorded value" ends the series with a float stale marker in that table
+   * (the engine drops it as it drops every stale marker).
+   */
+  private addNativePoint(context: PointContext, point: ExponentialHistogramDataPoint): void {
+    const stale = isStale(point.flags);
+    let stored: string | null = null;
+    if (!stale) {
+      const problem = exponentialPointProblem(point);
+      if (problem !== null) {
+        this.reject(`${problem} in ${context.path}`);
+        return;
+      }
+    }
+    const prepared = this.prepare(context, point.attributes, point.timeUnixNano, [context.name], null);
+    if (!prepared) return;
+    if (!stale) {
+      const native = nativeHistogramOf(point, prepared.timeMs);
+      const problem = 'problem' in native ? native.problem : histogramProblem(native);
+      if (problem !== null || 'problem' in native) {
+        this.reject(`${problem} in ${context.path}`);
+        return;
+      }
+      stored = encodeStoredHistogram(native);
+    }
+    const builder = this.builder(context.name);
+    const series = builder.series(prepared.key, prepared.labels);
+    if (stored === null) builder.add(series, prepared.timeMs, 0, true);
+    else builder.addHistogram(series, prepared.timeMs, stored);
     this.accept(context, prepared.timeMs);
   }
 

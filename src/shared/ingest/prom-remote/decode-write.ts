@@ -6,6 +6,7 @@ import { InvalidArgument } from '../../errors.js';
 import type { TableInsert } from '../../insert.js';
 import { WireError } from '../../proto/wire.js';
 import { SeriesCache } from '../byte-series-cache.js';
+import { histogramInserts, histogramSamplesOf } from '../histogram-inserts.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { type SeriesRuns, samplesOf } from '../series-inserts.js';
@@ -13,6 +14,7 @@ import { metadataInsert } from './metadata.js';
 import { SnappyError, snappyDecompress } from './snappy-block.js';
 import { runsOf } from './to-inserts.js';
 import { decodeWriteRequest } from './write-decode.js';
+import { decodeWriteRequestV2 } from './write-decode-v2.js';
 
 /** Without a configured body limit, decompression still stops here (as the HTTP server does). */
 const DECOMPRESSED_BYTES_MAX = 1024 * 1024 * 1024;
@@ -29,9 +31,19 @@ export function remoteWriteSeriesCached(): number {
   return caches.size;
 }
 
+/** Samples, native histogram samples and exemplars a remote write stores (exemplars: none yet). */
+export interface WrittenCounts {
+  samples: number;
+  histograms: number;
+  exemplars: number;
+}
+
 export type RemoteWriteDecoded =
-  /** `rows`: the samples; `extra`: metadata rows (written but not counted). */
-  | { runs: SeriesRuns; extra: TableInsert[]; rows: number }
+  /**
+   * `rows`: the float and histogram samples; `extra`: metadata rows (written but not counted) and
+   * histogram inserts; `written`: the request's parts by kind.
+   */
+  | { runs: SeriesRuns; extra: TableInsert[]; rows: number; written: WrittenCounts }
   /** Refused before decoding, with an HTTP status of its own (413: decompresses past the limit). */
   | { refused: { status: number; message: string } };
 
@@ -41,19 +53,32 @@ export function decodeRemoteWrite(
   bodyLimitBytes: number,
   schema: SchemaSnapshot,
   shards: number,
+  version: 1 | 2 = 1,
 ): RemoteWriteDecoded {
   const raw = decompressRemoteBody(body, bodyLimitBytes);
   if ('refused' in raw) return raw;
   let decoded: ReturnType<typeof decodeWriteRequest>;
   try {
-    decoded = decodeWriteRequest(raw.bytes, { cache: caches.of(db, schema.hasDatabase(db)), defaultDb: db, shards });
+    const resolver = { cache: caches.of(db, schema.hasDatabase(db)), defaultDb: db, shards };
+    decoded = version === 2 ? decodeWriteRequestV2(raw.bytes, resolver) : decodeWriteRequest(raw.bytes, resolver);
   } catch (err) {
     if (!(err instanceof WireError)) throw err;
     throw new InvalidArgument(`Failed to decode prometheus remote request: ${err.message}`);
   }
   const runs = runsOf(decoded);
   const metadata = metadataInsert(decoded.metadata, db);
-  return { runs, extra: metadata ? [metadata] : [], rows: samplesOf(runs) };
+  const extra = metadata ? [metadata] : [];
+  // Histograms take the general path (histogram-inserts.ts); a request without any keeps the direct one.
+  const histograms =
+    decoded.histograms.series.length > 0 ? histogramInserts(decoded.histograms, schema.getTable.bind(schema)) : [];
+  extra.push(...histograms);
+  const written = {
+    samples: samplesOf(runs),
+    histograms: histogramSamplesOf(decoded.histograms),
+    // Exemplars are accepted and not stored.
+    exemplars: 0,
+  };
+  return { runs, extra, rows: written.samples + written.histograms, written };
 }
 
 /**

@@ -9,10 +9,16 @@
  * Strict as Go's generated unmarshalers: field number 0, group and unknown wire types, varints
  * over 10 bytes, lengths past the end and known fields with the wrong wire type are refused, and
  * strings must be valid UTF-8 (checked when a label set is new: a cache hit has the very bytes
- * that passed before). Exemplars and native histograms are accepted and skipped (counted);
- * metadata entries are returned for the metadata table.
+ * that passed before). Exemplars are accepted and skipped (counted); metadata entries are
+ * returned for the metadata table. Native histograms (field 4, a cold path: `WireReader`) are
+ * decoded, checked (an invalid one fails the request, wire-validate.ts) and kept in their
+ * stored form, beside the float samples, for the general write path.
  */
 import { isUtf8 } from 'node:buffer';
+import { encodeStoredHistogram } from '../../../query/promql/histogram/stored-histogram.js';
+import { decodeWireHistogram } from '../../../query/promql/histogram/wire-histogram.js';
+import { histogramProblem } from '../../../query/promql/histogram/wire-validate.js';
+import { InvalidArgument } from '../../errors.js';
 import { WireError, WireReader, WireType } from '../../proto/wire.js';
 import type { SeriesCache, SeriesEntry } from '../byte-series-cache.js';
 import { hashBytes } from '../byte-series-cache.js';
@@ -38,9 +44,21 @@ export interface DecodedWrite {
   values: Float64Array;
   sampleCount: number;
   metadata: DecodedMetadata[];
+  /** Native histogram samples, as runs per series like the float samples (none: all empty). */
+  histograms: DecodedHistograms;
   /** Skipped parts of the request, for logs and tests. */
   exemplarCount: number;
-  histogramCount: number;
+}
+
+/** Runs of histogram samples: run i is `series[i]` with `[start[i], start[i] + count[i])`. */
+export interface DecodedHistograms {
+  series: SeriesEntry[];
+  start: Uint32Array;
+  count: Uint32Array;
+  /** ms since the epoch. */
+  timestamps: Float64Array;
+  /** Each sample in its stored form (stored-histogram.ts). */
+  values: string[];
 }
 
 /** Where series come from: the cache of the request's default database and the shard count. */
@@ -150,6 +168,41 @@ class SampleBuffer {
   }
 }
 
+/** Histogram samples of a request, in order: times and stored values, and their runs per series. */
+class HistogramBuffer {
+  timestamps = new Float64Array(64);
+  values: string[] = [];
+  series = new SeriesList();
+
+  decoded(): DecodedHistograms {
+    const { entries, start, count } = this.series;
+    return { series: entries, start, count, timestamps: this.timestamps, values: this.values };
+  }
+
+  push(timestamp: number, value: string): void {
+    const n = this.values.length;
+    if (n === this.timestamps.length) {
+      const t = new Float64Array(n * 2);
+      t.set(this.timestamps);
+      this.timestamps = t;
+    }
+    this.timestamps[n] = timestamp;
+    this.values.push(value);
+  }
+
+  truncate(n: number): void {
+    this.values.length = n;
+  }
+}
+
+const NO_HISTOGRAMS: DecodedHistograms = {
+  series: [],
+  start: new Uint32Array(0),
+  count: new Uint32Array(0),
+  timestamps: new Float64Array(0),
+  values: [],
+};
+
 class SeriesList {
   entries: SeriesEntry[] = [];
   start = new Uint32Array(1024);
@@ -180,7 +233,7 @@ export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver):
   const series = new SeriesList();
   const metadata: DecodedMetadata[] = [];
   // `previous`: the series decoded last, whose `next` guesses the one after it.
-  const skipped = { exemplars: 0, histograms: 0, previous: undefined as SeriesEntry | undefined };
+  const skipped: Skipped = { exemplars: 0, previous: undefined, histogramCount: 0, histograms: null };
   const end = bytes.length;
   try {
     while (pos < end) {
@@ -208,8 +261,8 @@ export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver):
     values: samples.values,
     sampleCount: samples.count,
     metadata,
+    histograms: skipped.histograms === null ? NO_HISTOGRAMS : skipped.histograms.decoded(),
     exemplarCount: skipped.exemplars,
-    histogramCount: skipped.histograms,
   };
 }
 
@@ -220,12 +273,13 @@ function timeSeries(
   end: number,
   samples: SampleBuffer,
   series: SeriesList,
-  skipped: { exemplars: number; histograms: number; previous: SeriesEntry | undefined },
+  skipped: Skipped,
   resolver: SeriesResolver,
 ): void {
   const firstSample = samples.count;
+  const firstHistogram = skipped.histogramCount;
   const seriesStart = pos;
-  const skippedBefore = [skipped.exemplars, skipped.histograms] as const;
+  const exemplarsBefore = skipped.exemplars;
   let labels = 0;
   let contiguous = true;
   // The series after the previous one, guessed: when its label bytes open this message and no
@@ -266,9 +320,10 @@ function timeSeries(
       const field = t >>> 3;
       if (field === 1 || field === 2 || field === 3 || field === 4) {
         if ((t & 7) !== WireType.LengthDelimited) wrongType(t, 'TimeSeries', WireType.LengthDelimited);
-        pos = delimitedEnd(end);
+        const fieldEnd = delimitedEnd(end);
         if (field === 3) skipped.exemplars++;
-        else if (field === 4) skipped.histograms++;
+        else if (field === 4) histogram(fieldEnd, skipped);
+        pos = fieldEnd;
       } else {
         skip(t & 7, end);
       }
@@ -278,13 +333,16 @@ function timeSeries(
     // A label after the samples: the message is not the guessed one's shape. Walk it whole.
     pos = seriesStart;
     samples.count = firstSample;
-    [skipped.exemplars, skipped.histograms] = skippedBefore;
+    skipped.exemplars = exemplarsBefore;
+    skipped.histogramCount = firstHistogram;
+    skipped.histograms?.truncate(firstHistogram);
     skipped.previous = undefined;
     timeSeries(end, samples, series, skipped, resolver);
     return;
   }
   const count = samples.count - firstSample;
-  if (count === 0) return;
+  const histogramCount = skipped.histogramCount - firstHistogram;
+  if (count === 0 && histogramCount === 0) return;
   const afterSeries = pos;
   let entry: SeriesEntry;
   if (guessed !== undefined) {
@@ -295,8 +353,29 @@ function timeSeries(
   }
   if (skipped.previous !== undefined) skipped.previous.next = entry;
   skipped.previous = entry;
-  series.push(entry, firstSample, count);
+  if (count > 0) series.push(entry, firstSample, count);
+  if (histogramCount > 0) skipped.histograms?.series.push(entry, firstHistogram, histogramCount);
   pos = afterSeries;
+}
+
+/** Parts of the request the series loop keeps beside the float samples. */
+interface Skipped {
+  exemplars: number;
+  previous: SeriesEntry | undefined;
+  /** Histogram samples so far (a number on the object: the series loop reads it twice a series). */
+  histogramCount: number;
+  /** Made on the first histogram: a request of float samples allocates nothing for them. */
+  histograms: HistogramBuffer | null;
+}
+
+/** One `Histogram` message in [pos, end): decoded, checked, kept in its stored form. */
+function histogram(end: number, skipped: Skipped): void {
+  const h = decodeWireHistogram(new WireReader(buf, pos, end));
+  const problem = histogramProblem(h);
+  if (problem !== null) throw new InvalidArgument(`invalid native histogram at ${h.timestampMs}: ${problem}`);
+  skipped.histograms ??= new HistogramBuffer();
+  skipped.histograms.push(h.timestampMs, encodeStoredHistogram(h));
+  skipped.histogramCount++;
 }
 
 function sample(end: number, samples: SampleBuffer): void {

@@ -9,6 +9,7 @@
  * - the whole input must be consumed, and a date plus hour and minute are required.
  * A pattern is compiled once; parsing is a loop over its items.
  */
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../shared/calendar-names.js';
 
 type NumField = 'year' | 'yy' | 'month' | 'day' | 'ordinal' | 'hour' | 'hour12' | 'minute' | 'second' | 'nanos' | 'ts';
 type Item =
@@ -21,22 +22,6 @@ type Item =
   | { kind: 'ampm' }
   | { kind: 'offset'; permissive: boolean }
   | { kind: 'zonename' };
-
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 const NUMERIC: Record<string, [NumField, number]> = {
   Y: ['year', 4],
@@ -240,14 +225,14 @@ export function parseStrftime(format: StrftimeFormat, input: string, zone?: Loca
         break;
       }
       case 'month': {
-        const m = matchName(input, pos, MONTHS, item.long);
+        const m = matchName(input, pos, MONTH_NAMES, item.long);
         if (m === undefined) return undefined;
         p.month = m[0] + 1;
         pos = m[1];
         break;
       }
       case 'weekday': {
-        const m = matchName(input, pos, WEEKDAYS, item.long);
+        const m = matchName(input, pos, WEEKDAY_NAMES, item.long);
         if (m === undefined) return undefined;
         p.weekday = m[0];
         pos = m[1];
@@ -281,7 +266,7 @@ export function parseStrftime(format: StrftimeFormat, input: string, zone?: Loca
 }
 
 /** A month or weekday name at `pos`: the 3-letter form, or (long) the full name or the 3-letter form. */
-function matchName(input: string, pos: number, names: string[], long: boolean): [number, number] | undefined {
+function matchName(input: string, pos: number, names: readonly string[], long: boolean): [number, number] | undefined {
   const rest = input.slice(pos, pos + 9).toLowerCase();
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;

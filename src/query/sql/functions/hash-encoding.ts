@@ -95,31 +95,42 @@ function encodingOf(name: Value): 'base64' | 'hex' {
   );
 }
 
+/**
+ * Signature and row loop of `encode`/`decode`: bytes-like text or binary plus an encoding name,
+ * NULL in either gives NULL.
+ */
+function codecFunction(
+  name: string,
+  returnType: DataType,
+  convert: (bytes: Buffer, encoding: 'base64' | 'hex') => Value,
+): Pick<ScalarFunction, 'bind' | 'evaluate'> {
+  return {
+    bind(argTypes) {
+      if (argTypes.length !== 2 || !isBytesLike(argTypes[0] as DataType) || !isBytesLike(argTypes[1] as DataType)) {
+        throw signatureError(name, argTypes);
+      }
+      const t = argTypes[0] === 'Null' ? 'String' : (argTypes[0] as DataType);
+      return { argTypes: [t, 'String'], returnType };
+    },
+    evaluate(args, rowCount, _ctx, _returnType, argTypes) {
+      const out = new Array<Value>(rowCount);
+      for (let r = 0; r < rowCount; r++) {
+        const v = (args[0] as Value[])[r] as Value;
+        const encoding = (args[1] as Value[])[r] as Value;
+        out[r] = v === null || encoding === null ? null : convert(bytesOf(v, argTypes?.[0]), encodingOf(encoding));
+      }
+      return out;
+    },
+  };
+}
+
 /** `encode(bytes, 'base64'|'hex')`: text; base64 without padding, as DataFusion writes it. */
 const encode: ScalarFunction = {
   kind: 'scalar',
   name: 'encode',
-  bind(argTypes) {
-    if (argTypes.length !== 2 || !isBytesLike(argTypes[0] as DataType) || !isBytesLike(argTypes[1] as DataType)) {
-      throw signatureError('encode', argTypes);
-    }
-    const t = argTypes[0] === 'Null' ? 'String' : (argTypes[0] as DataType);
-    return { argTypes: [t, 'String'], returnType: 'String' };
-  },
-  evaluate(args, rowCount, _ctx, _returnType, argTypes) {
-    const out = new Array<Value>(rowCount);
-    for (let r = 0; r < rowCount; r++) {
-      const v = (args[0] as Value[])[r] as Value;
-      const encoding = (args[1] as Value[])[r] as Value;
-      if (v === null || encoding === null) {
-        out[r] = null;
-        continue;
-      }
-      const bytes = bytesOf(v, argTypes?.[0]);
-      out[r] = encodingOf(encoding) === 'hex' ? bytes.toString('hex') : bytes.toString('base64').replace(/=+$/, '');
-    }
-    return out;
-  },
+  ...codecFunction('encode', 'String', (bytes, encoding) =>
+    encoding === 'hex' ? bytes.toString('hex') : bytes.toString('base64').replace(/=+$/, ''),
+  ),
 };
 
 function decodeText(text: string, encoding: 'base64' | 'hex'): Buffer {
@@ -134,26 +145,9 @@ function decodeText(text: string, encoding: 'base64' | 'hex'): Buffer {
 const decode: ScalarFunction = {
   kind: 'scalar',
   name: 'decode',
-  bind(argTypes) {
-    if (argTypes.length !== 2 || !isBytesLike(argTypes[0] as DataType) || !isBytesLike(argTypes[1] as DataType)) {
-      throw signatureError('decode', argTypes);
-    }
-    const t = argTypes[0] === 'Null' ? 'String' : (argTypes[0] as DataType);
-    return { argTypes: [t, 'String'], returnType: 'Binary' };
-  },
-  evaluate(args, rowCount, _ctx, _returnType, argTypes) {
-    const out = new Array<Value>(rowCount);
-    for (let r = 0; r < rowCount; r++) {
-      const v = (args[0] as Value[])[r] as Value;
-      const encoding = (args[1] as Value[])[r] as Value;
-      if (v === null || encoding === null) {
-        out[r] = null;
-        continue;
-      }
-      out[r] = decodeText(bytesOf(v, argTypes?.[0]).toString('latin1'), encodingOf(encoding)).toString('latin1');
-    }
-    return out;
-  },
+  ...codecFunction('decode', 'Binary', (bytes, encoding) =>
+    decodeText(bytes.toString('latin1'), encoding).toString('latin1'),
+  ),
 };
 
 /** `to_hex(n)`: lower-case hex; a negative number prints its 64-bit two's complement. */

@@ -5,24 +5,10 @@
  * pattern matches any run of whitespace. A pattern with a date but no time reads as midnight,
  * as DataFusion's fallback to a plain date does. Zone-less text is UTC.
  */
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../../../shared/calendar-names.js';
 import { daysFromCivil } from '../types/timestamps.js';
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTH_NAMES = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const MONTHS = MONTH_NAMES.map((m) => m.slice(0, 3));
 
 /** Fields read so far; unset ones are undefined. */
 interface Fields {
@@ -56,7 +42,7 @@ class Reader {
     return Number(m[0]);
   }
 
-  word(names: string[], prefix: number | null): number | null {
+  word(names: readonly string[], prefix: number | null): number | null {
     const rest = this.text.slice(this.at).toLowerCase();
     for (let i = 0; i < names.length; i++) {
       const name = names[i] as string;
@@ -150,7 +136,7 @@ function readSpecifier(spec: string, r: Reader, f: Fields): boolean {
     }
     case 'a':
     case 'A':
-      return r.word(WEEKDAYS, null) !== null;
+      return r.word(WEEKDAY_NAMES, null) !== null;
     case 'z':
       return set('offsetSeconds', readOffset(r, false));
     case ':z':

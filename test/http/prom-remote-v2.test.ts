@@ -2,67 +2,16 @@
  * Prometheus remote write 2.0 (`Content-Type: application/x-protobuf;proto=io.prometheus.write.v2.Request`)
  * over real HTTP: symbols and label references, float samples, native histograms, exemplars and
  * metadata; the `X-Prometheus-Remote-Write-*-Written` response headers; malformed requests
- * answered 400 with nothing stored. The 2.0 schema is written here from Prometheus'
- * `prompb/io/prometheus/write/v2/types.proto` (the server decodes it by hand).
+ * answered 400 with nothing stored. Requests are built with the 2.0 schema of
+ * src/shared/proto/prometheus.ts (the server decodes it by hand).
  */
-import protobuf from 'protobufjs';
 import t from 'tap';
+import { prometheusTypes } from '../../src/shared/proto/prometheus.js';
 import { type HistogramSpec, histogramMessage } from '../helpers/prom-histograms.js';
 import { snappyBlock } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
 
-const V2_PROTO = `
-syntax = "proto3";
-package io.prometheus.write.v2;
-message Request {
-  reserved 1 to 3;
-  repeated string symbols = 4;
-  repeated TimeSeries timeseries = 5;
-}
-message TimeSeries {
-  repeated uint32 labels_refs = 1;
-  repeated Sample samples = 2;
-  repeated Histogram histograms = 3;
-  repeated Exemplar exemplars = 4;
-  Metadata metadata = 5;
-  int64 created_timestamp = 6;
-}
-message Exemplar {
-  repeated uint32 labels_refs = 1;
-  double value = 2;
-  int64 timestamp = 3;
-}
-message Sample {
-  double value = 1;
-  int64 timestamp = 2;
-}
-message Metadata {
-  uint32 type = 1;
-  uint32 help_ref = 3;
-  uint32 unit_ref = 4;
-}
-message Histogram {
-  oneof count { uint64 count_int = 1; double count_float = 2; }
-  double sum = 3;
-  sint32 schema = 4;
-  double zero_threshold = 5;
-  oneof zero_count { uint64 zero_count_int = 6; double zero_count_float = 7; }
-  repeated BucketSpan negative_spans = 8;
-  repeated sint64 negative_deltas = 9;
-  repeated double negative_counts = 10;
-  repeated BucketSpan positive_spans = 11;
-  repeated sint64 positive_deltas = 12;
-  repeated double positive_counts = 13;
-  uint32 reset_hint = 14;
-  int64 timestamp = 15;
-  repeated double custom_values = 16;
-}
-message BucketSpan {
-  sint32 offset = 1;
-  uint32 length = 2;
-}
-`;
-const Request = protobuf.parse(V2_PROTO, { keepCase: true }).root.lookupType('io.prometheus.write.v2.Request');
+const Request = prometheusTypes.WriteRequestV2;
 
 const T0 = 1_700_000_000_000;
 const CONTENT_TYPE = 'application/x-protobuf;proto=io.prometheus.write.v2.Request';

@@ -12,6 +12,8 @@ let usedBytes = 0;
 const entries = new Map<number, Buffer>();
 const BLOCKS_PER_FILE = 2 ** 20;
 let nextFile = 1;
+let hits = 0;
+let misses = 0;
 
 /** Sets this thread's bound (0 turns the cache off), evicting down to it. */
 export function setPageCacheBytes(bytes: number): void {
@@ -62,9 +64,6 @@ function evict(): void {
     usedBytes -= body.length;
   }
 }
-
-let hits = 0;
-let misses = 0;
 
 /** For /metrics. */
 export function pageCacheStats(): { bytes: number; hits: number; misses: number } {

@@ -176,7 +176,51 @@ export const CHUNK_ENCODING_XOR = 1;
 /** Content type of a streamed (chunked) remote read response, as Prometheus' server writes it. */
 export const STREAMED_CONTENT_TYPE = 'application/x-streamed-protobuf; proto=prometheus.ChunkedReadResponse';
 
+/**
+ * Remote write 2.0 (`io.prometheus.write.v2`, Prometheus' `prompb/io/prometheus/write/v2/types.proto`):
+ * labels as references into a symbol table. Its Histogram and BucketSpan are 1.0's field for
+ * field, so it names them instead of carrying a second copy. The server decodes it by hand
+ * (`write-decode-v2.ts`); the type builds requests in tests.
+ */
+export const PROMETHEUS_WRITE_V2_PROTO = `
+syntax = "proto3";
+package io.prometheus.write.v2;
+
+message Request {
+  reserved 1 to 3;
+  repeated string symbols = 4;
+  repeated TimeSeries timeseries = 5;
+}
+
+message TimeSeries {
+  repeated uint32 labels_refs = 1;
+  repeated Sample samples = 2;
+  repeated .prometheus.Histogram histograms = 3;
+  repeated Exemplar exemplars = 4;
+  Metadata metadata = 5;
+  int64 created_timestamp = 6;
+}
+
+message Exemplar {
+  repeated uint32 labels_refs = 1;
+  double value = 2;
+  int64 timestamp = 3;
+}
+
+message Sample {
+  double value = 1;
+  int64 timestamp = 2;
+}
+
+message Metadata {
+  .prometheus.MetricMetadata.MetricType type = 1;
+  uint32 help_ref = 3;
+  uint32 unit_ref = 4;
+}
+`;
+
 const root = protobuf.parse(PROMETHEUS_PROTO, { keepCase: true }).root;
+protobuf.parse(PROMETHEUS_WRITE_V2_PROTO, root, { keepCase: true });
 
 /** The message types of the schema, resolved once. */
 export const prometheusTypes = {
@@ -187,6 +231,7 @@ export const prometheusTypes = {
   TimeSeries: root.lookupType('prometheus.TimeSeries'),
   ChunkedSeries: root.lookupType('prometheus.ChunkedSeries'),
   Histogram: root.lookupType('prometheus.Histogram'),
+  WriteRequestV2: root.lookupType('io.prometheus.write.v2.Request'),
 };
 
 /** Turns a decoded int64 (a `Long` when the `long` package is present, else a number) into a number. */

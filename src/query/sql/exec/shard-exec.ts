@@ -264,11 +264,7 @@ class AggregateSink implements Sink {
   }
 
   /** The group of a key of values (none for a global aggregate), made if new. */
-  private groupOfValues(key: Value[]): number {
-    return this.groupIndex.numberOf(key, this.newGroup);
-  }
-
-  private readonly groupOfKey = (key: Value[]): number => this.groupOfValues(key);
+  private readonly groupOfKey = (key: Value[]): number => this.groupIndex.numberOf(key, this.newGroup);
 
   private readonly newGroup = (key: readonly Value[]): number => {
     const g = this.keys.length;
@@ -293,12 +289,12 @@ class AggregateSink implements Sink {
     const groupOf = new Uint32Array(n);
     const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     if (keyColumns.length === 0) {
-      groupOf.fill(this.groupOfValues([]));
+      groupOf.fill(this.groupOfKey([]));
     } else {
       const key = new Array<Value>(keyColumns.length);
       for (let r = 0; r < n; r++) {
         for (let c = 0; c < keyColumns.length; c++) key[c] = (keyColumns[c] as Value[])[r] as Value;
-        groupOf[r] = this.groupOfValues(key);
+        groupOf[r] = this.groupOfKey(key);
       }
     }
     this.output.aggregates.forEach((call, a) => {

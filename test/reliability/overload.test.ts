@@ -21,6 +21,9 @@ const EXTRA = [
   '[memtable]',
   'flush_size = "2MiB"',
   'reject_size = "8MiB"',
+  // The page cache is memory the bound must cover like the others (its default is 1/16 of RAM).
+  '[segment]',
+  'page_cache_size = "16MiB"',
   '[query]',
   'memory_limit = "64MiB"',
 ].join('\n');

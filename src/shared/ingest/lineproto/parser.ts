@@ -84,6 +84,19 @@ export async function parseLineProtocolSliced(
  */
 const scratchFieldKeys: string[] = [];
 const scratchFieldKinds: FieldKind[] = [];
+/**
+ * Field values of the point being parsed, copied into an array of the exact length once the
+ * fields end: a `[]` grown by `push` reserves 17 slots on its first push, and per point of one
+ * field that was the largest allocation of line-protocol ingest.
+ */
+const scratchFieldValues: FieldValue[] = [];
+
+function fieldValuesOf(count: number): FieldValue[] {
+  if (count === 1) return [scratchFieldValues[0] as FieldValue];
+  const values = new Array<FieldValue>(count);
+  for (let i = 0; i < count; i++) values[i] = scratchFieldValues[i] as FieldValue;
+  return values;
+}
 
 /** Raw byte range [start, end) of each scratch key in the body. */
 const scratchKeyStarts: number[] = [];
@@ -187,7 +200,6 @@ class LineScanner extends TokenScanner {
     // (the usual case) the point shares those arrays instead of allocating its own. While keys
     // keep matching the previous point's raw key bytes, they are recognised by a plain byte
     // comparison instead of being scanned, hashed and interned.
-    const fieldValues: FieldValue[] = [];
     const expectedKeys = series.lastFieldKeys;
     const expectedBytes = series.lastFieldKeyBytes;
     const expectedEnds = series.lastFieldKeyEnds;
@@ -219,7 +231,7 @@ class LineScanner extends TokenScanner {
       scratchKeyStarts[count] = keyStart;
       scratchKeyEnds[count] = this.pos;
       this.pos++;
-      fieldValues.push(this.scanFieldValue(key));
+      scratchFieldValues[count] = this.scanFieldValue(key);
       scratchFieldKeys[count] = key;
       scratchFieldKinds[count] = this.valueKind;
       count++;
@@ -229,6 +241,7 @@ class LineScanner extends TokenScanner {
       }
       break;
     }
+    const fieldValues = fieldValuesOf(count);
     let fieldKeys = series.lastFieldKeys;
     let fieldKinds = series.lastFieldKinds;
     if (!(predicted && count === expectedKeys.length && sameKinds(fieldKinds, scratchFieldKinds, count))) {

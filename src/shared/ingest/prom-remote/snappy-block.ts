@@ -34,16 +34,17 @@ function readPreamble(input: Uint8Array): [number, number] | null {
  * snappyjs after a separate validating walk halves the passes, and literals and long
  * non-overlapping copies become `set`/`copyWithin` instead of byte loops: remote-write bodies
  * are mostly short copies of repeated label bytes, and this was the router's largest single
- * cost at a scraper's request shape (bench/RESULTS.md).
+ * cost at a scraper's request shape (bench/RESULTS.md). `into`, when given, supplies the output
+ * buffer for a length (exactly that long), e.g. a thread's reused scratch.
  */
-export function snappyDecompress(input: Uint8Array, maxBytes: number): Buffer {
+export function snappyDecompress(input: Uint8Array, maxBytes: number, into?: (length: number) => Buffer): Buffer {
   const preamble = readPreamble(input);
   if (!preamble) throw new SnappyError('invalid snappy length preamble');
   const [declared, used] = preamble;
   if (declared > maxBytes) {
     throw new SnappyError(`decompressed size ${declared} exceeds the limit of ${maxBytes} bytes`, true);
   }
-  const out = Buffer.allocUnsafe(declared);
+  const out = into === undefined ? Buffer.allocUnsafe(declared) : into(declared);
   const end = input.length;
   let pos = used;
   let op = 0;

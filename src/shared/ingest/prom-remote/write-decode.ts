@@ -33,6 +33,12 @@ export interface DecodedMetadata {
   unit: string;
 }
 
+/**
+ * `sampleStart`, `sampleCounts`, `timestamps` and `values` are the decoding thread's own buffers,
+ * reused by its next `decodeWriteRequest`: callers copy what they keep first (the sample parts
+ * and series inserts built from them both copy). A request allocating ~120 KiB of them afresh was
+ * off-heap garbage that V8 answers with early scavenges.
+ */
 export interface DecodedWrite {
   /** The series of every `TimeSeries` that has samples, in request order. */
   series: SeriesEntry[];
@@ -158,6 +164,11 @@ class SampleBuffer {
   values = new Float64Array(4096);
   count = 0;
 
+  reset(): this {
+    this.count = 0;
+    return this;
+  }
+
   grow(): void {
     const t = new Float64Array(this.count * 2);
     t.set(this.timestamps);
@@ -208,6 +219,12 @@ class SeriesList {
   start = new Uint32Array(1024);
   count = new Uint32Array(1024);
 
+  /** Empty again, keeping the typed arrays (the entries array is handed out, so it is new). */
+  reset(): this {
+    this.entries = [];
+    return this;
+  }
+
   push(entry: SeriesEntry, start: number, count: number): void {
     const n = this.entries.length;
     if (n === this.start.length) {
@@ -224,13 +241,16 @@ class SeriesList {
   }
 }
 
+const threadSamples = new SampleBuffer();
+const threadSeries = new SeriesList();
+
 /** Decodes a WriteRequest; throws `WireError` (malformed) or InvalidArgument (bad labels). */
 export function decodeWriteRequest(bytes: Uint8Array, resolver: SeriesResolver): DecodedWrite {
   buf = bytes;
   view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   pos = 0;
-  const samples = new SampleBuffer();
-  const series = new SeriesList();
+  const samples = threadSamples.reset();
+  const series = threadSeries.reset();
   const metadata: DecodedMetadata[] = [];
   // `previous`: the series decoded last, whose `next` guesses the one after it.
   const skipped: Skipped = { exemplars: 0, previous: undefined, histogramCount: 0, histograms: null };

@@ -1,6 +1,12 @@
 /**
- * One series in a memtable: the list of its rows in the table's columns, in write order, plus
- * what the read path needs to know about their timestamps.
+ * One series in a memtable: its rows in the table's columns, in write order, plus what the read
+ * path needs to know about their timestamps.
+ *
+ * The rows are a chain through the table's `prevRow` column (each row names the series' row
+ * before it), not an array per series: appending a row then writes one table-wide slot instead of
+ * growing a small array of its own, and a series of one row a request (what scrapers send) had
+ * made the arrays' growth and their marking by the GC a sixth of a write. Readers walk the chain
+ * back from the newest row (`rowsBack`), which they did row by row anyway.
  */
 
 /** A series' statistics for summarised scans, made and extended by series-fold.ts. */
@@ -20,10 +26,20 @@ export function compareRowTimes(words: Uint32Array, a: number, b: number): numbe
   return high !== 0 ? high : (words[2 * a] as number) - (words[2 * b] as number);
 }
 
-/** Estimated cost of a series object, its map entry and row list header, excluding the key. */
+/** Estimated cost of a series object and its map entry, excluding the key. */
 export const SERIES_OVERHEAD_BYTES = 160;
-/** Estimated cost of one entry of a series' row list. */
-export const ROW_REF_BYTES = 8;
+
+/**
+ * Writes a series' rows at write positions `[from, n)` into `out[from - offset, n - offset)`,
+ * walking `prev` back from `last`, its row at position n - 1.
+ */
+export function rowsBack(prev: Int32Array, last: number, from: number, n: number, out: Int32Array, offset = 0): void {
+  let row = last;
+  for (let i = n - 1; i >= from; i--) {
+    out[i - offset] = row;
+    row = prev[row] as number;
+  }
+}
 
 /**
  * Rows out of order are mostly a few places late (requests in flight at once reach a shard in
@@ -60,8 +76,10 @@ function insertionSorted(perm: Int32Array, keys: Float64Array, maxMoves: number)
 }
 
 export class MemSeries {
-  /** Table row numbers of this series, in write order. */
-  readonly rows: number[] = [];
+  /** Rows of the series; the first and the newest table row (-1 while none). */
+  count = 0;
+  firstRow = -1;
+  lastRow = -1;
   /** Every timestamp >= the one before it. */
   sorted = true;
   /** The rows are consecutive table rows, so the table's columns can be read in place. */
@@ -77,7 +95,7 @@ export class MemSeries {
   private latestCount = 0;
   /** Statistics of the rows, kept for summarised scans (series-fold.ts). */
   fold: SeriesFold | null = null;
-  private order: { rowCount: number; perm: Int32Array } | null = null;
+  private order: { rowCount: number; rows: Int32Array } | null = null;
 
   constructor(readonly key: string) {}
 
@@ -94,9 +112,9 @@ export class MemSeries {
    * row is older than all of them: a row newer than the oldest of them can only repeat one of
    * them; an older one might repeat any row, and is taken to (a row that late is rare).
    */
-  noteUnordered(row: number, order: number, words: Uint32Array): void {
+  noteUnordered(row: number, order: number, words: Uint32Array, prev: Int32Array): void {
     if (this.sorted) {
-      this.becomeUnsorted(row, order, words);
+      this.becomeUnsorted(row, order, words, prev);
       return;
     }
     if (!this.distinct) return;
@@ -116,22 +134,21 @@ export class MemSeries {
     this.keepLate(row, words);
   }
 
-  private becomeUnsorted(row: number, order: number, words: Uint32Array): void {
-    const rows = this.rows;
-    const count = rows.length;
+  private becomeUnsorted(row: number, order: number, words: Uint32Array, prev: Int32Array): void {
+    const count = this.count;
     if (order === 0) {
       this.distinct = false;
       return;
     }
     this.sorted = false;
     if (!this.distinct) return;
-    if (this.holdsTimeOf(row, words)) {
+    if (this.holdsTimeOf(row, words, prev)) {
       this.distinct = false;
       return;
     }
     const kept = Math.min(LATEST_ROWS, count);
     const latest = new Int32Array(LATEST_ROWS);
-    for (let i = 0; i < kept; i++) latest[i] = rows[count - kept + i] as number;
+    rowsBack(prev, this.lastRow, count - kept, count, latest, count - kept);
     this.latest = latest;
     this.latestHead = 0;
     this.latestCount = kept;
@@ -140,17 +157,15 @@ export class MemSeries {
     this.keepLate(row, words);
   }
 
-  /** Whether a row of this (sorted) series has the time of table row `row`. */
-  private holdsTimeOf(row: number, words: Uint32Array): boolean {
-    const rows = this.rows;
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = compareRowTimes(words, rows[mid] as number, row);
+  /**
+   * Whether a row of this (sorted) series has the time of table row `row`, walking back from the
+   * newest until an older time: a late row is mostly only a few places late.
+   */
+  private holdsTimeOf(row: number, words: Uint32Array, prev: Int32Array): boolean {
+    for (let r = this.lastRow, i = this.count; i > 0; i--, r = prev[r] as number) {
+      const c = compareRowTimes(words, r, row);
       if (c === 0) return true;
-      if (c < 0) lo = mid + 1;
-      else hi = mid;
+      if (c < 0) return false;
     }
     return false;
   }
@@ -190,16 +205,17 @@ export class MemSeries {
   }
 
   /**
-   * Positions in `rows` ordered by (timestamp, write order): a stable sort, so duplicates stay in
+   * The series' rows ordered by (timestamp, write order): a stable sort, so duplicates stay in
    * write order. Cached until rows are added (a frozen memtable computes it once; a query over
    * the active memtable while writes arrive computes it again each time). Timestamps are compared
    * as doubles relative to the series' smallest high word, exact while the series spans less
    * than 2^21 × 2^32 units (24 days of nanoseconds); wider series compare as BigInts.
    */
-  sortedOrder(tableTs: BigInt64Array): Int32Array {
-    const n = this.rows.length;
-    if (this.order && this.order.rowCount === n) return this.order.perm;
-    const rows = this.rows;
+  sortedRows(tableTs: BigInt64Array, prev: Int32Array): Int32Array {
+    const n = this.count;
+    if (this.order && this.order.rowCount === n) return this.order.rows;
+    const rows = new Int32Array(n);
+    rowsBack(prev, this.lastRow, 0, n, rows);
     // Little-endian words: [2r] is the low half (read unsigned), [2r + 1] the high half.
     const words = new Int32Array(tableTs.buffer, tableTs.byteOffset, tableTs.length * 2);
     let hiMin = Number.POSITIVE_INFINITY;
@@ -229,7 +245,8 @@ export class MemSeries {
         return x < y ? -1 : x > y ? 1 : a - b;
       });
     }
-    this.order = { rowCount: n, perm };
+    for (let i = 0; i < n; i++) perm[i] = rows[perm[i] as number] as number;
+    this.order = { rowCount: n, rows: perm };
     return perm;
   }
 }

@@ -12,7 +12,7 @@ import { allocValues, type PhysicalKind } from '../../shared/types.js';
 import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
 import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
 import { STATS_WIDTH, statsPerColumn } from '../segment/series-stats.js';
-import type { MemSeries } from './mem-series.js';
+import { type MemSeries, rowsBack } from './mem-series.js';
 import { foldedSeries } from './series-fold.js';
 import type { MemColumn, SortedSeries, TableMemtable } from './table-memtable.js';
 
@@ -64,6 +64,8 @@ export class MemtableSource implements SeriesSource {
   private readonly kinds: PhysicalKind[];
   private readonly ts: BigInt64Array;
   private readonly rowLimit: number;
+  /** The newest row of the series `rowsInSnapshot` last counted. */
+  private snapshotLast = -1;
   private readonly table: TableMemtable;
   /** Rows handed to scans as parts (a counter for the operator and tests). */
   rowsRead = 0;
@@ -100,11 +102,18 @@ export class MemtableSource implements SeriesSource {
     }));
   }
 
-  /** How many of a series' rows belong to this source's snapshot. */
+  /**
+   * How many of a series' rows belong to this source's snapshot; `snapshotLast` is then the
+   * newest of them. Rows appended after this source was made are not part of it.
+   */
   private rowsInSnapshot(s: MemSeries): number {
-    let n = s.rows.length;
-    // Rows appended after this source was made are not part of the snapshot.
-    while (n > 0 && (s.rows[n - 1] as number) >= this.rowLimit) n--;
+    let n = s.count;
+    let row = s.lastRow;
+    while (n > 0 && row >= this.rowLimit) {
+      row = this.table.prevRow[row] as number;
+      n--;
+    }
+    this.snapshotLast = row;
     return n;
   }
 
@@ -112,7 +121,7 @@ export class MemtableSource implements SeriesSource {
     const s = this.series[index] as MemSeries;
     const n = this.rowsInSnapshot(s);
     if (n === 0 || (!s.distinct && !request.appendMode)) return null;
-    const fold = foldedSeries(s, n, this.table, this.table.tsWords);
+    const fold = foldedSeries(s, n, this.snapshotLast, this.table.prevRow, this.table, this.table.tsWords);
     const span: [bigint, bigint] = [this.ts[fold.minRow] as bigint, this.ts[fold.maxRow] as bigint];
     if (span[0] < lo || span[1] > hi) return null;
     const stats = statsPerColumn(request.specs, fold.stats, (spec) => {
@@ -132,7 +141,7 @@ export class MemtableSource implements SeriesSource {
     if (n === 0) return;
 
     if (s.sorted && s.contiguous) {
-      const first = s.rows[0] as number;
+      const first = s.firstRow;
       const start = lowerBound(this.ts, first, first + n, lo);
       const end = upperBound(this.ts, start, first + n, hi);
       if (start >= end) return;
@@ -147,11 +156,11 @@ export class MemtableSource implements SeriesSource {
     this.ensureScratch(n);
     const rows = this.scratchRows;
     if (s.sorted) {
-      for (let i = 0; i < n; i++) rows[i] = s.rows[i] as number;
+      rowsBack(this.table.prevRow, this.snapshotLast, 0, n, rows);
     } else {
-      const perm = s.sortedOrder(this.table.ts);
-      for (let i = 0, k = 0; i < perm.length; i++) {
-        const row = s.rows[perm[i] as number] as number;
+      const ordered = s.sortedRows(this.table.ts, this.table.prevRow);
+      for (let i = 0, k = 0; i < ordered.length; i++) {
+        const row = ordered[i] as number;
         if (row < this.rowLimit) rows[k++] = row;
       }
     }

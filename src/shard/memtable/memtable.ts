@@ -21,11 +21,14 @@ export class Memtable {
     for (const rows of batch.tables) {
       if (rows.rowCount === 0 || isDropped(rows.tableId)) continue;
       let table = this.tables.get(rows.tableId);
+      // A new table's initial columns count too.
+      let before = 0;
       if (!table) {
         table = new TableMemtable(rows.tableId, rows.mergeMode);
         this.tables.set(rows.tableId, table);
+      } else {
+        before = table.bytes;
       }
-      const before = table.bytes;
       applied += table.append(rows);
       this.bytes += table.bytes - before;
     }

@@ -9,7 +9,7 @@
  * written in between rather than the whole memtable.
  */
 import { foldStats, STATS_WIDTH } from '../segment/series-stats.js';
-import { compareRowTimes, type MemSeries, type SeriesFold } from './mem-series.js';
+import { compareRowTimes, type MemSeries, rowsBack, type SeriesFold } from './mem-series.js';
 import type { MemColumn, TableMemtable } from './table-memtable.js';
 
 /** Sets slot entries `[from, to)` of `stats` empty. */
@@ -34,7 +34,14 @@ function emptyFold(slots: number): SeriesFold {
  * folded. A scan whose snapshot is older than the kept fold (queries in flight together, the
  * older one paced behind) gets a fold of its own rows, not kept.
  */
-export function foldedSeries(series: MemSeries, n: number, table: TableMemtable, words: Uint32Array): SeriesFold {
+export function foldedSeries(
+  series: MemSeries,
+  n: number,
+  last: number,
+  prev: Int32Array,
+  table: TableMemtable,
+  words: Uint32Array,
+): SeriesFold {
   const slots = table.slots.length;
   let fold = series.fold;
   if (fold === null) {
@@ -51,10 +58,13 @@ export function foldedSeries(series: MemSeries, n: number, table: TableMemtable,
     fold.stats = stats;
   }
   if (n === fold.folded) return fold;
-  const rows = series.rows;
+  // The rows not folded yet, [folded, n) of the series, at [0, n - folded) here.
+  const from = fold.folded;
+  const rows = new Int32Array(n - from);
+  rowsBack(prev, last, from, n, rows, from);
   let minRow = fold.minRow;
   let maxRow = fold.maxRow;
-  for (let i = fold.folded; i < n; i++) {
+  for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as number;
     if (minRow < 0 || compareRowTimes(words, r, minRow) < 0) minRow = r;
     if (maxRow < 0 || compareRowTimes(words, r, maxRow) > 0) maxRow = r;
@@ -66,7 +76,7 @@ export function foldedSeries(series: MemSeries, n: number, table: TableMemtable,
       // A row without the column (ABSENT) counts as NULL: scans ask for summaries only of columns
       // without a default (`summaryColumnsOf`), which is how such a row reads.
       const col = table.cols[slot] as MemColumn;
-      foldStats(fold.stats, e, col.values as Float64Array, col.valid, rows, fold.folded, n, false);
+      foldStats(fold.stats, e, col.values as Float64Array, col.valid, rows, 0, rows.length, false);
     }
   }
   fold.folded = n;

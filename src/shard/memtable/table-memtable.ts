@@ -8,7 +8,8 @@
  *   `slot`, where a slot is one (column id, physical kind) pair, numbered in order of first
  *   appearance. Rows written before a slot existed, or without it, are absent: a scan gives them
  *   the column's default (see `ABSENT` in merge/part.ts), which an explicit NULL never gets.
- * - the series of row r is the one whose `rows` list holds r.
+ * - `prevRow[r]`: the row before r of r's series (-1 for its first), so each series is a chain
+ *   from its `lastRow` (mem-series.ts).
  *
  * Why table-wide columns rather than arrays per series: appending a batch becomes one typed-array
  * copy per column instead of a loop per row and field, and a series costs one small object instead
@@ -24,7 +25,7 @@ import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-b
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { SeriesIndex } from '../series-index.js';
-import { compareRowTimes, MemSeries, ROW_REF_BYTES, SERIES_OVERHEAD_BYTES } from './mem-series.js';
+import { compareRowTimes, MemSeries, SERIES_OVERHEAD_BYTES } from './mem-series.js';
 
 export interface MemColumn {
   values: Vector['values'];
@@ -82,6 +83,7 @@ export class TableMemtable {
   ts = new BigInt64Array(INITIAL_TABLE_CAPACITY);
   /** `ts` as unsigned 32-bit words, little-endian: [2r] low, [2r + 1] high (read signed). */
   tsWords = new Uint32Array(this.ts.buffer);
+  prevRow = new Int32Array(INITIAL_TABLE_CAPACITY);
   readonly cols: MemColumn[] = [];
   /** Field slots in order of first appearance. */
   readonly slots: FieldSpec[] = [];
@@ -89,7 +91,7 @@ export class TableMemtable {
   /** The same series by the key ids of blobs that named them, per minting thread (series-key-blob.ts). */
   private readonly byKeyId = new Map<number, Map<number, MemSeries>>();
   /** Estimated heap bytes of this table. */
-  bytes = INITIAL_TABLE_CAPACITY * 8;
+  bytes = INITIAL_TABLE_CAPACITY * 12;
   /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
   private leastRow = -1;
   private greatestRow = -1;
@@ -145,7 +147,10 @@ export class TableMemtable {
     while (capacity < need) capacity *= 2;
     this.ts = grown(this.ts, 'i64', capacity, this.rows);
     this.tsWords = new Uint32Array(this.ts.buffer);
-    let width = 8;
+    const prevRow = new Int32Array(capacity);
+    prevRow.set(this.prevRow.subarray(0, this.rows));
+    this.prevRow = prevRow;
+    let width = 12;
     this.cols.forEach((col, slot) => {
       const kind = (this.slots[slot] as FieldSpec).kind;
       col.values = grown(col.values, kind, capacity, this.rows);
@@ -234,6 +239,7 @@ export class TableMemtable {
     // Timestamps compared as (high, unsigned low) words of the table column: reading a
     // BigInt64Array makes a heap BigInt per element, which made this loop most of a write's cost.
     const words = this.tsWords;
+    const prevRow = this.prevRow;
     let least = this.leastRow < 0 ? base : this.leastRow;
     let greatest = this.greatestRow < 0 ? base : this.greatestRow;
     for (let i = 0; i < n; i++) {
@@ -241,19 +247,20 @@ export class TableMemtable {
       const row = base + i;
       if (compareRowTimes(words, row, least) < 0) least = row;
       else if (compareRowTimes(words, row, greatest) > 0) greatest = row;
-      const list = s.rows;
-      const count = list.length;
-      if (count > 0) {
-        const last = list[count - 1] as number;
+      const last = s.lastRow;
+      if (last >= 0) {
         const order = compareRowTimes(words, row, last);
-        if (order <= 0 || !s.sorted) s.noteUnordered(row, order, words);
+        if (order <= 0 || !s.sorted) s.noteUnordered(row, order, words, prevRow);
         if (row !== last + 1) s.contiguous = false;
+      } else {
+        s.firstRow = row;
       }
-      list.push(row);
+      prevRow[row] = last;
+      s.lastRow = row;
+      s.count++;
     }
     this.leastRow = least;
     this.greatestRow = greatest;
-    this.bytes += n * ROW_REF_BYTES;
 
     const written = new Uint8Array(this.cols.length + rows.fields.length);
     for (const field of rows.fields) {

@@ -76,7 +76,7 @@ export function foldStats(
   e: number,
   values: Float64Array,
   valid: Uint8Array,
-  rows: readonly number[] | null,
+  rows: ArrayLike<number> | null,
   from: number,
   to: number,
   absentPoisons: boolean,

@@ -46,9 +46,18 @@ for (const [name, next] of REGIMES) {
       const ts = new BigInt64Array(tableRows);
       for (let r = 0; r < tableRows; r++) ts[r] = next();
       const series = new MemSeries('k');
-      for (let r = 0; r < tableRows; r++) if (rand() < 0.6) series.rows.push(r);
-      const got = [...series.sortedOrder(ts)];
-      const want = expected(ts, series.rows);
+      const prev = new Int32Array(tableRows);
+      const rows: number[] = [];
+      for (let r = 0; r < tableRows; r++) {
+        if (rand() >= 0.6) continue;
+        prev[r] = series.lastRow;
+        if (series.count === 0) series.firstRow = r;
+        series.lastRow = r;
+        series.count++;
+        rows.push(r);
+      }
+      const got = [...series.sortedRows(ts, prev)];
+      const want = expected(ts, rows).map((i) => rows[i] as number);
       if (JSON.stringify(got) !== JSON.stringify(want)) {
         t.same(got, want, `round ${round}`);
         return;

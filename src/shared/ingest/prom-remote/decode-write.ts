@@ -36,7 +36,8 @@ let scratch = Buffer.allocUnsafeSlow(0);
 
 function scratchOf(length: number): Buffer {
   if (length > SCRATCH_BYTES_MAX) return Buffer.allocUnsafe(length);
-  if (scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_BYTES_MAX, Math.max(length, 2 * scratch.length)));
+  if (scratch.length < length)
+    scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_BYTES_MAX, Math.max(length, 2 * scratch.length)));
   return scratch.subarray(0, length);
 }
 

@@ -47,7 +47,7 @@ export const FIELD_LABEL = '__field__';
 export const DATABASE_LABELS = ['x_greptime_database', '__database__', '__schema__'] as const;
 /** The value column remote write and OTLP create. */
 const DEFAULT_VALUE_COLUMN = 'greptime_value';
-/** The native histogram column remote write and OTLP create (shared/ingest/histogram-inserts.ts). */
+/** The native histogram column remote write and OTLP create (shared/ingest/series-inserts.ts). */
 const HISTOGRAM_COLUMN = 'greptime_histogram';
 
 /**

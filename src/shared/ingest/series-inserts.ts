@@ -7,7 +7,8 @@
  *
  * Table layout (reference ingest §2.3, §6): `greptime_timestamp` TimestampMillisecond time
  * index, `greptime_value` Float64 field, one String tag per label (an existing table's own time
- * index and value column names are reused).
+ * index and value column names are reused); native histogram samples add a Binary
+ * `greptime_histogram` field beside a NULL value (`histogramInserts`).
  */
 import { InvalidArgument } from '../errors.js';
 import type { InsertColumn, StorageKeyHolder, TableInsert } from '../insert.js';
@@ -87,8 +88,8 @@ export interface SeriesRuns {
   values: Float64Array;
 }
 
-/** The samples of all runs. */
-export function samplesOf(runs: SeriesRuns): number {
+/** The samples of all runs (float or histogram). */
+export function samplesOf(runs: Pick<SeriesRuns, 'series' | 'count'>): number {
   let n = 0;
   for (let i = 0; i < runs.series.length; i++) n += runs.count[i] as number;
   return n;
@@ -141,8 +142,34 @@ export function putMillis(words: Int32Array, row: number, ms: Float64Array, from
   }
 }
 
+/**
+ * Runs of native histogram samples: as `SeriesRuns`, with each sample in its stored form (latin1
+ * strings, query/promql/histogram/stored-histogram.ts) instead of a float.
+ */
+export interface HistogramRuns extends Omit<SeriesRuns, 'values'> {
+  values: readonly string[];
+}
+
+/** The Binary field holding a row's native histogram (docs/metrics-storage.md). */
+export const HISTOGRAM_COLUMN = 'greptime_histogram';
+
 /** Groups runs by table, in first-seen order, into inserts in series form. */
 export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRuns[] {
+  return tablesOf(points).map((t) => ({ insert: buildInsert(t, points, lookup(t.db, t.table), null), runs: t.runs }));
+}
+
+/**
+ * Native histogram samples as one insert per table, like float samples: a histogram sample is a
+ * row of the metric's table whose value column is NULL and whose `greptime_histogram` holds it,
+ * so float and histogram samples of a series share its table, key and time index. Histograms take
+ * this general path on purpose: they are rarer than floats, and sample-parts.ts stays as it is.
+ */
+export function histogramInserts(runs: HistogramRuns, lookup: TableLookup): TableInsert[] {
+  return tablesOf(runs).map((t) => buildInsert(t, runs, lookup(t.db, t.table), runs.values));
+}
+
+/** The runs' tables in first-seen order, each with its series and runs. */
+function tablesOf(points: Omit<SeriesRuns, 'values'>): TableBuilder[] {
   // Series are numbered by a stamp on them rather than a map: this runs in one synchronous call.
   const stamp = newStamp();
   const tables = new Map<string, TableBuilder>();
@@ -167,7 +194,7 @@ export function seriesInserts(points: SeriesRuns, lookup: TableLookup): TableRun
     table.runs.push(i);
     table.rowCount += points.count[i] as number;
   }
-  return [...tables.values()].map((t) => ({ insert: buildInsert(t, points, lookup(t.db, t.table)), runs: t.runs }));
+  return [...tables.values()];
 }
 
 /** The value column of an existing table: `greptime_value`, else its only Float64 field. */
@@ -211,7 +238,17 @@ export function tuplesOf(series: readonly ResolvedSeries[], names: readonly stri
   });
 }
 
-function buildInsert(t: TableBuilder, points: SeriesRuns, existing: TableSchema | undefined): TableInsert {
+/**
+ * One table's insert. `histograms` null: the runs' float values fill the value column; else the
+ * runs' stored histograms fill `greptime_histogram` and the value column is present, all NULL (a
+ * table made by histograms has the layout float samples expect).
+ */
+function buildInsert(
+  t: TableBuilder,
+  points: Omit<SeriesRuns, 'values'> & { values: Float64Array | readonly string[] },
+  existing: TableSchema | undefined,
+  histograms: readonly string[] | null,
+): TableInsert {
   const n = t.rowCount;
   const timeName = existing?.timeIndex ?? TIME_COLUMN;
   const valueName = valueColumnOf(existing);
@@ -222,20 +259,30 @@ function buildInsert(t: TableBuilder, points: SeriesRuns, existing: TableSchema 
         `Label name ${name} of metric ${t.table} collides with the ${name === timeName ? 'time index' : 'value'} column`,
       );
     }
+    if (histograms !== null && name === HISTOGRAM_COLUMN) {
+      throw new InvalidArgument(`Label name ${name} of metric ${t.table} collides with a column of its table`);
+    }
   }
 
   // Timestamps go into the BigInt64Array through its 32-bit words: no BigInt per sample.
   const timestamps = new BigInt64Array(n);
   const words = new Int32Array(timestamps.buffer);
   const values = new Float64Array(n);
+  const stored = histograms === null ? null : new Array<string | null>(n);
+  const floats = histograms === null ? (points.values as Float64Array) : null;
   const rowSeries = new Uint32Array(n);
   let row = 0;
   for (const i of t.runs) {
     const from = points.start[i] as number;
     const count = points.count[i] as number;
     putMillis(words, row, points.timestamps, from, count);
-    if (count === 1) values[row] = points.values[from] as number;
-    else values.set(points.values.subarray(from, from + count), row);
+    if (floats !== null) {
+      if (count === 1) values[row] = floats[from] as number;
+      else values.set(floats.subarray(from, from + count), row);
+    } else {
+      for (let k = 0; k < count; k++)
+        (stored as Array<string | null>)[row + k] = (histograms as string[])[from + k] as string;
+    }
     const local = (points.series[i] as ResolvedSeries).stampIndex as number;
     if (count === 1) rowSeries[row] = local;
     else rowSeries.fill(local, row, row + count);
@@ -250,7 +297,24 @@ function buildInsert(t: TableBuilder, points: SeriesRuns, existing: TableSchema 
       type: 'TimestampMillisecond',
       vector: { kind: 'i64', values: timestamps },
     },
-    { name: valueName, semantic: 'FIELD', type: 'Float64', vector: { kind: 'f64', values } },
+    stored === null
+      ? { name: valueName, semantic: 'FIELD', type: 'Float64', vector: { kind: 'f64', values } }
+      : {
+          name: valueName,
+          semantic: 'FIELD',
+          type: 'Float64',
+          vector: { kind: 'f64', values, valid: new Uint8Array(n) },
+        },
+    ...(stored === null
+      ? []
+      : [
+          {
+            name: HISTOGRAM_COLUMN,
+            semantic: 'FIELD',
+            type: 'Binary',
+            vector: { kind: 'str', values: stored },
+          } as InsertColumn,
+        ]),
     ...tagNames.map(
       (name): InsertColumn => ({ name, semantic: 'TAG', type: 'String', vector: { kind: 'str', values: [] } }),
     ),

@@ -229,7 +229,7 @@ async function selectTable(
         previousTags = tagVectors.map((v) => v[from] ?? null);
       }
       for (let i = from; i < to; i++) {
-        // A NULL value with a histogram is a histogram sample (histogram-inserts.ts).
+        // A NULL value with a histogram is a histogram sample (series-inserts.ts).
         const stored = valid && valid[i] === 0 ? (histograms?.[i] ?? null) : null;
         if (valid && valid[i] === 0 && stored === null) continue;
         // A series counts once it has a sample; one past the bound fails before its samples

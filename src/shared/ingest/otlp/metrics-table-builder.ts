@@ -8,11 +8,11 @@
  * payload, and a plain JS array would canonicalise it.
  *
  * Native histogram rows (exponential histograms in `native` mode) have a NULL value and their
- * stored histogram in `greptime_histogram`, as remote write writes them (histogram-inserts.ts).
+ * stored histogram in `greptime_histogram`, as remote write writes them (series-inserts.ts).
  */
 import { InvalidArgument } from '../../errors.js';
-import { HISTOGRAM_COLUMN } from '../../ingest/histogram-inserts.js';
 import { TIME_COLUMN, valueColumnOf } from '../../ingest/prom-remote/to-inserts.js';
+import { HISTOGRAM_COLUMN } from '../../ingest/series-inserts.js';
 import type { InsertColumn, TableInsert } from '../../insert.js';
 import type { TableSchema } from '../../types.js';
 

@@ -6,10 +6,9 @@ import { InvalidArgument } from '../../errors.js';
 import type { TableInsert } from '../../insert.js';
 import { WireError } from '../../proto/wire.js';
 import { SeriesCache } from '../byte-series-cache.js';
-import { histogramInserts, histogramSamplesOf } from '../histogram-inserts.js';
 import { PerDatabaseCaches } from '../per-database-caches.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
-import { type SeriesRuns, samplesOf } from '../series-inserts.js';
+import { histogramInserts, type SeriesRuns, samplesOf } from '../series-inserts.js';
 import { metadataInsert } from './metadata.js';
 import { SnappyError, snappyDecompress } from './snappy-block.js';
 import { runsOf } from './to-inserts.js';
@@ -85,13 +84,13 @@ export function decodeRemoteWrite(
   const runs = runsOf(decoded);
   const metadata = metadataInsert(decoded.metadata, db);
   const extra = metadata ? [metadata] : [];
-  // Histograms take the general path (histogram-inserts.ts); a request without any keeps the direct one.
+  // Histograms take the general path (series-inserts.ts); a request without any keeps the direct one.
   const histograms =
     decoded.histograms.series.length > 0 ? histogramInserts(decoded.histograms, schema.getTable.bind(schema)) : [];
   extra.push(...histograms);
   const written = {
     samples: samplesOf(runs),
-    histograms: histogramSamplesOf(decoded.histograms),
+    histograms: samplesOf(decoded.histograms),
     // Exemplars are accepted and not stored.
     exemplars: 0,
   };

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
+import { BlockCoverage, fuzzGuided } from './guided.js';
 
 /** Text made of a language's tokens, random characters and separators, in random order. */
 export function tokenText(tokens: readonly string[]): fc.Arbitrary<string> {
@@ -63,8 +64,19 @@ export function tryOne(target: Target, input: Uint8Array, accepted = { n: 0 }): 
 
 export const asText = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
 
-/** One tap subtest per target: corpus `corpus/<first word of the name>/`, seeds, then `runs` inputs. */
+/** Inputs per target of the coverage-guided run (guided.ts). */
+const GUIDED_RUNS = Number(process.env.FUZZ_GUIDED_RUNS ?? 300);
+
+/** Only the server's own code counts as coverage, not the harness's or the libraries'. */
+const watched = (url: string): boolean => url.includes('/src/') && !url.includes('/node_modules/');
+
+/**
+ * One tap subtest per target: corpus `corpus/<first word of the name>/`, seeds, then `runs`
+ * random inputs and `FUZZ_GUIDED_RUNS` coverage-guided ones.
+ */
 export function runTargets(targets: Target[], o: { runs: number; seed: number | undefined; corpus: string }): void {
+  let coverage: BlockCoverage | null = null;
+  t.teardown(() => coverage?.stop());
   for (const target of targets) {
     t.test(target.name, async (t) => {
       const dir = path.join(o.corpus, target.name.split(' ')[0]?.toLowerCase() ?? target.name);
@@ -90,6 +102,23 @@ export function runTargets(targets: Target[], o: { runs: number; seed: number | 
         found,
         [],
         `${o.runs} random inputs: answered or refused with the documented error (${accepted.n} accepted)`,
+      );
+      if (GUIDED_RUNS === 0) return;
+      coverage ??= new BlockCoverage(watched);
+      const guided = fuzzGuided(
+        {
+          seeds: [...target.seeds, ...files.map((f) => fs.readFileSync(path.join(dir, f)))],
+          fresh: () => fc.sample(target.input, 1)[0] as Uint8Array,
+          check: (input) => tryOne(target, input),
+        },
+        coverage,
+        GUIDED_RUNS,
+        o.seed ?? 1,
+      );
+      t.same(
+        guided.problems,
+        [],
+        `${GUIDED_RUNS} coverage-guided inputs: answered or refused as documented (${guided.features} blocks, ${guided.kept.length} inputs kept)`,
       );
     });
   }

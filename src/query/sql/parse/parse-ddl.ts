@@ -14,7 +14,8 @@ import type {
   TableConstraint,
 } from './ast.js';
 import { describeToken } from './lexer.js';
-import { parseDataType, parseExpr, parseSubexpr } from './parse-expr.js';
+import { parseDataType } from './parse-data-type.js';
+import { parseExpr, parseSubexpr } from './parse-expr.js';
 import type { TokenStream } from './parser-base.js';
 
 /** Precedence that stops a DEFAULT expression before `NOT NULL`, `TIME INDEX`, ... */

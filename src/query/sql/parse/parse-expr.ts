@@ -3,87 +3,26 @@
  * `a = 1 OR b = 2 AND c` and `NOT a LIKE 'x'` group the way GreptimeDB groups them.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import type {
-  BinaryOperator,
-  Expr,
-  FillSpec,
-  FrameBound,
-  FunctionCall,
-  Ident,
-  OrderByItem,
-  SqlType,
-  WindowSpec,
-} from './ast.js';
+import type { Expr, FillSpec, FrameBound, FunctionCall, Ident, OrderByItem, WindowSpec } from './ast.js';
+import {
+  ARITHMETIC_OPS,
+  COMPARISON_OPS,
+  INTERVAL_UNITS,
+  NILADIC_FUNCTIONS,
+  PREC_AND,
+  PREC_BETWEEN,
+  PREC_COMPARE,
+  PREC_DOUBLE_COLON,
+  PREC_IS,
+  PREC_LIKE,
+  PREC_MUL_DIV,
+  PREC_NOT,
+  PREC_OR,
+  REGEX_OPS,
+  TYPED_STRING_TYPES,
+} from './expr-grammar.js';
+import { parseDataType } from './parse-data-type.js';
 import { atQueryStart, RESERVED_WORDS, type TokenStream } from './parser-base.js';
-
-const PREC_OR = 5;
-const PREC_AND = 10;
-const PREC_NOT = 15;
-const PREC_IS = 17;
-const PREC_LIKE = 19;
-const PREC_BETWEEN = 20;
-const PREC_COMPARE = 20;
-const PREC_PIPE = 21;
-const PREC_CARET = 22;
-const PREC_AMPERSAND = 23;
-const PREC_PLUS_MINUS = 30;
-const PREC_MUL_DIV = 40;
-const PREC_DOUBLE_COLON = 50;
-
-const COMPARISON_OPS: Record<string, BinaryOperator> = {
-  '=': '=',
-  '==': '=',
-  '!=': '!=',
-  '<>': '!=',
-  '<': '<',
-  '<=': '<=',
-  '>': '>',
-  '>=': '>=',
-};
-
-const REGEX_OPS: Record<string, BinaryOperator> = { '~': '~', '~*': '~*', '!~': '!~', '!~*': '!~*' };
-
-/** Units `INTERVAL '1' DAY` may name. */
-const INTERVAL_UNITS = new Set([
-  'YEAR',
-  'YEARS',
-  'MONTH',
-  'MONTHS',
-  'WEEK',
-  'WEEKS',
-  'DAY',
-  'DAYS',
-  'HOUR',
-  'HOURS',
-  'MINUTE',
-  'MINUTES',
-  'SECOND',
-  'SECONDS',
-  'MILLISECOND',
-  'MILLISECONDS',
-  'MICROSECOND',
-  'MICROSECONDS',
-  'NANOSECOND',
-  'NANOSECONDS',
-]);
-
-const ARITHMETIC_OPS: Record<string, [BinaryOperator, number]> = {
-  '+': ['+', PREC_PLUS_MINUS],
-  '-': ['-', PREC_PLUS_MINUS],
-  '*': ['*', PREC_MUL_DIV],
-  '/': ['/', PREC_MUL_DIV],
-  '%': ['%', PREC_MUL_DIV],
-  '||': ['||', PREC_PLUS_MINUS],
-  '|': ['|', PREC_PIPE],
-  '^': ['^', PREC_CARET],
-  '&': ['&', PREC_AMPERSAND],
-};
-
-/** Functions that SQL lets you call without parentheses. */
-const NILADIC_FUNCTIONS = new Set(['CURRENT_TIMESTAMP', 'CURRENT_DATE', 'CURRENT_TIME', 'LOCALTIMESTAMP', 'LOCALTIME']);
-
-/** Type names that prefix a string literal to make a typed literal (`TIMESTAMP '...'`). */
-const TYPED_STRING_TYPES = new Set(['TIMESTAMP', 'TIMESTAMPTZ', 'DATE', 'TIME', 'DATETIME']);
 
 /** Parses one expression at the cursor. */
 export function parseExpr(ts: TokenStream): Expr {
@@ -578,33 +517,6 @@ function parseCase(ts: TokenStream): Expr {
   if (ts.consumeKeyword('ELSE')) elseResult = parseExpr(ts);
   ts.expectKeyword('END');
   return { kind: 'case', operand, whens, elseResult };
-}
-
-/** A data type: `DOUBLE`, `TIMESTAMP(3)`, `INT UNSIGNED`, `VARCHAR(255)`, `DOUBLE PRECISION`. */
-export function parseDataType(ts: TokenStream): SqlType {
-  const t = ts.peek();
-  if (t.kind !== 'word') return ts.expected('a data type name', t);
-  ts.next();
-  let name = t.value.toUpperCase();
-  if (name === 'DOUBLE') ts.consumeKeyword('PRECISION');
-  if (name === 'CHARACTER' && ts.consumeKeyword('VARYING')) name = 'VARCHAR';
-  const args: number[] = [];
-  if (ts.consumeOp('(')) {
-    do {
-      const n = ts.next();
-      if (n.kind !== 'number') ts.expected('literal int', n);
-      args.push(Number(n.value));
-    } while (ts.consumeOp(','));
-    ts.expectOp(')');
-  }
-  if (
-    name === 'TIMESTAMP' &&
-    (ts.consumeKeywords('WITH', 'TIME', 'ZONE') || ts.consumeKeywords('WITHOUT', 'TIME', 'ZONE'))
-  ) {
-    // The zone marker does not change GreptimeDB's storage type.
-  }
-  const unsigned = ts.consumeKeyword('UNSIGNED');
-  return { name, args, unsigned };
 }
 
 /** Binding power of a RANGE/ALIGN duration: one literal or one parenthesised expression. */

@@ -19,6 +19,7 @@ import { MATH_FUNCTIONS } from './math.js';
 import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { REGEX_FUNCTIONS } from './regex.js';
+import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
 import { TIME_FUNCTIONS } from './time.js';
@@ -49,6 +50,7 @@ for (const family of [
   ARRAY_EXTRA_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
+  REGEX_OCCURRENCE_FUNCTIONS,
   JSON_FUNCTIONS,
   TIME_FUNCTIONS,
   TIME_CONVERT_FUNCTIONS,

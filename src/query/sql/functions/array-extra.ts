@@ -253,6 +253,8 @@ const arrayRepeat: ScalarFunction = {
 };
 
 const appendItem = addItem('array_append', true);
+const removeOne = listAndValue('array_remove', 'list', removeFirst);
+const removeAll = listAndValue('array_remove_all', 'list', (items, x) => items.filter((v) => !same(v, x)));
 const prependItem = addItem('array_prepend', false);
 const sliceList = listAndIntegers('array_slice', 3, 1, (items, from, to, stride) =>
   slice(items, from ?? 1, to ?? items.length, stride),
@@ -275,8 +277,10 @@ export const ARRAY_EXTRA_FUNCTIONS: Record<string, ScalarFunction> = {
   array_sort: sort,
   list_sort: { ...sort, name: 'list_sort' },
   array_reverse: listAndIntegers('array_reverse', 0, 0, (items) => [...items].reverse()),
-  array_remove: listAndValue('array_remove', 'list', removeFirst),
-  array_remove_all: listAndValue('array_remove_all', 'list', (items, x) => items.filter((v) => !same(v, x))),
+  array_remove: removeOne,
+  list_remove: { ...removeOne, name: 'list_remove' },
+  array_remove_all: removeAll,
+  list_remove_all: { ...removeAll, name: 'list_remove_all' },
   array_max: extreme('array_max', 1),
   array_min: extreme('array_min', -1),
   array_empty: listAndIntegers('array_empty', 0, 0, (items) => items.length === 0, 'Boolean'),

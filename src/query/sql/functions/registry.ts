@@ -9,7 +9,9 @@ import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { ARRAY_FUNCTIONS } from './array.js';
+import { ARRAY_EDIT_FUNCTIONS } from './array-edit.js';
 import { ARRAY_EXTRA_FUNCTIONS } from './array-extra.js';
+import { ARRAY_SET_FUNCTIONS } from './array-set.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { GEOHASH_FUNCTIONS } from './geohash.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
@@ -48,6 +50,8 @@ for (const family of [
   GEOHASH_FUNCTIONS,
   ARRAY_FUNCTIONS,
   ARRAY_EXTRA_FUNCTIONS,
+  ARRAY_SET_FUNCTIONS,
+  ARRAY_EDIT_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
   REGEX_OCCURRENCE_FUNCTIONS,

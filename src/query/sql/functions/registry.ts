@@ -24,6 +24,7 @@ import { REGEX_FUNCTIONS } from './regex.js';
 import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
+import { SYSTEM_FUNCTIONS } from './system.js';
 import { TIME_FUNCTIONS } from './time.js';
 import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
 import { TIME_EXTRA_FUNCTIONS } from './time-extra.js';
@@ -60,6 +61,7 @@ for (const family of [
   TIME_CONVERT_FUNCTIONS,
   TIME_EXTRA_FUNCTIONS,
   TYPE_FUNCTIONS,
+  SYSTEM_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
 }

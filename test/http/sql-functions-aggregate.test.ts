@@ -1,6 +1,7 @@
 /**
  * Aggregates over HTTP: the regr_* family per group beside covar/var, and the ordered and
- * DISTINCT forms of string_agg/array_agg (the separator and ORDER BY must survive DISTINCT).
+ * DISTINCT forms of string_agg/array_agg (the separator and ORDER BY must survive DISTINCT),
+ * nth_value as an aggregate and approx_percentile_cont_with_weight.
  */
 import t from 'tap';
 import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
@@ -47,6 +48,35 @@ const cases: FunctionCase[] = [
     ],
   ],
   ["SELECT string_agg(h, ',') FROM pts WHERE g = 9", [[null]]],
+  [
+    'SELECT nth_value(h, 2 ORDER BY ts), nth_value(h, -1 ORDER BY ts), nth_value(h, 7 ORDER BY ts), nth_value(x, 5 ORDER BY ts), nth_value(h, 1) FROM pts',
+    [['a', 'e', null, null, 'b']],
+  ],
+  [
+    'SELECT g, nth_value(y, 2 ORDER BY y DESC) FROM pts GROUP BY g ORDER BY g',
+    [
+      [1, 5],
+      [2, 1],
+      [3, null],
+    ],
+  ],
+  ['SELECT nth_value(h, 0) FROM pts', { status: 400, code: 3000, message: 'nth_value expects n to be non-zero' }],
+  ['SELECT nth_value(h, g) FROM pts', { status: 400, code: 3000, message: 'nth_value not supported for n' }],
+  ['SELECT nth_value(h) FROM pts', NO_SIGNATURE],
+  ['SELECT approx_percentile_cont_with_weight(y, x, 0.5) FROM pts WHERE g = 1', [[6]]],
+  [
+    'SELECT g, approx_percentile_cont_with_weight(x, y, 0.9), approx_percentile_cont_with_weight(x, y, 0) FROM pts GROUP BY g ORDER BY g',
+    [
+      [1, 3, 1],
+      [2, 5, 5],
+      [3, null, null],
+    ],
+  ],
+  [
+    'SELECT approx_percentile_cont_with_weight(y, x, 1.5) FROM pts',
+    { status: 400, code: 3000, message: 'Percentile value must be between 0.0 and 1.0 inclusive' },
+  ],
+  ['SELECT approx_percentile_cont_with_weight(y, h, 0.5) FROM pts', NO_SIGNATURE],
   ["SELECT regr_slope('a', x) FROM pts", NO_SIGNATURE],
   ['SELECT regr_count(y) FROM pts', NO_SIGNATURE],
 ];

@@ -5,9 +5,11 @@
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
+import { NTH_AGGREGATE_FUNCTIONS } from './aggregate-nth.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
+import { WEIGHTED_PERCENTILE_FUNCTIONS } from './aggregate-weighted-percentile.js';
 import { ARRAY_FUNCTIONS } from './array.js';
 import { ARRAY_EDIT_FUNCTIONS } from './array-edit.js';
 import { ARRAY_EXTRA_FUNCTIONS } from './array-extra.js';
@@ -41,6 +43,8 @@ for (const family of [
   LIST_AGGREGATE_FUNCTIONS,
   STATS_AGGREGATE_FUNCTIONS,
   REGRESSION_AGGREGATE_FUNCTIONS,
+  NTH_AGGREGATE_FUNCTIONS,
+  WEIGHTED_PERCENTILE_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   MATH_EXTRA_FUNCTIONS,

@@ -1,7 +1,7 @@
 /**
  * DataFusion's set, edit and shape array functions over HTTP: array_distinct/union/intersect/
  * except (sorted as DataFusion's row format sorts, NULL first), remove_n, replace*, resize,
- * pop_front/back, positions, any_value, flatten, ndims and dims, with NULL lists and items.
+ * pop_front/back, positions, any_value, flatten, ndims, dims and distance, with NULL lists and items.
  */
 import t from 'tap';
 import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
@@ -62,6 +62,19 @@ const cases: FunctionCase[] = [
     "SELECT array_union(make_array(1), make_array('a'))",
     { status: 400, code: 3000, message: 'Cannot automatically convert' },
   ],
+  [
+    'SELECT array_distance(make_array(1, 2), make_array(4, 6)), list_distance(make_array(1.5), make_array(1)), array_distance(make_array(1, NULL), make_array(1, 2)), array_distance(NULL, make_array(1))',
+    [[5, 0.5, null, null]],
+  ],
+  [
+    'SELECT array_distance(make_array(1), make_array(1, 2))',
+    { status: 500, code: 3001, message: 'Both arrays must have the same length' },
+  ],
+  [
+    'SELECT array_distance(make_array(make_array(1)), make_array(make_array(2)))',
+    { status: 400, code: 3000, message: 'array_distance only supports one-dimensional arrays' },
+  ],
+  ['SELECT array_distance(1, 2)', { status: 400, code: 3000, message: 'array_distance does not support type Int64' }],
   ['SELECT array_distinct(1)', NO_SIGNATURE],
   ["SELECT array_remove_n(make_array(1), 1, 'a')", NO_SIGNATURE],
   ['SELECT array_pop_front(make_array(1), 1)', NO_SIGNATURE],

@@ -1,14 +1,14 @@
 /**
  * DataFusion's array functions that edit or inspect one list: array_remove_n, array_replace,
  * array_replace_n, array_replace_all, array_resize, array_pop_front/back, array_positions,
- * array_any_value, flatten, array_ndims and array_dims (with their list_* aliases). A NULL list
+ * array_any_value, flatten, array_ndims, array_dims and array_distance (with their list_* aliases). A NULL list
  * gives NULL. Replacing and finding positions match NULL items against a NULL value, as
  * DataFusion's `not_distinct` comparison does; removing with a NULL value gives NULL.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, listItemTypeOf, listTypeOf } from '../../../shared/types.js';
-import { commonType } from '../types/coercion.js';
-import { isInteger } from '../types/type-names.js';
+import { commonType, planError } from '../types/coercion.js';
+import { arrowNameOf, isInteger, isNumericOrDecimal } from '../types/type-names.js';
 import { compareValues, type Value } from '../types/values.js';
 import { compareNullsFirst } from './array-set.js';
 import { signatureError } from './typed.js';
@@ -231,6 +231,38 @@ const dimsFn: ScalarFunction = {
     mapRows(args, rowCount, (list) => dims(list as Value[], depthOf(argTypes[0] ?? 'Null'))),
 };
 
+/** `array_distance(a, b)`: the Euclidean distance of two numeric lists; NULL when either holds a NULL. */
+const arrayDistance: ScalarFunction = {
+  kind: 'scalar',
+  name: 'array_distance',
+  bind(argTypes) {
+    if (argTypes.length !== 2) throw signatureError('array_distance', argTypes);
+    for (const t of argTypes) {
+      if (t === 'Null') continue;
+      const item = listItemTypeOf(t);
+      if (item === null) throw planError(`array_distance does not support type ${arrowNameOf(t)}`);
+      if (listItemTypeOf(item) !== null) {
+        throw planError(`array_distance only supports one-dimensional arrays, got ${arrowNameOf(t)}`);
+      }
+      if (!(item === 'Null' || isNumericOrDecimal(item))) throw signatureError('array_distance', argTypes);
+    }
+    return { argTypes, returnType: 'Float64' };
+  },
+  evaluate: (args, rowCount) =>
+    mapRows(args, rowCount, (a, b) => {
+      const x = a as Value[];
+      const y = b as Value[];
+      if (x.includes(null) || y.includes(null)) return null;
+      if (x.length !== y.length) throw executionError('Both arrays must have the same length');
+      let sum = 0;
+      for (let i = 0; i < x.length; i++) {
+        const d = Number(x[i]) - Number(y[i]);
+        sum += d * d;
+      }
+      return Math.sqrt(sum);
+    }),
+};
+
 const alias = (fn: ScalarFunction, name: string): ScalarFunction => ({ ...fn, name });
 
 /** The editing and inspecting array functions by SQL name. */
@@ -254,6 +286,8 @@ export const ARRAY_EDIT_FUNCTIONS: Record<string, ScalarFunction> = {
   array_any_value: anyValue,
   list_any_value: alias(anyValue, 'list_any_value'),
   flatten,
+  array_distance: arrayDistance,
+  list_distance: alias(arrayDistance, 'list_distance'),
   array_ndims: ndims,
   list_ndims: alias(ndims, 'list_ndims'),
   array_dims: dimsFn,

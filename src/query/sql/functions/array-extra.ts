@@ -253,6 +253,11 @@ const arrayRepeat: ScalarFunction = {
 };
 
 const appendItem = addItem('array_append', true);
+const reverse = listAndIntegers('array_reverse', 0, 0, (items) => [...items].reverse());
+const arrayMax = extreme('array_max', 1);
+const arrayMin = extreme('array_min', -1);
+const hasAll = twoLists('array_has_all', (a, b) => b.every((x) => x === null || a.some((v) => same(v, x))));
+const hasAny = twoLists('array_has_any', (a, b) => b.some((x) => a.some((v) => same(v, x))));
 const removeOne = listAndValue('array_remove', 'list', removeFirst);
 const removeAll = listAndValue('array_remove_all', 'list', (items, x) => items.filter((v) => !same(v, x)));
 const prependItem = addItem('array_prepend', false);
@@ -265,9 +270,11 @@ export const ARRAY_EXTRA_FUNCTIONS: Record<string, ScalarFunction> = {
   array_append: appendItem,
   array_push_back: { ...appendItem, name: 'array_push_back' },
   list_append: { ...appendItem, name: 'list_append' },
+  list_push_back: { ...appendItem, name: 'list_push_back' },
   array_prepend: prependItem,
   array_push_front: { ...prependItem, name: 'array_push_front' },
   list_prepend: { ...prependItem, name: 'list_prepend' },
+  list_push_front: { ...prependItem, name: 'list_push_front' },
   array_concat: concat,
   array_cat: { ...concat, name: 'array_cat' },
   list_concat: { ...concat, name: 'list_concat' },
@@ -276,18 +283,25 @@ export const ARRAY_EXTRA_FUNCTIONS: Record<string, ScalarFunction> = {
   list_slice: { ...sliceList, name: 'list_slice' },
   array_sort: sort,
   list_sort: { ...sort, name: 'list_sort' },
-  array_reverse: listAndIntegers('array_reverse', 0, 0, (items) => [...items].reverse()),
+  array_reverse: reverse,
+  list_reverse: { ...reverse, name: 'list_reverse' },
   array_remove: removeOne,
   list_remove: { ...removeOne, name: 'list_remove' },
   array_remove_all: removeAll,
   list_remove_all: { ...removeAll, name: 'list_remove_all' },
-  array_max: extreme('array_max', 1),
-  array_min: extreme('array_min', -1),
+  array_max: arrayMax,
+  list_max: { ...arrayMax, name: 'list_max' },
+  array_min: arrayMin,
+  list_min: { ...arrayMin, name: 'list_min' },
   array_empty: listAndIntegers('array_empty', 0, 0, (items) => items.length === 0, 'Boolean'),
+  list_empty: listAndIntegers('list_empty', 0, 0, (items) => items.length === 0, 'Boolean'),
   empty: listAndIntegers('empty', 0, 0, (items) => items.length === 0, 'Boolean'),
-  array_has_all: twoLists('array_has_all', (a, b) => b.every((x) => x === null || a.some((v) => same(v, x)))),
-  array_has_any: twoLists('array_has_any', (a, b) => b.some((x) => a.some((v) => same(v, x)))),
+  array_has_all: hasAll,
+  list_has_all: { ...hasAll, name: 'list_has_all' },
+  array_has_any: hasAny,
+  list_has_any: { ...hasAny, name: 'list_has_any' },
   array_repeat: arrayRepeat,
+  list_repeat: { ...arrayRepeat, name: 'list_repeat' },
   range: series('range', false),
   generate_series: series('generate_series', true),
 };

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
-import { checkFunctionCases, type FunctionCase } from '../helpers/sql-function-cases.js';
+import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
@@ -18,6 +18,11 @@ const cases: FunctionCase[] = [
     [[VERSION, `branch: unknown\ncommit: unknown\ncommit short: unknown\ndirty: unknown\nversion: ${VERSION}`]],
   ],
   ['SELECT v, VERSION() FROM t', [[1, VERSION]]],
+  [
+    'SELECT current_schemas(false), current_schemas(true), current_schemas(NULL)',
+    [[['public'], ['public', 'information_schema', 'pg_catalog', 'greptime_private'], ['public']]],
+  ],
+  ['SELECT current_schemas(1)', NO_SIGNATURE],
   ['SELECT version(1)', { status: 400, code: 3000, message: 'version function requires 0 arguments, got 1' }],
   ["SELECT build('x')", { status: 400, code: 3000, message: 'build function requires 0 arguments, got 1' }],
 ];

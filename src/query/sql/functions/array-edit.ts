@@ -10,6 +10,7 @@ import { type DataType, listItemTypeOf, listTypeOf } from '../../../shared/types
 import { commonType, planError } from '../types/coercion.js';
 import { arrowNameOf, isInteger, isNumericOrDecimal } from '../types/type-names.js';
 import { compareValues, type Value } from '../types/values.js';
+import { itemTypeOf, rows } from './array-extra.js';
 import { compareNullsFirst } from './array-set.js';
 import { signatureError } from './typed.js';
 import { mapRows, type ScalarFunction } from './types.js';
@@ -17,21 +18,7 @@ import { mapRows, type ScalarFunction } from './types.js';
 /** The most items array_resize builds per row, the bound range/array_repeat keep (array-extra.ts). */
 const RESIZE_ITEMS_MAX = 1_000_000;
 
-function listItem(name: string, argTypes: DataType[], t: DataType): DataType {
-  if (t === 'Null') return 'Null';
-  const item = listItemTypeOf(t);
-  if (item === null) throw signatureError(name, argTypes);
-  return item;
-}
-
 const notDistinct = (a: Value, b: Value): boolean => compareNullsFirst(a, b) === 0;
-
-/** Runs `fn` per row with NULL arguments passed through (the caller decides). */
-function rows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
-  const out = new Array<Value>(rowCount);
-  for (let r = 0; r < rowCount; r++) out[r] = fn(...args.map((a) => (a[r] ?? null) as Value));
-  return out;
-}
 
 /**
  * A function of (list, value…, integer…): the values are cast to the item type and the integers
@@ -58,7 +45,7 @@ function listValuesInts(
         rest.slice(leading, leading + ints).every((t) => t === 'Null' || isInteger(t));
       if (!ok) throw signatureError(name, argTypes);
       const valueTypes = [...rest.slice(0, leading), ...rest.slice(leading + ints)];
-      const item = commonType([listItem(name, argTypes, listType), ...valueTypes]);
+      const item = commonType([itemTypeOf(name, argTypes, listType), ...valueTypes]);
       if (item === null) throw signatureError(name, argTypes);
       const concrete = item === 'Null' ? 'Int64' : item;
       const list = listTypeOf(concrete);
@@ -119,7 +106,7 @@ function oneList(
     name,
     bind(argTypes) {
       if (argTypes.length !== 1) throw signatureError(name, argTypes);
-      listItem(name, argTypes, argTypes[0] as DataType);
+      itemTypeOf(name, argTypes, argTypes[0] as DataType);
       return { argTypes, returnType: returnType(argTypes[0] as DataType) };
     },
     evaluate: (args, rowCount) => mapRows(args, rowCount, (list) => fn(list as Value[])),
@@ -139,7 +126,7 @@ const flatten: ScalarFunction = {
   name: 'flatten',
   bind(argTypes) {
     if (argTypes.length !== 1) throw signatureError('flatten', argTypes);
-    const item = listItem('flatten', argTypes, argTypes[0] as DataType);
+    const item = itemTypeOf('flatten', argTypes, argTypes[0] as DataType);
     const inner = listItemTypeOf(item);
     return { argTypes, returnType: inner === null ? (argTypes[0] as DataType) : item };
   },

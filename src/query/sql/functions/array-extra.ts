@@ -12,7 +12,8 @@ import { compareValues, type Value } from '../types/values.js';
 import { signatureError } from './typed.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
-function itemTypeOf(name: string, argTypes: DataType[], t: DataType): DataType {
+/** The item type of list argument `t` ('Null' for a NULL literal), or a signature error naming the call. */
+export function itemTypeOf(name: string, argTypes: DataType[], t: DataType): DataType {
   if (t === 'Null') return 'Null';
   const item = listItemTypeOf(t);
   if (item === null) throw signatureError(name, argTypes);
@@ -20,7 +21,7 @@ function itemTypeOf(name: string, argTypes: DataType[], t: DataType): DataType {
 }
 
 /** Runs `fn` per row with NULL arguments passed through (the caller decides). */
-function rows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
+export function rows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
   const out = new Array<Value>(rowCount);
   for (let r = 0; r < rowCount; r++) out[r] = fn(...args.map((a) => (a[r] ?? null) as Value));
   return out;

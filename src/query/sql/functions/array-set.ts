@@ -4,9 +4,10 @@
  * treats NULL items as equal to each other and orders them first; distinct, union and intersect
  * come out sorted that way, while except keeps the first list's order.
  */
-import { type DataType, listItemTypeOf, listTypeOf } from '../../../shared/types.js';
+import { type DataType, listTypeOf } from '../../../shared/types.js';
 import { commonType } from '../types/coercion.js';
 import { compareValues, type Value } from '../types/values.js';
+import { itemTypeOf } from './array-extra.js';
 import { signatureError } from './typed.js';
 import type { ScalarFunction } from './types.js';
 
@@ -26,19 +27,12 @@ function contains(items: Value[], x: Value): boolean {
   return items.some((v) => compareNullsFirst(v, x) === 0);
 }
 
-function listItem(name: string, argTypes: DataType[], t: DataType): DataType {
-  if (t === 'Null') return 'Null';
-  const item = listItemTypeOf(t);
-  if (item === null) throw signatureError(name, argTypes);
-  return item;
-}
-
 const arrayDistinct: ScalarFunction = {
   kind: 'scalar',
   name: 'array_distinct',
   bind(argTypes) {
     if (argTypes.length !== 1) throw signatureError('array_distinct', argTypes);
-    listItem('array_distinct', argTypes, argTypes[0] as DataType);
+    itemTypeOf('array_distinct', argTypes, argTypes[0] as DataType);
     return { argTypes, returnType: argTypes[0] as DataType };
   },
   evaluate: (args, rowCount) =>
@@ -62,7 +56,7 @@ function twoLists(
     name,
     bind(argTypes) {
       if (argTypes.length !== 2) throw signatureError(name, argTypes);
-      const item = commonType(argTypes.map((t) => listItem(name, argTypes, t)));
+      const item = commonType(argTypes.map((t) => itemTypeOf(name, argTypes, t)));
       if (item === null) throw signatureError(name, argTypes);
       const list = listTypeOf(item === 'Null' ? 'Int64' : item);
       return { argTypes: argTypes.map((t) => (t === 'Null' ? 'Null' : list)), returnType: list };

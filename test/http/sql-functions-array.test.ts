@@ -81,6 +81,10 @@ const cases: FunctionCase[] = [
       ],
     ],
   ],
+  [
+    'SELECT list_push_back(make_array(1), 2), list_push_front(0, make_array(1)), list_reverse(make_array(1, 2)), list_max(make_array(1, 3)), list_min(make_array(1, 3)), list_empty(make_array(1)), list_has_all(make_array(1, 2), make_array(2)), list_has_any(make_array(1), make_array(3)), list_repeat(1, 2), list_indexof(make_array(4, 5), 5)',
+    [[[1, 2], [0, 1], [2, 1], 3, 1, false, true, false, [1, 1], 2]],
+  ],
   ['SELECT range(1, 5, 0)', { status: 500, code: 3001, message: "step can't be 0" }],
   ['SELECT generate_series(1, 10000000)', { status: 500, code: 3001, message: 'more than 1000000 items' }],
   ["SELECT array_repeat('x', 10000000)", { status: 500, code: 3001, message: 'more than 1000000 items' }],

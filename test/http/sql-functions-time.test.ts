@@ -1,4 +1,7 @@
-/** current_date/today, make_date, to_date, to_char and timezone() over HTTP. Dates print as days. */
+/**
+ * current_date/today, make_date, make_time, to_date, to_char, to_local_time and timezone() over
+ * HTTP. Dates print as days, times of day as their unit since midnight.
+ */
 import t from 'tap';
 import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
 
@@ -38,6 +41,20 @@ const cases: FunctionCase[] = [
     "SELECT to_date('03/01/2024', '%m/%d/%Y') = DATE '2024-03-01', to_date('2024.03.01', '%d/%m/%Y', '%Y.%m.%d') = DATE '2024-03-01'",
     [[true, true]],
   ],
+  [
+    "SELECT make_time(13, 23, 1), CAST(make_time('23', '01', '31') AS STRING), make_time(NULL, 1, 1), arrow_typeof(make_time(1, 2, 3))",
+    [[48181, '23:01:31', null, 'Time32(s)']],
+  ],
+  ['SELECT make_time(25, 0, 0)', { status: 500, code: 3001, message: "Hour value '25' is out of range" }],
+  ['SELECT make_time(24, 0, 0)', { status: 500, code: 3001, message: 'Unable to parse time from 24, 0, 0' }],
+  ['SELECT make_time(1, -1, 0)', { status: 500, code: 3001, message: "Minute value '-1' is out of range" }],
+  ["SELECT make_time('x', 0, 0)", { status: 500, code: 3001, message: "Cannot cast string 'x'" }],
+  ['SELECT make_time(1.5, 0, 0)', NO_SIGNATURE],
+  [
+    "SELECT to_local_time(TIMESTAMP '2024-04-01 00:00:20'), arrow_typeof(to_local_time(arrow_cast(0, 'Timestamp(Second, None)'))), to_local_time(NULL), date_bin(INTERVAL '1 day', to_local_time(TIMESTAMP '2024-04-01 00:00:20'))",
+    [[1711929620000, 'Timestamp(s)', null, 1711929600000]],
+  ],
+  ["SELECT to_local_time('2024-01-01')", NO_SIGNATURE],
   ["SELECT to_char(1, '%Y')", NO_SIGNATURE],
   ['SELECT make_date(2024, 1)', NO_SIGNATURE],
   ['SELECT today(1)', NO_SIGNATURE],

@@ -21,6 +21,7 @@ import { KeyIndex } from './key-index.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
+import { expandUnnest } from './unnest.js';
 import { applyWindows } from './window.js';
 
 /**
@@ -96,7 +97,13 @@ async function mergeRows(
     const batch = await applyWindows(plan.windowed.windows, { rowCount, columns: boxed }, ctx, slice);
     columns = plan.windowed.outputs.map((e) => evaluate(e, batch, ctx));
   }
-  let order = await sortPermutationSliced(columns, rowCount, plan.sort, slice);
+  let rows = rowCount;
+  if (plan.unnest) {
+    const expanded = await expandUnnest(columns, rowCount, plan.unnest, slice);
+    columns = expanded.columns;
+    rows = expanded.rowCount;
+  }
+  let order = await sortPermutationSliced(columns, rows, plan.sort, slice);
   if (plan.distinctOn) {
     const keyColumns = plan.distinctOn.map((c) => columns[c] as Column);
     const seen = new Set<string>();

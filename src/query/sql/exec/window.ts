@@ -19,6 +19,7 @@ import type { AggregateCall, WindowBound, WindowCall } from '../plan/plan.js';
 import type { Value } from '../types/values.js';
 import { createState, finishState, updateStates } from './aggregate-exec.js';
 import { compareRows, sortPermutationSliced } from './sort.js';
+import { ANOMALY_FUNCTIONS, anomalyScore, finiteValues } from './window-anomaly.js';
 
 /**
  * Computes every window call over `batch` and returns the batch with their columns appended. It
@@ -165,9 +166,16 @@ async function windowOnly(call: WindowCall, args: Value[][], partition: Partitio
   const m = partition.rows.length;
   const out = new Array<Value>(m);
   const valueAt = windowOnlyRow(call, args, partition);
+  // An anomaly score reads its whole frame per row: count that work against the slice.
+  const perFrame = ANOMALY_FUNCTIONS.has(call.name);
   for (let k = 0; k < m; k++) {
     out[k] = valueAt(k);
-    if (slice.tick()) await slice.next();
+    let units = 1;
+    if (perFrame) {
+      const [s, e] = frameOf(call, k, partition);
+      units = Math.max(1, e - s + 1);
+    }
+    if (slice.tick(units)) await slice.next();
   }
   return out;
 }
@@ -223,6 +231,15 @@ function windowOnlyRow(call: WindowCall, args: Value[][], partition: Partition):
         return s + nth - 1 <= e ? at(s + nth - 1) : null;
       };
     }
+    case 'anomaly_score_zscore':
+    case 'anomaly_score_mad':
+    case 'anomaly_score_iqr':
+      return (k) => {
+        const [s, e] = frameOf(call, k, partition);
+        const frame: Value[] = [];
+        for (let j = s; j <= e; j++) frame.push(at(j));
+        return anomalyScore(call.name, finiteValues(frame), at(k), args[1] ? at(k, 1) : undefined);
+      };
     default:
       throw new DbError(ErrorCode.Unsupported, `This feature is not implemented: window function ${call.name}`);
   }

@@ -12,7 +12,8 @@ import { compareValues, type Value } from '../types/values.js';
 import { signatureError } from './typed.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
-function itemTypeOf(name: string, argTypes: DataType[], t: DataType): DataType {
+/** The item type of list argument `t` ('Null' for a NULL literal), or a signature error naming the call. */
+export function itemTypeOf(name: string, argTypes: DataType[], t: DataType): DataType {
   if (t === 'Null') return 'Null';
   const item = listItemTypeOf(t);
   if (item === null) throw signatureError(name, argTypes);
@@ -20,7 +21,7 @@ function itemTypeOf(name: string, argTypes: DataType[], t: DataType): DataType {
 }
 
 /** Runs `fn` per row with NULL arguments passed through (the caller decides). */
-function rows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
+export function rows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
   const out = new Array<Value>(rowCount);
   for (let r = 0; r < rowCount; r++) out[r] = fn(...args.map((a) => (a[r] ?? null) as Value));
   return out;
@@ -253,6 +254,13 @@ const arrayRepeat: ScalarFunction = {
 };
 
 const appendItem = addItem('array_append', true);
+const reverse = listAndIntegers('array_reverse', 0, 0, (items) => [...items].reverse());
+const arrayMax = extreme('array_max', 1);
+const arrayMin = extreme('array_min', -1);
+const hasAll = twoLists('array_has_all', (a, b) => b.every((x) => x === null || a.some((v) => same(v, x))));
+const hasAny = twoLists('array_has_any', (a, b) => b.some((x) => a.some((v) => same(v, x))));
+const removeOne = listAndValue('array_remove', 'list', removeFirst);
+const removeAll = listAndValue('array_remove_all', 'list', (items, x) => items.filter((v) => !same(v, x)));
 const prependItem = addItem('array_prepend', false);
 const sliceList = listAndIntegers('array_slice', 3, 1, (items, from, to, stride) =>
   slice(items, from ?? 1, to ?? items.length, stride),
@@ -263,9 +271,11 @@ export const ARRAY_EXTRA_FUNCTIONS: Record<string, ScalarFunction> = {
   array_append: appendItem,
   array_push_back: { ...appendItem, name: 'array_push_back' },
   list_append: { ...appendItem, name: 'list_append' },
+  list_push_back: { ...appendItem, name: 'list_push_back' },
   array_prepend: prependItem,
   array_push_front: { ...prependItem, name: 'array_push_front' },
   list_prepend: { ...prependItem, name: 'list_prepend' },
+  list_push_front: { ...prependItem, name: 'list_push_front' },
   array_concat: concat,
   array_cat: { ...concat, name: 'array_cat' },
   list_concat: { ...concat, name: 'list_concat' },
@@ -274,16 +284,25 @@ export const ARRAY_EXTRA_FUNCTIONS: Record<string, ScalarFunction> = {
   list_slice: { ...sliceList, name: 'list_slice' },
   array_sort: sort,
   list_sort: { ...sort, name: 'list_sort' },
-  array_reverse: listAndIntegers('array_reverse', 0, 0, (items) => [...items].reverse()),
-  array_remove: listAndValue('array_remove', 'list', removeFirst),
-  array_remove_all: listAndValue('array_remove_all', 'list', (items, x) => items.filter((v) => !same(v, x))),
-  array_max: extreme('array_max', 1),
-  array_min: extreme('array_min', -1),
+  array_reverse: reverse,
+  list_reverse: { ...reverse, name: 'list_reverse' },
+  array_remove: removeOne,
+  list_remove: { ...removeOne, name: 'list_remove' },
+  array_remove_all: removeAll,
+  list_remove_all: { ...removeAll, name: 'list_remove_all' },
+  array_max: arrayMax,
+  list_max: { ...arrayMax, name: 'list_max' },
+  array_min: arrayMin,
+  list_min: { ...arrayMin, name: 'list_min' },
   array_empty: listAndIntegers('array_empty', 0, 0, (items) => items.length === 0, 'Boolean'),
+  list_empty: listAndIntegers('list_empty', 0, 0, (items) => items.length === 0, 'Boolean'),
   empty: listAndIntegers('empty', 0, 0, (items) => items.length === 0, 'Boolean'),
-  array_has_all: twoLists('array_has_all', (a, b) => b.every((x) => x === null || a.some((v) => same(v, x)))),
-  array_has_any: twoLists('array_has_any', (a, b) => b.some((x) => a.some((v) => same(v, x)))),
+  array_has_all: hasAll,
+  list_has_all: { ...hasAll, name: 'list_has_all' },
+  array_has_any: hasAny,
+  list_has_any: { ...hasAny, name: 'list_has_any' },
   array_repeat: arrayRepeat,
+  list_repeat: { ...arrayRepeat, name: 'list_repeat' },
   range: series('range', false),
   generate_series: series('generate_series', true),
 };

@@ -153,6 +153,7 @@ export const ARRAY_FUNCTIONS: Record<string, ScalarFunction> = {
   array_position: arrayPosition,
   array_indexof: { ...arrayPosition, name: 'array_indexof' },
   list_position: { ...arrayPosition, name: 'list_position' },
+  list_indexof: { ...arrayPosition, name: 'list_indexof' },
   array_to_string: toText('array_to_string'),
   array_join: toText('array_to_string'),
   list_to_string: toText('list_to_string'),

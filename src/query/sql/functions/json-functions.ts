@@ -1,7 +1,7 @@
 /**
  * GreptimeDB's JSON functions over `Json` values (canonical JSON text, see src/shared/json-value.ts):
  * `parse_json`, `json_to_string`, `json_get_int|float|bool|string|object`, `json_is_*`,
- * `json_path_exists`, `json_path_match`, `json_object_keys`, `json_object`.
+ * `json_path_exists`, `json_path_match`, `json_path_query`, `json_object_keys`, `json_object`.
  *
  * `json_get_*` take the first node a path selects and convert it the way JSONB does: an int from
  * an integer or a boolean, a float from any number or a boolean, a bool only from a boolean, a
@@ -199,6 +199,34 @@ const jsonPathMatch: ScalarFunction = {
     }),
 };
 
+/**
+ * `json_path_query(json, path)`: every node the path selects, as one JSON array; NULL when none
+ * is selected or the document is JSON null. Unlike the other path functions, GreptimeDB reports a
+ * path it cannot parse with the parser's own reason.
+ */
+const jsonPathQuery: ScalarFunction = {
+  kind: 'scalar',
+  name: 'json_path_query',
+  bind(argTypes) {
+    requireArgs('json_path_query', argTypes, ['json', 'string']);
+    return { argTypes, returnType: 'Json' };
+  },
+  evaluate: (args, rowCount) =>
+    mapRows(args, rowCount, (json, path) => {
+      const root = nodeOf(json);
+      if (!root || root.kind === 'null') return null;
+      let parsed: JsonPath;
+      try {
+        parsed = parseJsonPath(path as string);
+      } catch (err) {
+        if (!(err instanceof JsonPathError)) throw err;
+        throw execution(`invalid json path '${path as string}': ${err.message}`);
+      }
+      const items = selectJsonPath(root, parsed);
+      return items.length === 0 ? null : jsonText({ kind: 'array', items });
+    }),
+};
+
 const jsonObjectKeys: ScalarFunction = {
   kind: 'scalar',
   name: 'json_object_keys',
@@ -275,6 +303,7 @@ export const JSON_FUNCTIONS: Record<string, ScalarFunction> = {
   json_is_object: jsonIs('object', (n) => n.kind === 'object'),
   json_path_exists: jsonPathExists,
   json_path_match: jsonPathMatch,
+  json_path_query: jsonPathQuery,
   json_object_keys: jsonObjectKeys,
   json_object: jsonObject,
 };

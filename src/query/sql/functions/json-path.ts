@@ -98,7 +98,9 @@ class PathReader {
         if (key === null) this.fail();
         steps.push({ kind: 'member', key });
       } else if (this.eat('[')) steps.push(this.bracket());
-      else if (this.eat('?(')) {
+      else if (this.eat('?')) {
+        // SQL/JSON writes `? (…)`; JSONB's own examples `?(…)`. Both read the same.
+        if (!this.eat('(')) this.fail();
         steps.push({ kind: 'filter', predicate: this.predicate() });
         if (!this.eat(')')) this.fail();
       } else return steps;

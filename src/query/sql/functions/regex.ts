@@ -72,7 +72,7 @@ function compileUncached(pattern: string, flags: string): RE2JS {
  * Successive matches as Rust's `find_iter` reports them: an empty match where the previous match
  * ended is skipped (`a*` in `baaac` matches at 0, 1..4 and 5, not at 4 as JS `matchAll` would).
  */
-function* rustMatches(re: RE2JS, text: string): Generator<RegExpMatchArray> {
+export function* rustMatches(re: RE2JS, text: string): Generator<RegExpMatchArray> {
   let lastEnd = -1;
   for (const m of re.matchAll(text)) {
     const start = m.index as number;

@@ -5,11 +5,15 @@
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
+import { NTH_AGGREGATE_FUNCTIONS } from './aggregate-nth.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
+import { WEIGHTED_PERCENTILE_FUNCTIONS } from './aggregate-weighted-percentile.js';
 import { ARRAY_FUNCTIONS } from './array.js';
+import { ARRAY_EDIT_FUNCTIONS } from './array-edit.js';
 import { ARRAY_EXTRA_FUNCTIONS } from './array-extra.js';
+import { ARRAY_SET_FUNCTIONS } from './array-set.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { GEOHASH_FUNCTIONS } from './geohash.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
@@ -19,8 +23,10 @@ import { MATH_FUNCTIONS } from './math.js';
 import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { REGEX_FUNCTIONS } from './regex.js';
+import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
+import { SYSTEM_FUNCTIONS } from './system.js';
 import { TIME_FUNCTIONS } from './time.js';
 import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
 import { TIME_EXTRA_FUNCTIONS } from './time-extra.js';
@@ -37,6 +43,8 @@ for (const family of [
   LIST_AGGREGATE_FUNCTIONS,
   STATS_AGGREGATE_FUNCTIONS,
   REGRESSION_AGGREGATE_FUNCTIONS,
+  NTH_AGGREGATE_FUNCTIONS,
+  WEIGHTED_PERCENTILE_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   MATH_EXTRA_FUNCTIONS,
@@ -47,13 +55,17 @@ for (const family of [
   GEOHASH_FUNCTIONS,
   ARRAY_FUNCTIONS,
   ARRAY_EXTRA_FUNCTIONS,
+  ARRAY_SET_FUNCTIONS,
+  ARRAY_EDIT_FUNCTIONS,
   MYSQL_STRING_FUNCTIONS,
   REGEX_FUNCTIONS,
+  REGEX_OCCURRENCE_FUNCTIONS,
   JSON_FUNCTIONS,
   TIME_FUNCTIONS,
   TIME_CONVERT_FUNCTIONS,
   TIME_EXTRA_FUNCTIONS,
   TYPE_FUNCTIONS,
+  SYSTEM_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
 }

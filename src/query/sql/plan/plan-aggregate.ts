@@ -15,7 +15,7 @@ import { normalizeIdent, type Scope } from './scope.js';
 /** Planner inputs beyond the query. */
 export interface AggregatePlanOptions {
   /**
-   * Scan-order keys (primary key, time index): `first_value`/`last_value`/`array_agg`/`string_agg` order by
+   * Scan-order keys (primary key, time index): `first_value`/`last_value`/`nth_value`/`array_agg`/`string_agg` order by
    * them when the call has no ORDER BY, and break ties with them when it has one, so results do
    * not depend on how rows spread over shards.
    */
@@ -23,7 +23,7 @@ export interface AggregatePlanOptions {
 }
 
 /** Functions whose result depends on row order. */
-const ORDER_SENSITIVE = new Set(['first_value', 'last_value', 'array_agg', 'string_agg']);
+const ORDER_SENSITIVE = new Set(['first_value', 'last_value', 'nth_value', 'array_agg', 'string_agg']);
 
 /** The aggregate call a bound aggregate node becomes (with implicit ordering keys added). */
 export function aggregateCallOf(

@@ -250,6 +250,12 @@ export type MergePlan =
       windowed?: { windows: WindowCall[]; outputs: PlanExpr[] } | undefined;
       /** DISTINCT ON: after sorting, only the first row of each value of these columns is kept. */
       distinctOn?: number[] | undefined;
+      /**
+       * `unnest(list)` result columns: before sorting, each row becomes one row per item of its
+       * longest such list (shorter ones padded with NULL, other columns repeated); a row whose
+       * lists are all NULL or empty goes away.
+       */
+      unnest?: number[] | undefined;
     }
   | {
       kind: 'aggregate';

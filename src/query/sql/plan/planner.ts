@@ -7,7 +7,7 @@
  * time index — so results do not depend on how series are spread over shards.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import type { TableSchema } from '../../../shared/types.js';
+import type { DataType, TableSchema } from '../../../shared/types.js';
 import { isAggregateName } from '../functions/registry.js';
 import type { Expr, Ident, ObjectName, Query, Select, SelectItem, TableFactor } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
@@ -21,6 +21,7 @@ import type { MergePlan, PlanExpr, ShardPlan, SortKey } from './plan.js';
 import { planAggregate } from './plan-aggregate.js';
 import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
 import { planRange } from './plan-range.js';
+import { refuseUnnestIn, unnestArguments, unnestItemType } from './plan-unnest.js';
 import { type Relation, scopeColumnsOf } from './relation.js';
 import { type QuerySource, type SelectPlan, scanOf } from './scan-of.js';
 import { normalizeIdent, Scope, type ScopeColumn } from './scope.js';
@@ -264,6 +265,7 @@ export function planSelect(
     subqueries: hooks.subqueries,
     outer: hooks.outer,
   });
+  refuseUnnestIn(select.where);
   const filter = select.where
     ? base
         .with((name) => planError(`Aggregate functions are not allowed in the WHERE clause (${name})`))
@@ -299,8 +301,16 @@ export function planSelect(
   if (select.distinctOn && (aggregateMode || hasWindow)) {
     throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: DISTINCT ON with aggregates or windows');
   }
+  const unnestArgs = unnestArguments(query, select, items, !aggregateMode && !hasWindow);
+  const unnestTypes: Array<DataType | undefined> = [];
   if (!aggregateMode) {
-    outputs = items.map((i) => noAggregates.bind(i.expr));
+    outputs = items.map((i, k) => {
+      const arg = unnestArgs?.[k];
+      if (arg === undefined) return noAggregates.bind(i.expr);
+      const list = noAggregates.bind(arg);
+      unnestTypes[k] = unnestItemType(list);
+      return list;
+    });
     const order = resolveOrderBy(query.orderBy, items, outputs, (e) => noAggregates.bind(e), null);
     const distinctOn = select.distinctOn
       ? distinctOnColumns(select.distinctOn, order, items, outputs, (e) => noAggregates.bind(e))
@@ -309,7 +319,7 @@ export function planSelect(
       // Without ORDER BY rows come in scan order; with it, scan order breaks ties.
       addScanOrder(source, scope, outputs.length, order);
     }
-    const shardLimit = hasWindow || distinctOn ? null : limit === null ? null : offset + limit;
+    const shardLimit = hasWindow || distinctOn || unnestArgs ? null : limit === null ? null : offset + limit;
     const exprs = [...outputs, ...order.hidden];
     shardOutput = {
       kind: 'rows',
@@ -320,6 +330,7 @@ export function planSelect(
     };
     merge = { kind: 'rows', sort: order.sort, offset, limit, visible: outputs.length };
     if (distinctOn) merge.distinctOn = distinctOn;
+    if (unnestArgs) merge.unnest = unnestTypes.flatMap((t, k) => (t === undefined ? [] : [k]));
   } else {
     const planned = planAggregate(query, items, scope, windowBinder, noAggregates, limit, offset, hasAggregate, {
       implicitOrder: implicitAggregateOrder(source, scope),
@@ -358,7 +369,7 @@ export function planSelect(
     output: shardOutput,
   };
   return {
-    columns: items.map((item, i) => ({ name: item.name, type: (outputs[i] as PlanExpr).type })),
+    columns: items.map((item, i) => ({ name: item.name, type: unnestTypes[i] ?? (outputs[i] as PlanExpr).type })),
     source,
     shard,
     merge,

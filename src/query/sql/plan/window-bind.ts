@@ -7,8 +7,10 @@
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { DataType } from '../../../shared/types.js';
 import { lookupFunction } from '../functions/registry.js';
+import { signatureError } from '../functions/typed.js';
 import type { Expr, FrameBound, FunctionCall, Ident } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
+import { isNumericOrDecimal } from '../types/type-names.js';
 import type { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
 import { mapChildren, type PlanExpr, planExprKey, type WindowBound, type WindowCall } from './plan.js';
@@ -27,7 +29,16 @@ const WINDOW_ONLY: Record<string, { min: number; max: number; type: (args: DataT
   first_value: { min: 1, max: 1, type: (a) => a[0] ?? 'Null' },
   last_value: { min: 1, max: 1, type: (a) => a[0] ?? 'Null' },
   nth_value: { min: 2, max: 2, type: (a) => a[0] ?? 'Null' },
+  anomaly_score_zscore: { min: 1, max: 1, type: (a) => numericScore('anomaly_score_zscore', a) },
+  anomaly_score_mad: { min: 1, max: 1, type: (a) => numericScore('anomaly_score_mad', a) },
+  anomaly_score_iqr: { min: 2, max: 2, type: (a) => numericScore('anomaly_score_iqr', a) },
 };
+
+/** GreptimeDB's anomaly scores take numbers only and give a Float64. */
+function numericScore(name: string, argTypes: DataType[]): DataType {
+  if (!argTypes.every((t) => t === 'Null' || isNumericOrDecimal(t))) throw signatureError(name, argTypes);
+  return 'Float64';
+}
 
 /** Binds OVER calls while a SELECT is planned, and hands the planner the window stage. */
 export class WindowCollector {

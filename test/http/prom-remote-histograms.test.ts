@@ -457,3 +457,41 @@ t.test('streamed remote read carries histograms in histogram chunks', async (t) 
   t.equal(only.headers.get('content-type'), STREAMED_CONTENT_TYPE, 'a client that accepts chunks only gets them too');
   t.equal(decodeChunkedBody(only.body).flatMap((f) => f.series.flatMap((s) => s.chunks.flatMap(decode))).length, 130);
 });
+
+/** Samples the shards returned per kind since start (raw: selector samples for the router). */
+async function shardTraffic(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = { raw: 0, step: 0, partial: 0 };
+  for (const m of text.matchAll(/^shoaldb_promql_shard_samples_returned_total\{kind="(\w+)"\} (\d+)$/gm)) {
+    out[m[1] as string] = Number(m[2]);
+  }
+  return out;
+}
+
+t.test('histogram queries answered in floats are evaluated in the shards', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  t.equal((await postRemoteWrite(server.url, writeBody(timeseriesOf(SERIES)))).status, 204);
+  const source = memorySource();
+  const cases: Array<[string, 'pushed' | 'router']> = [
+    ['histogram_count(rate(req_seconds[1m]))', 'pushed'],
+    ['histogram_sum(req_seconds) > 10', 'pushed'],
+    ['sum(histogram_count(rate(req_seconds[1m])))', 'pushed'],
+    ['max by (job) (histogram_avg(req_seconds))', 'pushed'],
+    ['histogram_count(req_seconds </ 2)', 'pushed'],
+    // Answers that would carry histograms: the router evaluates them from raw samples.
+    ['rate(req_seconds[1m])', 'router'],
+    ['sum(rate(req_seconds[1m]))', 'router'],
+    ['topk(1, histogram_count(req_seconds))', 'router'],
+  ];
+  for (const [query, where] of cases) {
+    const before = await shardTraffic(server.url);
+    const got = await apiData(server.url, 'query', { query, time: String(EVAL_MS / 1000) });
+    const after = await shardTraffic(server.url);
+    const expected = JSON.parse(queryDataJson(await instantQuery(query, EVAL_MS, { source })));
+    t.same(got, expected, `${query}: the engine's answer`);
+    const raw = (after.raw ?? 0) - (before.raw ?? 0);
+    if (where === 'pushed') t.equal(raw, 0, `${query}: no raw samples left the shards`);
+    else t.ok(raw > 0, `${query}: evaluated in the router from raw samples`);
+  }
+});

@@ -163,7 +163,7 @@ function crc32cSlow(bytes: Uint8Array): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-class BitReader {
+export class BitReader {
   private bit = 0;
   constructor(private readonly bytes: Uint8Array) {}
 

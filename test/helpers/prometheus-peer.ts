@@ -84,12 +84,13 @@ export async function waitFor<T>(what: string, timeoutMs: number, probe: () => P
 
 /**
  * Starts Prometheus with `configYaml` (a function of its own port, so it can scrape itself) and
- * waits until it reports ready. The caller must register `stop` as a teardown right away.
+ * `extraArgs` (feature flags), and waits until it reports ready. The caller must register `stop` as a teardown right away.
  */
 export async function startPrometheus(
   name: string,
   configYaml: (port: number) => string,
   register: (stop: () => Promise<void>) => void,
+  extraArgs: readonly string[] = [],
 ): Promise<RunningPrometheus> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `shoal-prom-${name}-`));
@@ -102,6 +103,7 @@ export async function startPrometheus(
       `--storage.tsdb.path=${path.join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
+      ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -1,7 +1,8 @@
 /**
  * Native histograms end to end over real HTTP: remote write 1.0 `TimeSeries.histograms` (integer
  * and float) → stored as rows of the metric table → PromQL over the Prometheus API (compared with
- * the same query over the engine's in-memory source) → remote read `TimeSeries.histograms`.
+ * the same query over the engine's in-memory source) → remote read `TimeSeries.histograms` and
+ * streamed histogram chunks.
  * Through WAL replay, a flush, compaction and a restart from segments; malformed histograms are
  * refused with 400 and store nothing.
  */
@@ -11,6 +12,7 @@ import { instantQuery, rangeQuery } from '../../src/query/promql/engine.js';
 import { MemorySource } from '../../src/query/promql/memory-source.js';
 import type { Labels } from '../../src/query/promql/types.js';
 import { queryDataJson } from '../../src/router/prom-api/encode.js';
+import { decodeHistogramChunk } from '../helpers/histogram-chunk-decode.js';
 import {
   floatHistogramOf,
   type HistogramSpec,
@@ -19,10 +21,14 @@ import {
   writeBody,
 } from '../helpers/prom-histograms.js';
 import {
+  bitsOf,
+  decodeChunkedBody,
+  decodeXorChunk,
   numberOfBits,
   postRemoteRead,
   postRemoteWrite,
   readRequestBytes,
+  STREAMED_CONTENT_TYPE,
   snappyBlock,
 } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
@@ -365,12 +371,22 @@ t.test('a histogram whose sum is the stale NaN ends its series', async (t) => {
   t.same(await at(T0 + 40_000), [], 'gone after it (within the lookback delta)');
 });
 
-t.test('remote read answers SAMPLES for histograms when the client accepts it beside chunks', async (t) => {
+t.test('streamed remote read carries histograms in histogram chunks', async (t) => {
   const server = await startServer({ shards: 1 });
   t.teardown(() => server.stop());
+  // 130 integer samples (two chunks), float histograms, and a series that turns from floats
+  // into histograms: XOR, HISTOGRAM and FLOAT_HISTOGRAM chunks in time order.
+  const ints = Array.from({ length: 130 }, (_, i) => intSpec(i + 1, T0 + i * STEP_MS));
+  const floats = Array.from({ length: 5 }, (_, i) => floatSpec(i + 1, T0 + i * STEP_MS));
+  const later = Array.from({ length: 3 }, (_, i) => intSpec(i + 1, T0 + (10 + i) * STEP_MS));
   const body = writeBody([
-    { labels: [{ name: '__name__', value: 'chunky' }], histograms: [histogramMessage(intSpec(1, T0))] },
-    { labels: [{ name: '__name__', value: 'floaty' }], samples: [{ value: 1, timestamp: T0 }] },
+    { labels: [{ name: '__name__', value: 'chunky' }], histograms: ints.map(histogramMessage) },
+    { labels: [{ name: '__name__', value: 'floaty' }], histograms: floats.map(histogramMessage) },
+    {
+      labels: [{ name: '__name__', value: 'mixed' }],
+      samples: [0, 1, 2].map((i) => ({ value: i + 0.5, timestamp: T0 + i * STEP_MS })),
+      histograms: later.map(histogramMessage),
+    },
   ]);
   t.equal((await postRemoteWrite(server.url, body)).status, 204);
   const query = (name: string) => ({
@@ -379,10 +395,103 @@ t.test('remote read answers SAMPLES for histograms when the client accepts it be
     matchers: [['__name__', 'EQ', name]] as Array<[string, 'EQ', string]>,
   });
   // Prometheus' client order: STREAMED_XOR_CHUNKS (1) first, then SAMPLES (0).
-  const [series] = await remoteReadHistograms(server.url, [query('chunky')], [1, 0]);
-  t.equal(series?.[0]?.histograms.length, 1, 'the histogram, in a SAMPLES answer');
-  const floats = await postRemoteRead(server.url, snappyBlock(readRequestBytes([query('floaty')], [1, 0])));
-  t.match(floats.headers.get('content-type'), /streamed/, 'float-only answers stay streamed');
+  const res = await postRemoteRead(
+    server.url,
+    snappyBlock(readRequestBytes([query('chunky'), query('floaty'), query('mixed')], [1, 0])),
+  );
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), STREAMED_CONTENT_TYPE);
+  const frames = decodeChunkedBody(res.body);
+  const chunksOf = (queryIndex: number) =>
+    frames.filter((f) => f.queryIndex === queryIndex).flatMap((f) => f.series.flatMap((s) => s.chunks));
+  const expect = (specs: HistogramSpec[]) =>
+    specs.map((s, i) => ({
+      t: s.timestamp,
+      hint: i === 0 ? 'unknown' : 'not_reset',
+      schema: s.schema,
+      zeroThreshold: s.zeroThreshold,
+      count: s.count,
+      zeroCount: s.zeroCount,
+      sum: s.sum,
+      positive: s.positive,
+      negative: s.negative,
+      customValues: [],
+    }));
+  const decode = (c: { type: number; data: Uint8Array }) => decodeHistogramChunk(c.data, c.type === 3);
+
+  const chunky = chunksOf(0);
+  t.same(
+    chunky.map((c) => [c.type, c.min, c.max]),
+    [
+      [2, T0, T0 + 119 * STEP_MS],
+      [2, T0 + 120 * STEP_MS, T0 + 129 * STEP_MS],
+    ],
+    'integer histograms in HISTOGRAM chunks of at most 120',
+  );
+  const decoded = chunky.flatMap(decode);
+  t.same(decoded.slice(0, 120), expect(ints.slice(0, 120)));
+  // The second chunk's first sample: a new chunk's hint is unknown to the reader.
+  t.same(decoded.slice(120), expect(ints.slice(120)));
+
+  const floaty = chunksOf(1);
+  t.same(
+    floaty.map((c) => c.type),
+    [3],
+    'float histograms in a FLOAT_HISTOGRAM chunk',
+  );
+  t.same(floaty.flatMap(decode), expect(floats));
+
+  const mixed = chunksOf(2);
+  t.same(
+    mixed.map((c) => c.type),
+    [1, 2],
+    'floats in XOR, then histograms, in time order',
+  );
+  t.same(
+    decodeXorChunk(mixed[0]?.data ?? new Uint8Array(2)).map(([ms, bits]) => [ms, bits.toString(16)]),
+    [0, 1, 2].map((i) => [T0 + i * STEP_MS, bitsOf(i + 0.5).replace(/^0+/, '')]),
+  );
+  t.same(decode(mixed[1] as { type: number; data: Uint8Array }), expect(later));
+
   const only = await postRemoteRead(server.url, snappyBlock(readRequestBytes([query('chunky')], [1])));
-  t.match(only.headers.get('content-type'), /streamed/, 'a client that accepts chunks only gets chunks');
+  t.equal(only.headers.get('content-type'), STREAMED_CONTENT_TYPE, 'a client that accepts chunks only gets them too');
+  t.equal(decodeChunkedBody(only.body).flatMap((f) => f.series.flatMap((s) => s.chunks.flatMap(decode))).length, 130);
+});
+
+/** Samples the shards returned per kind since start (raw: selector samples for the router). */
+async function shardTraffic(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = { raw: 0, step: 0, partial: 0 };
+  for (const m of text.matchAll(/^shoaldb_promql_shard_samples_returned_total\{kind="(\w+)"\} (\d+)$/gm)) {
+    out[m[1] as string] = Number(m[2]);
+  }
+  return out;
+}
+
+t.test('histogram queries answered in floats are evaluated in the shards', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  t.equal((await postRemoteWrite(server.url, writeBody(timeseriesOf(SERIES)))).status, 204);
+  const source = memorySource();
+  const cases: Array<[string, 'pushed' | 'router']> = [
+    ['histogram_count(rate(req_seconds[1m]))', 'pushed'],
+    ['histogram_sum(req_seconds) > 10', 'pushed'],
+    ['sum(histogram_count(rate(req_seconds[1m])))', 'pushed'],
+    ['max by (job) (histogram_avg(req_seconds))', 'pushed'],
+    ['histogram_count(req_seconds </ 2)', 'pushed'],
+    // Answers that would carry histograms: the router evaluates them from raw samples.
+    ['rate(req_seconds[1m])', 'router'],
+    ['sum(rate(req_seconds[1m]))', 'router'],
+    ['topk(1, histogram_count(req_seconds))', 'router'],
+  ];
+  for (const [query, where] of cases) {
+    const before = await shardTraffic(server.url);
+    const got = await apiData(server.url, 'query', { query, time: String(EVAL_MS / 1000) });
+    const after = await shardTraffic(server.url);
+    const expected = JSON.parse(queryDataJson(await instantQuery(query, EVAL_MS, { source })));
+    t.same(got, expected, `${query}: the engine's answer`);
+    const raw = (after.raw ?? 0) - (before.raw ?? 0);
+    if (where === 'pushed') t.equal(raw, 0, `${query}: no raw samples left the shards`);
+    else t.ok(raw > 0, `${query}: evaluated in the router from raw samples`);
+  }
 });

@@ -45,7 +45,9 @@ export function isAggregateOp(name: string): name is AggregateOp {
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^' | 'atan2';
 export type ComparisonOp = '==' | '!=' | '>' | '<' | '>=' | '<=';
 export type SetOp = 'and' | 'or' | 'unless';
-export type BinaryOp = ArithmeticOp | ComparisonOp | SetOp;
+/** Native histogram trims: `</` keeps observations below the float, `>/` those above. */
+export type TrimOp = '</' | '>/';
+export type BinaryOp = ArithmeticOp | ComparisonOp | SetOp | TrimOp;
 
 export type MatchCardinality = 'one-to-one' | 'many-to-one' | 'one-to-many' | 'many-to-many';
 
@@ -218,6 +220,10 @@ export function documentedType(type: ValueType | 'none'): string {
 
 export function isComparisonOp(op: BinaryOp): op is ComparisonOp {
   return op === '==' || op === '!=' || op === '>' || op === '<' || op === '>=' || op === '<=';
+}
+
+export function isTrimOp(op: BinaryOp): op is TrimOp {
+  return op === '</' || op === '>/';
 }
 
 export function isSetOp(op: BinaryOp): op is SetOp {

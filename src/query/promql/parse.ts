@@ -72,6 +72,8 @@ const BINARY_OPS: Record<string, BinaryOp> = {
   Gtr: '>',
   Lte: '<=',
   Lss: '<',
+  TrimUpper: '</',
+  TrimLower: '>/',
   And: 'and',
   Or: 'or',
   Unless: 'unless',

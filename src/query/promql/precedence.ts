@@ -21,6 +21,8 @@ const PRECEDENCE: Record<BinaryOp, number> = {
   '<': 3,
   '>=': 3,
   '<=': 3,
+  '</': 3,
+  '>/': 3,
   '+': 4,
   '-': 4,
   '*': 5,

@@ -180,11 +180,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
             results.push(await source.selectRange(q.matchers, q.startMs, q.endMs, ctx.signal));
           }
           metrics.queryDone('remote_read', 'ok', ctx.startMs);
-          // XOR chunks carry floats only (histogram chunks are not written yet): with native
-          // histograms in the answer, SAMPLES is chosen when the client accepts it too.
-          const hasHistograms = results.some((series) => series.some((s) => s.h !== undefined));
-          const samplesToo = request.acceptedResponseTypes.includes(ResponseType.SAMPLES);
-          if (responseType === ResponseType.STREAMED_XOR_CHUNKS && !(hasHistograms && samplesToo)) {
+          if (responseType === ResponseType.STREAMED_XOR_CHUNKS) {
             return {
               status: 200,
               headers: { 'content-type': STREAMED_CONTENT_TYPE },

@@ -170,8 +170,10 @@ export const ResponseType = { SAMPLES: 0, STREAMED_XOR_CHUNKS: 1 } as const;
 /** `LabelMatcher.Type` values. */
 export const MatcherType = { EQ: 0, NEQ: 1, RE: 2, NRE: 3 } as const;
 
-/** `Chunk.Encoding.XOR`. */
+/** `Chunk.Encoding` values (prompb/types.proto). */
 export const CHUNK_ENCODING_XOR = 1;
+export const CHUNK_ENCODING_HISTOGRAM = 2;
+export const CHUNK_ENCODING_FLOAT_HISTOGRAM = 3;
 
 /** Content type of a streamed (chunked) remote read response, as Prometheus' server writes it. */
 export const STREAMED_CONTENT_TYPE = 'application/x-streamed-protobuf; proto=prometheus.ChunkedReadResponse';

@@ -122,8 +122,9 @@ export type EvalAnswer =
       errorType: PromqlErrorType;
       message: string;
       /**
-       * Set when the shard read native histograms, which have no packed or partial form yet: the
-       * router then evaluates the subtree itself from raw samples (not an error for the query).
+       * Set when the shard's answer would carry native histograms, which have no packed or partial
+       * form yet (or a k selection / count_values read them): the router then evaluates the
+       * subtree itself from raw samples (not an error for the query).
        */
       unpushable?: true | undefined;
     };

@@ -5,12 +5,13 @@
  * the router. Such a subtree is *series-local*:
  *
  *   vector selectors (offset, @), range functions over a range selector or over a subquery of a
- *   series-local expression, element-wise functions of a series-local argument, `timestamp`,
+ *   series-local expression, element-wise functions of a series-local argument, `timestamp` and
+ *   histogram_count/sum/avg/stddev/stdvar,
  *   unary minus, and a binary operation between a series-local side and a scalar that depends on
  *   no series (literals, `time()`, `pi()`, scalar arithmetic of those).
  *
  * Not series-local: aggregations, vector–vector operations, `absent*`, `sort*`, `scalar()`,
- * `vector()`, `histogram_*`, date functions without an argument (one series made from nothing:
+ * `vector()`, `histogram_quantile`/`histogram_fraction`, date functions without an argument (one series made from nothing:
  * every shard would make it), and `label_replace`/`label_join`: they rename series and merge
  * those that end up with one label set, which across shards only the router can do (their
  * argument still runs in the shards).
@@ -37,6 +38,18 @@ export const FOLD_OPS: ReadonlySet<AggregateOp> = new Set([
 ]);
 /** Aggregations that pick whole series: each shard preselects its candidates. */
 export const K_OPS: ReadonlySet<AggregateOp> = new Set(['topk', 'bottomk', 'limitk', 'limit_ratio']);
+
+/**
+ * Histogram functions that map each native histogram sample to one float of the same series
+ * (histogram_quantile and histogram_fraction are not: they also group classic buckets by `le`).
+ */
+const PER_HISTOGRAM_FUNCTIONS = new Set([
+  'histogram_count',
+  'histogram_sum',
+  'histogram_avg',
+  'histogram_stddev',
+  'histogram_stdvar',
+]);
 
 /** Scalar functions whose value depends only on the query's time grid. */
 const GRID_SCALAR_FUNCTIONS = new Set(['time', 'pi', 'start', 'end', 'range', 'step', 'min_of', 'max_of']);
@@ -120,7 +133,10 @@ function isLocalCall(call: Extract<Expr, { type: 'Call' }>): boolean {
         args.slice(1).every((a) => isSeriesIndependentScalar(unwrapParens(a)))
       );
     case 'special':
-      return func.name === 'timestamp' && isSeriesLocal(unwrapParens(args[0] as Expr));
+      return (
+        (func.name === 'timestamp' || PER_HISTOGRAM_FUNCTIONS.has(func.name)) &&
+        isSeriesLocal(unwrapParens(args[0] as Expr))
+      );
   }
 }
 

@@ -6,6 +6,10 @@
  *     → 'step': the subtree's step series, packed
  *     → 'partial': fold states (sum, avg, ...), k selections, or count_values counts
  *
+ * Native histograms have no packed or partial form: a subtree whose answer would hold them is
+ * "unpushable" and the router evaluates it from raw samples. One that reads histograms and answers
+ * floats (histogram_count, histogram_sum, ... of them) is evaluated here like any other.
+ *
  * A PromqlError becomes part of the answer (its type would not survive the thread boundary as an
  * error); anything else propagates as a shard error.
  */
@@ -15,6 +19,7 @@ import { Annotations } from '../eval/annotations.js';
 import { Evaluator, type QueryContext } from '../eval/evaluator.js';
 import { Interrupter } from '../eval/interrupter.js';
 import { SampleBudget } from '../eval/sample-budget.js';
+import { hasHistograms } from '../eval/values.js';
 import { PromqlError } from '../types.js';
 import type { EvalAnswer, EvalPlan, EvalResult } from './eval-plan.js';
 import { LocalSampleSource } from './local-source.js';
@@ -25,14 +30,25 @@ import { FOLD_OPS, K_OPS } from './series-local.js';
 import { packSeries } from './step-pack.js';
 import { exprFromWire } from './wire-expr.js';
 
-async function partialOf(ev: Evaluator, node: AggregateExpr): Promise<EvalResult> {
+/**
+ * A histogram where the shard's answer would have to carry it: step series and fold states hold
+ * floats only, so the router evaluates the node itself.
+ */
+class HistogramsInAnswer extends Error {}
+
+async function partialOf(ev: Evaluator, node: AggregateExpr, histogramsRead: () => boolean): Promise<EvalResult> {
   if (FOLD_OPS.has(node.op)) {
     const input = await ev.vector(node.expr);
+    if (input.some(hasHistograms)) throw new HistogramsInAnswer();
     return { kind: 'fold', state: await foldPartial(ev, node, input) };
   }
-  if (K_OPS.has(node.op)) return selectKPartial(ev, node);
-  if (node.op === 'count_values') return { kind: 'count_values', state: await countValuesPartial(ev, node) };
-  throw new PromqlError('internal', `aggregation ${node.op} has no partial form`);
+  let result: EvalResult;
+  if (K_OPS.has(node.op)) result = await selectKPartial(ev, node);
+  else if (node.op === 'count_values') result = { kind: 'count_values', state: await countValuesPartial(ev, node) };
+  else throw new PromqlError('internal', `aggregation ${node.op} has no partial form`);
+  // k selections and count_values look at samples themselves: histograms read stay in the router.
+  if (histogramsRead()) throw new HistogramsInAnswer();
+  return result;
 }
 
 /** How a shard stops and paces an evaluation (implemented by the shard's QueryTurn). */
@@ -77,11 +93,14 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
   try {
     const expr = exprFromWire(plan.expr);
     let result: EvalResult;
-    if (plan.kind === 'step') result = { kind: 'step', series: packSeries(await ev.vector(expr), ev.steps) };
-    else if (expr.type === 'AggregateExpr') result = await partialOf(ev, expr);
+    if (plan.kind === 'step') {
+      const series = await ev.vector(expr);
+      if (series.some(hasHistograms)) return unpushable;
+      result = { kind: 'step', series: packSeries(series, ev.steps) };
+    } else if (expr.type === 'AggregateExpr') result = await partialOf(ev, expr, () => source.histogramsRead);
     else throw new PromqlError('internal', `a partial shard plan needs an aggregation, got ${expr.type}`);
-    // Step values and partial states carry floats only: a histogram read would be lost in them.
-    if (source.histogramsRead) return unpushable;
+    // Histograms read but gone from the answer (histogram_count(rate(h[5m])), a sum of those, ...)
+    // were evaluated exactly as the router would: the answer stands.
     return {
       ok: true,
       result,
@@ -90,7 +109,7 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
       seriesSelected: source.seriesSelected,
     };
   } catch (err) {
-    if (source.histogramsRead) return unpushable;
+    if (err instanceof HistogramsInAnswer || source.histogramsRead) return unpushable;
     if (err instanceof PromqlError) return { ok: false, errorType: err.errorType, message: err.message };
     throw err;
   }

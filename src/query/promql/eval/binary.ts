@@ -8,7 +8,14 @@
  * comparison keeps the left side's labels and, between two vectors, clears the mark.
  */
 
-import { type BinaryExpr, type BinaryOp, isComparisonOp, type PositionRange, type VectorMatching } from '../ast.js';
+import {
+  type BinaryExpr,
+  type BinaryOp,
+  isComparisonOp,
+  isTrimOp,
+  type PositionRange,
+  type VectorMatching,
+} from '../ast.js';
 import type { FloatHistogram } from '../histogram/float-histogram.js';
 import { formatLabels, labelsKey, METRIC_NAME } from '../labels.js';
 import { type Label, type Labels, PromqlError } from '../types.js';
@@ -109,6 +116,7 @@ function vectorScalar(
   const op = node.op;
   const comparison = isComparisonOp(op);
   const marksName = isArithmetic(op) || node.returnBool;
+  const trim = isTrimOp(op);
   const out: StepSeries[] = [];
   for (const s of vector) {
     ev.checkCancelled();
@@ -130,6 +138,11 @@ function vectorScalar(
         } else if (r.keep && r.h !== undefined) setHistogram(result, i, r.h);
         else if (!r.keep) continue;
         any = true;
+        continue;
+      }
+      if (trim) {
+        // Trims need a histogram on the left; floats give nothing (an info, as Prometheus).
+        ev.ctx.annotations.incompatibleTypesInBinOp('float', op, 'float', node.pos);
         continue;
       }
       const v = s.values[i] as number;
@@ -331,8 +344,13 @@ async function vectorVector(
       const [left, right] = swapped ? [oneOperand, manyOperand] : [manyOperand, oneOperand];
       let applied: { value: number; keep: boolean };
       let histogram: FloatHistogram | undefined;
-      if (left.histogram === undefined && right.histogram === undefined) applied = applyOp(op, left.value, right.value);
-      else {
+      if (left.histogram === undefined && right.histogram === undefined) {
+        if (isTrimOp(op)) {
+          ev.ctx.annotations.incompatibleTypesInBinOp('float', op, 'float', node.pos);
+          return;
+        }
+        applied = applyOp(op, left.value, right.value);
+      } else {
         const r: HistogramOpResult = histogramElemOp(op, left.value, right.value, left.histogram, right.histogram);
         if (!r.ok) {
           reportHistogramProblem(ev, op, r.problem, node.pos);

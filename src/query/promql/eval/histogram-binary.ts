@@ -1,7 +1,7 @@
 /**
  * One binary operation where at least one operand is a native histogram (Prometheus'
  * `vectorElemBinop`): histogram ± histogram, histogram × scalar, scalar × histogram,
- * histogram / scalar, and `==`/`!=` between histograms. Every other pairing has no result; the
+ * histogram / scalar, histogram `</` / `>/` scalar (trims), and `==`/`!=` between histograms. Every other pairing has no result; the
  * caller reports why (an info for incompatible types, a warning for conflicting counter resets or
  * bucket layouts that cannot be added) and drops the sample, as Prometheus does.
  */
@@ -15,6 +15,7 @@ import {
   histogramsEqual,
   mulHistogram,
 } from '../histogram/float-histogram.js';
+import { trimHistogram } from '../histogram/trim.js';
 
 export type HistogramOpResult =
   | { ok: true; h: FloatHistogram | undefined; keep: boolean; reconciled?: 'addition' | 'subtraction' }
@@ -50,6 +51,7 @@ export function histogramElemOp(
   if (lh !== undefined && rh === undefined) {
     if (op === '*') return { ok: true, h: compactHistogram(mulHistogram(lh, rf)), keep: true };
     if (op === '/') return { ok: true, h: compactHistogram(divHistogram(lh, rf)), keep: true };
+    if (op === '</' || op === '>/') return { ok: true, h: trimHistogram(lh, rf, op === '</'), keep: true };
     return incompatible(lh, rh);
   }
   if (lh === undefined || rh === undefined) throw new Error('histogramElemOp needs a histogram operand');

@@ -5,7 +5,8 @@
  *   snappy-compresses it.
  * - STREAMED_XOR_CHUNKS: a sequence of frames, each `uvarint(len) | crc32c(message) as uint32
  *   big-endian | message`, the message a `ChunkedReadResponse` holding series of one query
- *   (`query_index`) with their samples in XOR chunks of at most 120 samples. A frame is closed
+ *   (`query_index`) with their samples in chunks of at most 120 samples: XOR for floats,
+ *   HISTOGRAM / FLOAT_HISTOGRAM for native histograms (histogram-chunk.ts). A frame is closed
  *   once it holds about FRAME_BYTES_MAX; a series longer than that continues in the next frame
  *   under the same labels, as Prometheus' server does. Not compressed.
  *
@@ -15,9 +16,14 @@
  */
 import protobuf from 'protobufjs';
 import type { Labels, SeriesSamples } from '../../../query/promql/types.js';
-import { CHUNK_ENCODING_XOR } from '../../../shared/proto/prometheus.js';
+import {
+  CHUNK_ENCODING_FLOAT_HISTOGRAM,
+  CHUNK_ENCODING_HISTOGRAM,
+  CHUNK_ENCODING_XOR,
+} from '../../../shared/proto/prometheus.js';
 import { crc32c } from './crc32c.js';
-import { writeHistogram } from './read-histogram.js';
+import { type EncodedChunk, encodeHistogramChunks } from './histogram-chunk.js';
+import { isWhole, writeHistogram } from './read-histogram.js';
 import { encodeXorChunk, SAMPLES_PER_CHUNK } from './xor-chunk.js';
 
 /** Target size of one streamed frame (Prometheus' server uses 1 MiB). */
@@ -69,11 +75,7 @@ export function encodeReadResponse(results: readonly (readonly SeriesSamples[])[
   return w.finish();
 }
 
-interface PendingChunk {
-  minMs: number;
-  maxMs: number;
-  data: Uint8Array;
-}
+type PendingChunk = EncodedChunk;
 
 /** One `ChunkedReadResponse` message. */
 function encodeChunkedMessage(
@@ -88,7 +90,7 @@ function encodeChunkedMessage(
       w.uint32(tag(2, LENGTH_DELIMITED)).fork();
       w.uint32(tag(1, VARINT)).int64(c.minMs);
       w.uint32(tag(2, VARINT)).int64(c.maxMs);
-      w.uint32(tag(3, VARINT)).int32(CHUNK_ENCODING_XOR);
+      w.uint32(tag(3, VARINT)).int32(c.encoding);
       w.uint32(tag(4, LENGTH_DELIMITED)).bytes(c.data);
       w.ldelim();
     }
@@ -121,23 +123,40 @@ function labelsBytes(labels: Labels): number {
   return n;
 }
 
+/** What a sample is, for cutting a series into runs of one chunk encoding. */
+function kindOf(s: SeriesSamples, i: number): number {
+  const h = s.h?.[i];
+  if (h === undefined) return CHUNK_ENCODING_XOR;
+  return s.hInteger?.[i] === true && isWhole(h) ? CHUNK_ENCODING_HISTOGRAM : CHUNK_ENCODING_FLOAT_HISTOGRAM;
+}
+
 /**
- * The float samples of a series. Native histograms would need Prometheus' histogram chunk
- * encodings, which are not written yet: streamed responses leave them out (docs/metrics-storage.md).
+ * The chunks of a series in time order: each run of float samples in XOR chunks, each run of
+ * histograms in histogram chunks (integer ones as written, the others as float histograms).
  */
-function floatSamplesOf(s: SeriesSamples): SeriesSamples {
-  const h = s.h;
-  if (h === undefined) return s;
-  const keep: number[] = [];
-  for (let i = 0; i < s.t.length; i++) if (h[i] === undefined) keep.push(i);
-  const t = new Float64Array(keep.length);
-  const v = new Float64Array(keep.length);
-  // Assignment between typed arrays keeps a NaN's payload (stale markers).
-  keep.forEach((from, to) => {
-    t[to] = s.t[from] as number;
-    v[to] = s.v[from] as number;
-  });
-  return { labels: s.labels, t, v };
+function chunksOf(s: SeriesSamples): EncodedChunk[] {
+  const chunks: EncodedChunk[] = [];
+  let from = 0;
+  while (from < s.t.length) {
+    const kind = kindOf(s, from);
+    let to = from + 1;
+    while (to < s.t.length && kindOf(s, to) === kind) to++;
+    if (kind === CHUNK_ENCODING_XOR) {
+      for (let at = from; at < to; at += SAMPLES_PER_CHUNK) {
+        const end = Math.min(to, at + SAMPLES_PER_CHUNK);
+        chunks.push({
+          encoding: CHUNK_ENCODING_XOR,
+          minMs: s.t[at] as number,
+          maxMs: s.t[end - 1] as number,
+          data: encodeXorChunk(s.t, s.v, at, end),
+        });
+      }
+    } else {
+      chunks.push(...encodeHistogramChunks(s.t, s.h ?? [], kind === CHUNK_ENCODING_HISTOGRAM, from, to));
+    }
+    from = to;
+  }
+  return chunks;
 }
 
 /** The whole body of a streamed response: frames for each query in order. */
@@ -152,16 +171,9 @@ export function encodeChunkedReadResponse(results: readonly (readonly SeriesSamp
       pending = [];
       pendingBytes = 0;
     };
-    for (const whole of seriesList) {
-      const s = floatSamplesOf(whole);
+    for (const s of seriesList) {
       let current: { labels: Labels; chunks: PendingChunk[] } | null = null;
-      for (let from = 0; from < s.t.length; from += SAMPLES_PER_CHUNK) {
-        const to = Math.min(s.t.length, from + SAMPLES_PER_CHUNK);
-        const chunk: PendingChunk = {
-          minMs: s.t[from] as number,
-          maxMs: s.t[to - 1] as number,
-          data: encodeXorChunk(s.t, s.v, from, to),
-        };
+      for (const chunk of chunksOf(s)) {
         if (!current) {
           current = { labels: s.labels, chunks: [] };
           pending.push(current);

@@ -18,7 +18,7 @@ function tag(field: number, wireType: number): number {
 const HINT_NUMBERS: Record<CounterResetHint, number> = { unknown: 0, reset: 1, not_reset: 2, gauge: 3 };
 
 /** Whether every count is a whole number (an integer histogram's always are). */
-function isWhole(h: FloatHistogram): boolean {
+export function isWhole(h: FloatHistogram): boolean {
   const whole = (x: number): boolean => Number.isSafeInteger(x) && x >= 0;
   return whole(h.count) && whole(h.zeroCount) && h.positive.count.every(whole) && h.negative.count.every(whole);
 }

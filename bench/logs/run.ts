@@ -13,6 +13,7 @@
  *   BENCH_LOG_MB=1024 node dist-bench/bench/logs/run.js      (1 GB in all; default 256)
  *   BENCH_REPS (runs per target, interleaved, default 1), BENCH_CONCURRENCY (default 4),
  *   BENCH_LINES_PER_BODY (default 5000), BENCH_TARGETS (shoaldb,clickhouse)
+ *   BENCH_LOG_SETS (tables to post, e.g. `access`; default all), BENCH_LOG_SEARCH=0 (no searches)
  */
 
 import { CLICKHOUSE_BINARY, clickHouseInstalled } from './clickhouse.js';
@@ -27,10 +28,15 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const LINES_PER_BODY = Number(process.env.BENCH_LINES_PER_BODY ?? 5000);
 const REPS = Number(process.env.BENCH_REPS ?? 1);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'shoaldb,clickhouse').split(',');
+// A probe of one data set (say `access`) without the searches, for A/B runs and profiles.
+const ONLY_SETS = process.env.BENCH_LOG_SETS?.split(',');
+const SEARCH = process.env.BENCH_LOG_SEARCH !== '0';
 
 async function main(): Promise<void> {
   console.log(`generating ${TOTAL_MB} MB of logs (half access, a quarter each syslog and JSON)...`);
-  const { sets, rare } = makeSets(TOTAL_MB * 1024 * 1024, LINES_PER_BODY);
+  const made = makeSets(TOTAL_MB * 1024 * 1024, LINES_PER_BODY);
+  const rare = made.rare;
+  const sets = ONLY_SETS === undefined ? made.sets : made.sets.filter((s) => ONLY_SETS.includes(s.table));
   let withClickHouse = TARGETS.includes('clickhouse');
   if (withClickHouse && !clickHouseInstalled()) {
     console.log(`ClickHouse comparison skipped: ${CLICKHOUSE_BINARY} is not installed`);
@@ -43,7 +49,7 @@ async function main(): Promise<void> {
   for (let rep = 1; rep <= REPS; rep++) {
     if (TARGETS.includes('shoaldb')) {
       console.log(`\nShoalDB run ${rep}/${REPS}`);
-      shoal.push(await runShoal(sets, CONCURRENCY));
+      shoal.push(await runShoal(sets, CONCURRENCY, SEARCH));
     }
     if (withClickHouse) {
       console.log(`\nClickHouse run ${rep}/${REPS}`);

@@ -66,8 +66,9 @@ export function printIngestTable(sets: LogSet[], figures: IngestFigures[]): void
 }
 
 /** One ShoalDB run on a fresh server, always stopped. */
-export async function runShoal(sets: LogSet[], concurrency: number): Promise<RunFigures> {
+export async function runShoal(sets: LogSet[], concurrency: number, search = true): Promise<RunFigures> {
   const server = await startBenchServer();
+  console.log(`  server ${server.url} pid ${server.pid}`);
   try {
     for (const [name, yaml] of [
       ['access', ACCESS_PIPELINE],
@@ -111,6 +112,7 @@ export async function runShoal(sets: LogSet[], concurrency: number): Promise<Run
       `segments on disk after flush: ${(disk / 1e6).toFixed(1)} MB, ${(disk / totalLines).toFixed(1)} bytes/line over all tables`,
     );
 
+    if (!search) return { ingest, searches: [] };
     const count = (sql: string) => async () => {
       const r = await sqlRows(server.url, sql);
       return r.error ?? String(r.rows[0]?.[0]);

@@ -7,7 +7,7 @@
 import { insertColumnOf } from '../query/sql/exec/insert.js';
 import type { Value } from '../query/sql/types/values.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../shared/insert.js';
-import { physicalKindOf } from '../shared/types.js';
+import { allocValues, type PhysicalKind, physicalKindOf, type Vector } from '../shared/types.js';
 import type { Cell, OutputColumn, OutputTable } from './output.js';
 
 /** One cell as the column's physical kind wants it (ints as bigint for 64-bit kinds, ...). */
@@ -24,14 +24,46 @@ function normalized(cell: Cell, column: OutputColumn): Value {
   return cell;
 }
 
+/**
+ * Column `c` of `rows` as a vector, for the kinds whose cells need no conversion: strings
+ * (`String` cells) and doubles (`number` cells), which are most of a log table. Undefined when a
+ * cell is of another type; the caller then takes the general path. Saves an array of values
+ * and a kind decision per cell on every line.
+ */
+function directVector(rows: Cell[][], c: number, kind: PhysicalKind): Vector | undefined {
+  if (kind !== 'str' && kind !== 'f64') return undefined;
+  const n = rows.length;
+  const out = allocValues(kind, n);
+  let valid: Uint8Array | undefined;
+  const want = kind === 'str' ? 'string' : 'number';
+  for (let r = 0; r < n; r++) {
+    const v = (rows[r] as Cell[])[c] ?? null;
+    if (v === null) {
+      valid ??= new Uint8Array(n).fill(1);
+      valid[r] = 0;
+    } else if (typeof v === want) {
+      (out as unknown[])[r] = v;
+    } else {
+      return undefined;
+    }
+  }
+  return { kind, values: out, valid };
+}
+
 /** The insert of one output table into `<table><suffix>` of `db`. */
 export function insertOf(db: string, table: string, out: OutputTable): TableInsert {
   const n = out.rows.length;
   const columns: InsertColumn[] = out.columns.map((column, c) => {
-    const values = new Array<Value>(n);
-    for (let r = 0; r < n; r++) values[r] = normalized(out.rows[r]?.[c] ?? null, column);
-    const schema = { id: 0, name: column.name, semantic: column.semantic, type: column.type, nullable: true };
-    const inserted = insertColumnOf(schema, values);
+    let inserted: InsertColumn;
+    const vector = column.semantic === 'TAG' ? undefined : directVector(out.rows, c, physicalKindOf(column.type));
+    if (vector !== undefined) {
+      inserted = { name: column.name, semantic: column.semantic, type: column.type, vector };
+    } else {
+      const values = new Array<Value>(n);
+      for (let r = 0; r < n; r++) values[r] = normalized(out.rows[r]?.[c] ?? null, column);
+      const schema = { id: 0, name: column.name, semantic: column.semantic, type: column.type, nullable: true };
+      inserted = insertColumnOf(schema, values);
+    }
     return column.index ? { ...inserted, index: column.index } : inserted;
   });
   return { db, table: `${table}${out.tableSuffix}`, rowCount: out.rows.length, columns };

@@ -106,7 +106,17 @@ function cellsIn(valid: Uint8Array, state: number): Uint8Array {
   return valid.map((v) => (v === state ? 1 : 0));
 }
 
-function encodeField(kind: PhysicalKind, values: Vector['values'], valid: Uint8Array, n: number, w: ByteWriter) {
+/** A column's statistics, with its distinct present values when the encoding found them all. */
+type EncodedField = ColumnStats | { stats: ColumnStats; distinct: string[] };
+
+function encodeField(
+  kind: PhysicalKind,
+  values: Vector['values'],
+  valid: Uint8Array,
+  n: number,
+  w: ByteWriter,
+): EncodedField {
+  let distinct: string[] | undefined;
   let present = 0;
   let absent = 0;
   for (let i = 0; i < n; i++) {
@@ -146,17 +156,22 @@ function encodeField(kind: PhysicalKind, values: Vector['values'], valid: Uint8A
       encodeBitmap(dense as Uint8Array, present, w);
       break;
     case 'str':
-      w.u8(0);
-      encodeStrings(dense as Array<string | null>, present, w);
+      distinct = encodeStrings(dense as Array<string | null>, present, w);
       break;
   }
-  return statsOf(kind, dense, present, n - present);
+  const stats = statsOf(kind, dense, present, n - present);
+  return distinct === undefined ? stats : { stats, distinct };
 }
 
 /** A block's uncompressed body and what the footer says of it, before choosing how to store it. */
 export interface RawBlock {
   raw: Buffer;
   meta: Omit<BlockMeta, 'offset' | 'firstRow' | 'storedLength' | 'codec' | 'crc'>;
+  /**
+   * Per field column, its distinct present values when it was stored as a dictionary (not
+   * written as such; the term index reads them instead of every row).
+   */
+  distinct: Array<string[] | undefined>;
 }
 
 /** Encodes rows `[0, rows.length)` with the given field specs, uncompressed. */
@@ -179,15 +194,23 @@ export function encodeBlockBody(rows: BlockRows, specs: readonly FieldSpec[]): R
   }
 
   const columns: ColumnStats[] = [];
+  const distinct: Array<string[] | undefined> = [];
   for (let c = 0; c < specs.length; c++) {
     start = w.pos;
     const spec = specs[c] as FieldSpec;
-    columns.push(encodeField(spec.kind, rows.values[c] as Vector['values'], rows.valid[c] as Uint8Array, n, w));
+    const field = encodeField(spec.kind, rows.values[c] as Vector['values'], rows.valid[c] as Uint8Array, n, w);
+    if ('distinct' in field) {
+      columns.push(field.stats);
+      distinct.push(field.distinct);
+    } else {
+      columns.push(field);
+      distinct.push(undefined);
+    }
     lengths.push(w.pos - start);
   }
   const raw = w.bytesView();
   for (let c = 0; c < lengths.length; c++) raw.writeUInt32LE(lengths[c] as number, directory + c * 4);
-  return { raw, meta: { rawLength: raw.length, rowCount: n, minTs, maxTs, columns } };
+  return { raw, meta: { rawLength: raw.length, rowCount: n, minTs, maxTs, columns }, distinct };
 }
 
 /** The block as stored: deflated when that saves enough (`compressed`: deflate-raw of the body). */
@@ -290,10 +313,10 @@ export class DecodedBlock {
       decodeInt64s(r, present, dense as BigInt64Array);
     } else {
       const encoding = r.u8();
-      if (encoding !== 0) throw new FormatError(`unknown ${kind} encoding ${encoding}`);
-      if (kind === 'f64') dense = decodeFloat64s(r, present);
-      else if (kind === 'bool') dense = decodeBitmap(r, present);
-      else dense = decodeStrings(r, present);
+      if (kind === 'str') dense = decodeStrings(r, present, encoding);
+      else if (encoding !== 0) throw new FormatError(`unknown ${kind} encoding ${encoding}`);
+      else if (kind === 'f64') dense = decodeFloat64s(r, present);
+      else dense = decodeBitmap(r, present);
     }
     if (!valid) return { values: dense, valid: undefined };
     const values = allocValues(kind, n);

@@ -126,13 +126,82 @@ export function decodeBitmap(r: ByteReader, count: number): Uint8Array {
   return out;
 }
 
-/** Each string as a varuint UTF-8 byte length followed by the bytes. */
-export function encodeStrings(values: ReadonlyArray<string | null>, count: number, w: ByteWriter): void {
-  for (let i = 0; i < count; i++) w.string(values[i] ?? '');
+/** How a string chunk is stored; the byte after the validity. */
+export const StringEncoding = {
+  /** Each value as a varuint UTF-8 byte length followed by the bytes. */
+  Plain: 0,
+  /** varuint D, D distinct values (as in Plain), then one varuint code (< D) per value. */
+  Dictionary: 1,
+} as const;
+
+/**
+ * A block's column takes the dictionary form only while it has at most this fraction of its
+ * present values distinct: past that, codes plus dictionary save too little to pay for the lookups.
+ */
+const DICTIONARY_DISTINCT_MAX = 1 / 2;
+const PROBE_ROWS = 1024;
+const PROBE_DISTINCT_MAX = 768;
+
+/**
+ * Writes the values (encoding byte first), as a dictionary when they repeat enough. Returns the
+ * distinct values when it found them all (the dictionary form), so the term index can take each
+ * once instead of every row; undefined for the plain form.
+ *
+ * Log columns repeat a few values thousands of times a block (user agents, methods, referers):
+ * each is written, deflated and, on read, decoded once per block instead of once per row, and
+ * a decoded block's rows share one string per value.
+ */
+export function encodeStrings(
+  values: ReadonlyArray<string | null>,
+  count: number,
+  w: ByteWriter,
+): string[] | undefined {
+  const limit = Math.floor(count * DICTIONARY_DISTINCT_MAX);
+  const codes = new Uint32Array(count);
+  const codeOf = new Map<string, number>();
+  const distinct: string[] = [];
+  let i = 0;
+  for (; i < count; i++) {
+    // Mostly-distinct columns (addresses, ids) give up after a short look, not half a block.
+    if (i === PROBE_ROWS && distinct.length > PROBE_DISTINCT_MAX) break;
+    const v = values[i] ?? '';
+    let code = codeOf.get(v);
+    if (code === undefined) {
+      if (distinct.length >= limit) break;
+      code = distinct.length;
+      distinct.push(v);
+      codeOf.set(v, code);
+    }
+    codes[i] = code;
+  }
+  if (i < count || count === 0) {
+    w.u8(StringEncoding.Plain);
+    for (let k = 0; k < count; k++) w.string(values[k] ?? '');
+    return undefined;
+  }
+  w.u8(StringEncoding.Dictionary);
+  w.varuint(distinct.length);
+  for (const v of distinct) w.string(v);
+  for (let k = 0; k < count; k++) w.varuint(codes[k] as number);
+  return distinct;
 }
 
-export function decodeStrings(r: ByteReader, count: number): Array<string | null> {
+/** Reads a string chunk's values after its encoding byte (`encoding`). */
+export function decodeStrings(r: ByteReader, count: number, encoding: number): Array<string | null> {
   const out = new Array<string | null>(count);
-  for (let i = 0; i < count; i++) out[i] = r.string();
+  if (encoding === StringEncoding.Plain) {
+    for (let i = 0; i < count; i++) out[i] = r.string();
+    return out;
+  }
+  if (encoding !== StringEncoding.Dictionary) throw new FormatError(`unknown str encoding ${encoding}`);
+  const size = r.varuint();
+  if (size > count) throw new FormatError(`dictionary of ${size} strings for ${count} values`);
+  const dictionary = new Array<string>(size);
+  for (let d = 0; d < size; d++) dictionary[d] = r.string();
+  for (let i = 0; i < count; i++) {
+    const code = r.varuint();
+    if (code >= size) throw new FormatError(`string code ${code} past a dictionary of ${size}`);
+    out[i] = dictionary[code] as string;
+  }
   return out;
 }

@@ -113,7 +113,8 @@ export class SegmentWriter {
     const block = encodeBlockBody(buf, this.specs);
     const number = this.blocks.length + this.deflating.length;
     for (const { spec, builder } of this.indexBuilders) {
-      builder.addBlock(number, buf.values[spec] as Array<string | null>, buf.valid[spec] as Uint8Array, n);
+      const values = buf.values[spec] as Array<string | null>;
+      builder.addBlock(number, values, buf.valid[spec] as Uint8Array, n, block.distinct[spec]);
     }
     const entry: Deflating = { block, deflated: deflateBlock(block.raw), done: false, firstRow: this.rows };
     // Awaited in place(); until then a failure must not count as unhandled.

@@ -40,13 +40,36 @@ export type TermPostings = ReadonlyMap<string, Uint32Array>;
 const POSTING_BYTES = 2;
 
 /**
+ * One term's postings; `last` is its newest block, so a block posts a term once, and `value`
+ * the last value tokenized that held it, so a value lists it once.
+ */
+interface Postings {
+  blocks: number[];
+  last: number;
+  value: number;
+}
+
+/**
+ * Values whose postings are remembered between blocks; past this the memory is dropped and
+ * built again. Log columns draw most rows from a few hundred values (agents, static paths).
+ */
+const VALUE_CACHE_MAX = 4096;
+
+/**
  * Collects one column's terms block by block. Once the estimated section size passes
  * `bytesMax`, it gives up (`dropped`) and frees what it held: the segment is then written without
  * this column's index rather than failing the flush.
  */
 export class TermIndexBuilder {
-  private postings = new Map<string, number[]>();
+  private postings = new Map<string, Postings>();
+  /**
+   * The postings of each value's tokens: a value seen in an earlier block is posted without being
+   * tokenized again or its tokens looked up (tokenizing every value was most of a log flush).
+   */
+  private byValue = new Map<string, Postings[]>();
   private estimatedBytes = 0;
+  /** Numbers the values tokenized (Postings.value). */
+  private values = 0;
   dropped = false;
 
   constructor(
@@ -54,35 +77,67 @@ export class TermIndexBuilder {
     private readonly bytesMax: number,
   ) {}
 
-  /** Adds the present values of block `block` (blocks come in ascending order). */
-  addBlock(block: number, values: ReadonlyArray<string | null>, valid: Uint8Array, rows: number): void {
+  /**
+   * Adds the present values of block `block` (blocks come in ascending order). `distinct`, when
+   * the caller has it (the block's dictionary), is the block's distinct present values, taken
+   * instead of the rows.
+   */
+  addBlock(
+    block: number,
+    values: ReadonlyArray<string | null>,
+    valid: Uint8Array,
+    rows: number,
+    distinct?: readonly string[],
+  ): void {
     if (this.dropped) return;
-    const add = (term: string): void => {
-      let list = this.postings.get(term);
-      if (list === undefined) {
-        list = [];
-        this.postings.set(term, list);
-        this.estimatedBytes += Buffer.byteLength(term) + 2;
+    if (distinct !== undefined) {
+      for (const v of distinct) this.addValue(block, v);
+    } else {
+      // A block posts each term once, so a value seen earlier in the block adds nothing.
+      const seen = new Set<string>();
+      for (let i = 0; i < rows; i++) {
+        const v = values[i];
+        if (valid[i] !== 1 || v == null || seen.has(v)) continue;
+        seen.add(v);
+        this.addValue(block, v);
       }
-      if (list[list.length - 1] !== block) {
-        list.push(block);
-        this.estimatedBytes += POSTING_BYTES;
-      }
-    };
-    const { analyzer, caseSensitive } = this.spec;
-    // A block posts each term once, so a value seen earlier in the block adds nothing: log
-    // columns repeat their values (user agents, methods, paths), and tokenizing was most of
-    // a flush.
-    const seen = new Set<string>();
-    for (let i = 0; i < rows; i++) {
-      const v = values[i];
-      if (valid[i] !== 1 || v == null || seen.has(v)) continue;
-      seen.add(v);
-      forEachToken(v, analyzer, caseSensitive, add);
     }
     if (this.estimatedBytes > this.bytesMax) {
       this.dropped = true;
       this.postings = new Map();
+      this.byValue = new Map();
+    }
+  }
+
+  private addValue(block: number, value: string): void {
+    let lists = this.byValue.get(value);
+    if (lists === undefined) {
+      const found: Postings[] = [];
+      const number = ++this.values;
+      forEachToken(value, this.spec.analyzer, this.spec.caseSensitive, (term) => {
+        let p = this.postings.get(term);
+        if (p === undefined) {
+          p = { blocks: [], last: -1, value: 0 };
+          this.postings.set(term, p);
+          this.estimatedBytes += Buffer.byteLength(term) + 2;
+        }
+        // A value may hold a term twice; it is posted once.
+        if (p.value !== number) {
+          p.value = number;
+          found.push(p);
+        }
+      });
+      lists = found;
+      if (this.byValue.size >= VALUE_CACHE_MAX) this.byValue.clear();
+      this.byValue.set(value, lists);
+    }
+    for (let k = 0; k < lists.length; k++) {
+      const p = lists[k] as Postings;
+      if (p.last !== block) {
+        p.blocks.push(block);
+        p.last = block;
+        this.estimatedBytes += POSTING_BYTES;
+      }
     }
   }
 
@@ -93,7 +148,7 @@ export class TermIndexBuilder {
     const w = new ByteWriter(Math.max(1024, this.estimatedBytes + 16));
     w.varuint(terms.length);
     for (const term of terms) {
-      const list = this.postings.get(term) as number[];
+      const list = (this.postings.get(term) as Postings).blocks;
       w.string(term);
       w.varuint(list.length);
       let previous = 0;

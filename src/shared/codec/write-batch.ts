@@ -124,9 +124,27 @@ function joinStrings(values: ReadonlyArray<string | null | undefined>): { j: str
   return { j: parts.join(''), l: bytesOf(lengths) };
 }
 
+/** Recent distinct values a column's split compares each value with before making a string. */
+const RECENT_VALUES = 16;
+/** Rows after which a column that found fewer than RECENT_HITS_MIN repeats stops looking. */
+const RECENT_PROBE_ROWS = 256;
+const RECENT_HITS_MIN = 32;
+
+/**
+ * The values of one column. A value equal to one of the column's recent values is that string
+ * again instead of a new one: log columns (agents, methods, referers) repeat a few values, and
+ * the memtable holds these strings until its flush, so each new one is an object that survives
+ * the young generation, is copied into the old one and marked by every major GC until then; the
+ * flush's dictionary also hashes a shared string once. Comparing in place (`startsWith` at the
+ * value's offset) makes nothing for a value that repeats.
+ */
 function splitStrings(joined: string, lengthBytes: Uint8Array): Array<string | null> {
   const lengths = new Int32Array(aligned(lengthBytes));
   const out = new Array<string | null>(lengths.length);
+  const recent: string[] = [];
+  let replace = 0;
+  let hits = 0;
+  let looking = true;
   let at = 0;
   for (let i = 0; i < lengths.length; i++) {
     const n = lengths[i] as number;
@@ -135,7 +153,29 @@ function splitStrings(joined: string, lengthBytes: Uint8Array): Array<string | n
       continue;
     }
     if (at + n > joined.length) throw new Error('string column shorter than its lengths');
-    out[i] = joined.substring(at, at + n);
+    let value: string | undefined;
+    if (looking) {
+      for (let k = 0; k < recent.length; k++) {
+        const r = recent[k] as string;
+        if (r.length === n && joined.startsWith(r, at)) {
+          value = r;
+          hits++;
+          break;
+        }
+      }
+      if (value === undefined) {
+        value = joined.substring(at, at + n);
+        if (recent.length < RECENT_VALUES) recent.push(value);
+        else {
+          recent[replace] = value;
+          replace = (replace + 1) % RECENT_VALUES;
+        }
+      }
+      if (i === RECENT_PROBE_ROWS && hits < RECENT_HITS_MIN) looking = false;
+    } else {
+      value = joined.substring(at, at + n);
+    }
+    out[i] = value;
     at += n;
   }
   if (at !== joined.length) throw new Error('string column longer than its lengths');

@@ -3,9 +3,10 @@
  * int64 extremes (which fall back to raw), NULL patterns and non-ASCII strings.
  */
 import { randomFillSync } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import t from 'tap';
 import type { FieldSpec } from '../../../src/shard/merge/part.js';
-import { DecodedBlock, encodeBlock, openBlockBody } from '../../../src/shard/segment/block-codec.js';
+import { DecodedBlock, encodeBlock, encodeBlockBody, openBlockBody } from '../../../src/shard/segment/block-codec.js';
 import { ByteReader, ByteWriter, FormatError, unzigzag, zigzag } from '../../../src/shard/segment/byte-io.js';
 import {
   decodeBitmap,
@@ -15,6 +16,7 @@ import {
   encodeInt64s,
   encodeStrings,
   Int64Encoding,
+  StringEncoding,
 } from '../../../src/shard/segment/encoding.js';
 import { BlockCodec } from '../../../src/shard/segment/format.js';
 
@@ -81,7 +83,31 @@ t.test('bitmaps and strings round-trip', async (t) => {
   encodeStrings(strings, strings.length, w);
   const r = new ByteReader(w.bytesView());
   t.same(decodeBitmap(r, bits.length), bits);
-  t.same(decodeStrings(r, strings.length), strings);
+  t.equal(r.u8(), StringEncoding.Plain, 'distinct values stay plain');
+  t.same(decodeStrings(r, strings.length, StringEncoding.Plain), strings);
+});
+
+t.test('repeated strings round-trip as a dictionary', async (t) => {
+  const agents = ['Mozilla/5.0 (X11; Linux x86_64)', 'curl/8.5.0', '', 'ünïcødé ✓'];
+  const strings = Array.from({ length: 1000 }, (_, i) => agents[(i * 7) % 3 === 0 ? 3 : i % 3] as string);
+  const w = new ByteWriter(1);
+  const distinct = encodeStrings(strings, strings.length, w);
+  t.same(new Set(distinct), new Set(strings), 'each distinct value once');
+  t.equal(distinct?.length, new Set(strings).size);
+  const bytes = w.bytesView();
+  t.ok(bytes.length < 1000 * 2 + 100, 'about a byte or two a value');
+  const r = new ByteReader(bytes);
+  t.equal(r.u8(), StringEncoding.Dictionary);
+  t.same(decodeStrings(r, strings.length, StringEncoding.Dictionary), strings);
+  t.equal(r.pos, bytes.length);
+
+  // A code past the dictionary is a format error, as is an unknown encoding.
+  const bad = new ByteWriter(1);
+  bad.varuint(1);
+  bad.string('a');
+  bad.varuint(1);
+  t.throws(() => decodeStrings(new ByteReader(bad.bytesView()), 1, StringEncoding.Dictionary), FormatError);
+  t.throws(() => decodeStrings(new ByteReader(bad.bytesView()), 1, 7), FormatError);
 });
 
 const SPECS: FieldSpec[] = [
@@ -141,6 +167,61 @@ t.test('a block round-trips every kind with all-valid, all-null and mixed validi
       }
     }
   }
+});
+
+t.test('a string column stores a dictionary when its values repeat, plain otherwise', async (t) => {
+  const n = 2000;
+  const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+  const specs: FieldSpec[] = [
+    { id: 1, kind: 'str' },
+    { id: 2, kind: 'str' },
+  ];
+  const agents = Array.from({ length: n }, (_, i) => (i % 9 === 0 ? null : `agent ${i % 5}`));
+  const ids = Array.from({ length: n }, (_, i) => `id-${i}`);
+  const valid = [Uint8Array.from(agents, (a) => (a === null ? 0 : 1)), new Uint8Array(n).fill(1)];
+  const body = encodeBlockBody({ length: n, ts, values: [agents, ids], valid }, specs);
+  t.same(new Set(body.distinct[0]), new Set(['agent 0', 'agent 1', 'agent 2', 'agent 3', 'agent 4']));
+  t.equal(body.distinct[1], undefined, 'mostly distinct values stay plain');
+  const encoded = encodeBlock({ length: n, ts, values: [agents, ids], valid }, specs);
+  const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
+  const block = new DecodedBlock(0, meta, openBlockBody(Buffer.from(encoded.stored), meta), specs);
+  const a = block.column(0);
+  t.same(
+    Array.from({ length: n }, (_, i) => (a?.valid?.[i] === 1 ? (a.values as string[])[i] : null)),
+    agents,
+  );
+  t.same(block.column(1)?.values, ids);
+});
+
+t.test('a plain string chunk written before the dictionary form still reads', async (t) => {
+  // The block as the writer before the dictionary form made it: chunk lengths, timestamps (delta,
+  // one row), then validity 0, encoding 0 and the strings, repeated as they are.
+  const ts = new ByteWriter(16);
+  encodeInt64s(BigInt64Array.of(5n, 6n, 7n), 3, 1, ts);
+  const column = new ByteWriter(16);
+  column.u8(0);
+  column.u8(0);
+  for (const v of ['GET', 'GET', 'GET']) column.string(v);
+  const body = new ByteWriter(64);
+  body.u32(ts.bytesView().length);
+  body.u32(column.bytesView().length);
+  body.bytes(ts.bytesView());
+  body.bytes(column.bytesView());
+  const raw = Buffer.from(body.bytesView());
+  const meta = {
+    offset: 0,
+    firstRow: 0,
+    storedLength: raw.length,
+    rawLength: raw.length,
+    codec: BlockCodec.None,
+    crc: crc32(raw),
+    rowCount: 3,
+    minTs: 5n,
+    maxTs: 7n,
+    columns: [{ nullCount: 0 }],
+  };
+  const block = new DecodedBlock(0, meta, openBlockBody(raw, meta), [{ id: 1, kind: 'str' }]);
+  t.same(block.column(0)?.values, ['GET', 'GET', 'GET']);
 });
 
 t.test('compressible blocks are deflated and incompressible ones stored raw', async (t) => {

@@ -102,6 +102,29 @@ t.test('a term index section round-trips and lists blocks per term', async (t) =
   t.throws(() => decodeTermIndex(section.bytes, 3, 5), FormatError, 'a term count that disagrees');
 });
 
+t.test("a block's distinct values index as its rows do, values seen before included", async (t) => {
+  const blocks = [
+    ['GET items items', 'GET items items', 'curl x'],
+    ['POST items', 'curl x'],
+    ['GET items items', 'x x y'],
+  ];
+  const byRows = new TermIndexBuilder(ENGLISH, 1 << 20);
+  const byDistinct = new TermIndexBuilder(ENGLISH, 1 << 20);
+  blocks.forEach((rows, b) => {
+    byRows.addBlock(b, rows, new Uint8Array(rows.length).fill(1), rows.length);
+    byDistinct.addBlock(b, rows, new Uint8Array(rows.length).fill(1), rows.length, [...new Set(rows)]);
+  });
+  const a = byRows.encode();
+  const d = byDistinct.encode();
+  if (!a || !d) throw new Error('no section');
+  t.same(Buffer.from(d.bytes), Buffer.from(a.bytes));
+  const postings = decodeTermIndex(a.bytes, 3, a.termCount);
+  t.same([...(postings.get('items') ?? [])], [0, 1, 2]);
+  t.same([...(postings.get('x') ?? [])], [0, 1, 2]);
+  t.same([...(postings.get('get') ?? [])], [0, 2]);
+  t.same([...(postings.get('y') ?? [])], [2]);
+});
+
 t.test('a builder past its size bound gives up instead of failing', async (t) => {
   const builder = new TermIndexBuilder(ENGLISH, 64);
   builder.addBlock(0, ['one two three four five six seven eight nine ten eleven twelve'], new Uint8Array([1]), 1);

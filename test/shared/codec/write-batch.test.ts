@@ -76,6 +76,16 @@ t.test('string columns travel joined and come back exactly; the older array form
   });
   const back = decodeWriteBatch(encodeWriteBatch(batch(values))).tables[0]?.fields[0]?.vector.values;
   t.same(back, values, 'nulls, empty strings, non-ASCII and long values');
+  // Repeats (shared with recent values), near-misses of the same length, prefixes of one another,
+  // more distinct values than the recent ones held, and a mostly-distinct column past the probe.
+  const repeats = Array.from({ length: 2000 }, (_, i) =>
+    i % 11 === 0 ? null : i % 3 === 0 ? `agent-${i % 7}` : i % 3 === 1 ? `agent-${(i * 13) % 40}` : 'agent-',
+  );
+  t.same(decodeWriteBatch(encodeWriteBatch(batch(repeats))).tables[0]?.fields[0]?.vector.values, repeats);
+  const distinct = Array.from({ length: 2000 }, (_, i) => (i < 300 ? 'GET' : `10.0.${i >> 8}.${i & 255}`));
+  t.same(decodeWriteBatch(encodeWriteBatch(batch(distinct))).tables[0]?.fields[0]?.vector.values, distinct);
+  const late = Array.from({ length: 600 }, (_, i) => (i < 300 ? `v${i}` : 'same'));
+  t.same(decodeWriteBatch(encodeWriteBatch(batch(late))).tables[0]?.fields[0]?.vector.values, late);
   const older = new Packr({ useRecords: true }).pack({
     t: [
       {

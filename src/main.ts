@@ -14,16 +14,10 @@ import { ConfigError, loadConfig } from './shared/config-load.js';
  * long as the request, which spans several) and then allocates them straight into the old
  * generation, where they die as garbage only a full mark-compact frees: with it off, line protocol
  * with one field a row ran 15-20% faster and peaked 70-140 MiB lower (bench/RESULTS.md).
+ * The young generation keeps V8's size: 4 MiB semi-spaces lowered metric ingest's peak RSS by
+ * 60-130 MiB but cost pipeline log ingest 30% of its rate (a request's lines survive scavenges).
  */
 setFlagsFromString('--no-allocation-site-pretenuring');
-/**
- * Semi-spaces of at most 4 MiB (V8 grows them to 16) for the isolates made from here on, the
- * shards': what a shard allocates for a request dies within a few requests, so the larger young
- * generation held garbage. Peak RSS fell 60-130 MiB under remote write and line protocol at the
- * same CPU per request (bench/RESULTS.md); a per-worker `resourceLimits` young size of 12 MiB
- * lowered it by less than half as much.
- */
-setFlagsFromString('--max-semi-space-size=4');
 
 async function main(): Promise<void> {
   const warnings: string[] = [];

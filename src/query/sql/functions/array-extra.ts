@@ -20,6 +20,14 @@ export function itemTypeOf(name: string, argTypes: DataType[], t: DataType): Dat
   return item;
 }
 
+/** The common item type of a function's two list arguments, or the function's signature error. */
+export function twoListsItem(name: string, argTypes: DataType[]): DataType {
+  if (argTypes.length !== 2) throw signatureError(name, argTypes);
+  const item = commonType(argTypes.map((t) => itemTypeOf(name, argTypes, t)));
+  if (item === null) throw signatureError(name, argTypes);
+  return item;
+}
+
 /** Runs `fn` per row with NULL arguments passed through (the caller decides). */
 export function rows(args: Value[][], rowCount: number, fn: (...values: Value[]) => Value): Value[] {
   const out = new Array<Value>(rowCount);
@@ -166,9 +174,7 @@ function twoLists(name: string, fn: (a: Value[], b: Value[]) => Value): ScalarFu
     kind: 'scalar',
     name,
     bind(argTypes) {
-      if (argTypes.length !== 2) throw signatureError(name, argTypes);
-      const item = commonType(argTypes.map((t) => itemTypeOf(name, argTypes, t)));
-      if (item === null) throw signatureError(name, argTypes);
+      const item = twoListsItem(name, argTypes);
       return { argTypes: argTypes.map(() => listTypeOf(item)), returnType: 'Boolean' };
     },
     evaluate: (args, rowCount) => mapRows(args, rowCount, (a, b) => fn(a as Value[], b as Value[])),

@@ -5,9 +5,8 @@
  * come out sorted that way, while except keeps the first list's order.
  */
 import { type DataType, listTypeOf } from '../../../shared/types.js';
-import { commonType } from '../types/coercion.js';
 import { compareValues, type Value } from '../types/values.js';
-import { itemTypeOf } from './array-extra.js';
+import { itemTypeOf, twoListsItem } from './array-extra.js';
 import { signatureError } from './typed.js';
 import type { ScalarFunction } from './types.js';
 
@@ -55,9 +54,7 @@ function twoLists(
     kind: 'scalar',
     name,
     bind(argTypes) {
-      if (argTypes.length !== 2) throw signatureError(name, argTypes);
-      const item = commonType(argTypes.map((t) => itemTypeOf(name, argTypes, t)));
-      if (item === null) throw signatureError(name, argTypes);
+      const item = twoListsItem(name, argTypes);
       const list = listTypeOf(item === 'Null' ? 'Int64' : item);
       return { argTypes: argTypes.map((t) => (t === 'Null' ? 'Null' : list)), returnType: list };
     },

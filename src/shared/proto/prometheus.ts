@@ -180,7 +180,7 @@ export const STREAMED_CONTENT_TYPE = 'application/x-streamed-protobuf; proto=pro
 
 /**
  * Remote write 2.0 (`io.prometheus.write.v2`, Prometheus' `prompb/io/prometheus/write/v2/types.proto`):
- * labels as references into a symbol table. Its Histogram and BucketSpan are 1.0's field for
+ * labels as references into a symbol table. Its Sample, Histogram and BucketSpan are 1.0's field for
  * field, so it names them instead of carrying a second copy. The server decodes it by hand
  * (`write-decode-v2.ts`); the type builds requests in tests.
  */
@@ -196,7 +196,7 @@ message Request {
 
 message TimeSeries {
   repeated uint32 labels_refs = 1;
-  repeated Sample samples = 2;
+  repeated .prometheus.Sample samples = 2;
   repeated .prometheus.Histogram histograms = 3;
   repeated Exemplar exemplars = 4;
   Metadata metadata = 5;
@@ -207,11 +207,6 @@ message Exemplar {
   repeated uint32 labels_refs = 1;
   double value = 2;
   int64 timestamp = 3;
-}
-
-message Sample {
-  double value = 1;
-  int64 timestamp = 2;
 }
 
 message Metadata {

@@ -29,11 +29,17 @@ export async function startBenchServer(extraToml = '', nodeArgs: string[] = []):
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /"mainPort":(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
+      if (m) {
+        resolve(Number(m[1]));
+        out = '';
+      }
     });
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
   });
-  child.stdout?.resume();
+  // BENCH_SERVER_LOG: a file that gets the server's stdout (logs, --trace-gc) after start-up.
+  const log = process.env.BENCH_SERVER_LOG;
+  if (log) child.stdout?.pipe(fs.createWriteStream(log));
+  else child.stdout?.resume();
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
     url: `http://127.0.0.1:${port}`,

@@ -20,7 +20,9 @@ export async function startBenchServer(extraToml = '', nodeArgs: string[] = []):
     `[http]\naddr = "127.0.0.1:0"\n[storage]\ndata_home = ${JSON.stringify(dataDir)}\n[logging]\nlevel = "warn"\n${extraToml}`,
   );
   const main = path.join(process.cwd(), 'dist', 'main.js');
-  const child = spawn(process.execPath, [...nodeArgs, main, '--config', configFile], {
+  // BENCH_NODE_ARGS: extra node flags for experiments (e.g. "--trace-gc", with BENCH_SERVER_LOG).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...extra, ...nodeArgs, main, '--config', configFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, SHOALDB_LOGGING__LEVEL: 'info' },
   });

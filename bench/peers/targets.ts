@@ -40,9 +40,7 @@ export async function startShoal(): Promise<Target> {
   const dir = process.env.BENCH_PROFILE_DIR;
   // BENCH_SHOALDB_TOML: extra configuration for experiments (e.g. "[memtable]\nflush_size = ...").
   const toml = (process.env.BENCH_SHOALDB_TOML ?? '').replaceAll('\\n', '\n');
-  // BENCH_NODE_ARGS: extra node flags for experiments (e.g. "--trace-gc", with BENCH_SERVER_LOG).
-  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const server = await startBenchServer(toml, [...extra, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])]);
+  const server = await startBenchServer(toml, dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
   const base = server.url;
   return {
     name: 'shoaldb',

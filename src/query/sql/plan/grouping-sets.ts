@@ -5,11 +5,14 @@
  * last group key holds the set's position, so rows of different sets never merge even where
  * their visible keys are equal, and `grouping()` is computed from that key.
  */
+
+import type { DbError } from '../../../shared/errors.js';
 import type { Expr, GroupingSetExpr, Ident } from '../parse/ast.js';
 import { exprChildren } from '../parse/expr-children.js';
 import { planError } from '../types/coercion.js';
+import { exprName } from './naming.js';
 import { type PlanExpr, planExprKey } from './plan.js';
-import { normalizeIdent } from './scope.js';
+import { normalizeIdent, type Scope } from './scope.js';
 
 /** DataFusion's limit on the number of grouping sets of one GROUP BY. */
 const GROUPING_SETS_MAX = 4096;
@@ -132,8 +135,8 @@ export function groupingValue(positions: number[], sets: number[][] | null, setC
   };
 }
 
-/** The written arguments of every `grouping(…)` call in these expressions, for error messages. */
-export function groupingArguments(exprs: Expr[]): Expr[] {
+/** The written arguments of every `grouping(…)` call in these expressions. */
+function groupingArguments(exprs: Expr[]): Expr[] {
   const out: Expr[] = [];
   const walk = (e: Expr): void => {
     if (e.kind === 'function' && !e.over && normalizeIdent(e.name[e.name.length - 1] as Ident) === 'grouping')
@@ -142,4 +145,28 @@ export function groupingArguments(exprs: Expr[]): Expr[] {
   };
   exprs.forEach(walk);
   return out;
+}
+
+/**
+ * DataFusion's error for a grouping() argument that is no group expression. The bound argument
+ * is named by the written one it came from, found among the grouping() calls of `written`.
+ */
+export function ungroupedArgumentError(
+  arg: PlanExpr,
+  written: Expr[],
+  bind: (e: Expr) => PlanExpr,
+  groupSources: Expr[],
+  scope: Scope | null,
+): DbError {
+  const key = planExprKey(arg);
+  const source = groupingArguments(written).find((a) => {
+    try {
+      return planExprKey(bind(a)) === key;
+    } catch {
+      return false;
+    }
+  });
+  const name = source ? exprName(source, scope, true) : key;
+  const grouped = groupSources.map((g) => exprName(g, scope, true)).join(', ');
+  return planError(`Argument ${name} to grouping function is not in grouping columns ${grouped}`);
 }

@@ -7,7 +7,7 @@
 import type { Expr, Ident, OrderByItem, Query, Select } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
 import type { Binder } from './binder.js';
-import { bindGroupingSets, expandGroupingSets, groupingArguments, groupingValue } from './grouping-sets.js';
+import { bindGroupingSets, expandGroupingSets, groupingValue, ungroupedArgumentError } from './grouping-sets.js';
 import { exprName } from './naming.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
 import { type Item, resolveOrderBy, unnest } from './plan-order.js';
@@ -106,16 +106,7 @@ export function planAggregate(
       if (p >= 0) return p;
       const written = [...items.map((i) => i.expr), ...(select.having ? [select.having] : [])];
       for (const o of query.orderBy) written.push(o.expr);
-      const source = groupingArguments(written).find((a) => {
-        try {
-          return planExprKey(noAggregates.bind(a)) === planExprKey(arg);
-        } catch {
-          return false;
-        }
-      });
-      const name = source ? exprName(source, scope, true) : planExprKey(arg);
-      const grouped = groupSources.map((g) => exprName(g, scope, true)).join(', ');
-      throw planError(`Argument ${name} to grouping function is not in grouping columns ${grouped}`);
+      throw ungroupedArgumentError(arg, written, (e) => noAggregates.bind(e), groupSources, scope);
     });
 
   const rewrite = (expr: PlanExpr): PlanExpr => {

@@ -131,3 +131,10 @@ t.test('plans the fold does not take', async (t) => {
     'DISTINCT',
   );
 });
+
+t.test('grouping sets take the general path: a row feeds one group per set', async (t) => {
+  const p = plan([col(0, 'String'), col(1, 'String')]);
+  if (p.output.kind !== 'aggregate') throw new Error('aggregate plan expected');
+  p.output.groupingSets = [[0, 1], [0], []];
+  t.equal(seriesRunPlanOf(p), null);
+});

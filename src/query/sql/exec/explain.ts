@@ -87,7 +87,7 @@ function shardText(shard: ShardPlan): string[] {
     );
   } else if (out.kind === 'aggregate') {
     lines.push(
-      `PartialAggregate: groups=${out.groupBy.length}, aggregates=[${out.aggregates.map((a) => a.name).join(', ')}]`,
+      `PartialAggregate: groups=${out.groupBy.length}${out.groupingSets ? `, grouping_sets=${out.groupingSets.length}` : ''}, aggregates=[${out.aggregates.map((a) => a.name).join(', ')}]`,
     );
   } else {
     lines.push(

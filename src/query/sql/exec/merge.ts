@@ -149,6 +149,7 @@ async function mergeGroups(
       }
     }
   }
+  if (plan.grandTotalSets) addGrandTotals(plan, keys, states);
   if (!plan.grouped && keys.length === 0) {
     keys.push([]);
     states.push(plan.aggregates.map((call) => createState(call)));
@@ -188,4 +189,20 @@ async function mergeGroups(
   }
   const order = await sortPermutationSliced(outputs, rowCount, plan.sort, slice);
   return applyOrderSliced(outputs.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
+}
+
+/**
+ * The row of each empty grouping set that no shard sent (no input rows): like an aggregate
+ * without GROUP BY, a grand total exists over nothing (count 0, sum NULL).
+ */
+function addGrandTotals(plan: Extract<MergePlan, { kind: 'aggregate' }>, keys: Value[][], states: unknown[][]): void {
+  const position = plan.groupCount - 1;
+  const present = new Set(keys.map((k) => k[position]));
+  for (const s of plan.grandTotalSets ?? []) {
+    if (present.has(s)) continue;
+    const key = new Array<Value>(plan.groupCount).fill(null);
+    key[position] = s;
+    keys.push(key);
+    states.push(plan.aggregates.map((call) => createState(call)));
+  }
 }

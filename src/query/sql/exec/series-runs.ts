@@ -37,6 +37,8 @@ export function seriesRunPlanOf(p: ShardPlan): SeriesRunPlan | null {
   const scan = p.scan;
   const output = p.output;
   if (output.kind !== 'aggregate' || scan === null || p.filter !== null || scan.casts || scan.fills) return null;
+  // A row of a grouping-sets query folds into one group per set: not one group per series run.
+  if (output.groupingSets !== undefined) return null;
   const keySlots: number[] = [];
   for (const e of output.groupBy) {
     if (e.kind !== 'column' || scan.columns[e.index]?.role !== 'tag') return null;

@@ -286,8 +286,19 @@ class AggregateSink implements Sink {
       return true;
     }
     const n = batch.rowCount;
-    const groupOf = new Uint32Array(n);
     const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
+    const sets = this.output.groupingSets;
+    if (sets !== undefined) {
+      const args = this.output.aggregates.map((call) => call.args.map((e) => evaluate(e, batch, this.ctx)));
+      sets.forEach((set, s) => {
+        const groupOf = groupsInSet(keyColumns, set, s, n, this.groupOfKey);
+        this.output.aggregates.forEach((call, a) => {
+          updateStates(call, this.states[a] as unknown[], groupOf, args[a] as Value[][], n);
+        });
+      });
+      return true;
+    }
+    const groupOf = new Uint32Array(n);
     if (keyColumns.length === 0) {
       groupOf.fill(this.groupOfKey([]));
     } else {
@@ -308,6 +319,27 @@ class AggregateSink implements Sink {
     const states = this.keys.map((_, g) => this.states.map((perAggregate) => perAggregate[g]));
     return { kind: 'groups', keys: this.keys, states };
   }
+}
+
+/**
+ * The group of each row in grouping set `s` (which groups by the key columns at `set`): the key
+ * holds NULL for every other key column, then the set's position.
+ */
+function groupsInSet(
+  keyColumns: Value[][],
+  set: number[],
+  s: number,
+  n: number,
+  groupOfKey: (key: Value[]) => number,
+): Uint32Array {
+  const groupOf = new Uint32Array(n);
+  const key = new Array<Value>(keyColumns.length + 1).fill(null);
+  key[keyColumns.length] = s;
+  for (let r = 0; r < n; r++) {
+    for (const c of set) key[c] = (keyColumns[c] as Value[])[r] as Value;
+    groupOf[r] = groupOfKey(key);
+  }
+  return groupOf;
 }
 
 /** Group key text of a row of key values (shared with the router's merge). */

@@ -4,6 +4,7 @@
  * implementation up here. Add a function by writing it in its family file and listing it below.
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate.js';
+import { GROUPING_FUNCTIONS } from './aggregate-grouping.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { NTH_AGGREGATE_FUNCTIONS } from './aggregate-nth.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
@@ -45,6 +46,7 @@ for (const family of [
   REGRESSION_AGGREGATE_FUNCTIONS,
   NTH_AGGREGATE_FUNCTIONS,
   WEIGHTED_PERCENTILE_FUNCTIONS,
+  GROUPING_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   MATH_EXTRA_FUNCTIONS,

@@ -78,7 +78,19 @@ export type Expr =
   /** `[NOT] EXISTS (SELECT ...)`. */
   | { kind: 'exists'; query: Query; negated: boolean }
   /** `x [NOT] IN (SELECT ...)`. */
-  | { kind: 'in_subquery'; expr: Expr; query: Query; negated: boolean };
+  | { kind: 'in_subquery'; expr: Expr; query: Query; negated: boolean }
+  | GroupingSetExpr;
+
+/**
+ * `ROLLUP (a, b)`, `CUBE (a, b)` or `GROUPING SETS ((a, b), (a), ())`: valid only as a GROUP BY
+ * item. `sets` holds the elements as written: one expression each for ROLLUP and CUBE, the
+ * expressions of each set for GROUPING SETS.
+ */
+export interface GroupingSetExpr {
+  kind: 'grouping_set';
+  form: 'ROLLUP' | 'CUBE' | 'GROUPING SETS';
+  sets: Expr[][];
+}
 
 /** A call `name(args)`; aggregates and scalar functions alike (the binder tells them apart). */
 export interface FunctionCall {

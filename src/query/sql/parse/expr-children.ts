@@ -25,6 +25,8 @@ export function exprChildren(e: Expr): Expr[] {
       return [e.expr, e.pattern];
     case 'function':
       return e.args;
+    case 'grouping_set':
+      return e.sets.flat();
     case 'case': {
       const out: Expr[] = [];
       if (e.operand) out.push(e.operand);

@@ -18,6 +18,7 @@ import type {
   TableFactor,
 } from './ast.js';
 import { parseExpr, parseFill, parseOrderByItem, parseRangeDuration } from './parse-expr.js';
+import { parseGroupByItems } from './parse-group-by.js';
 import { atQueryStart, type TokenStream } from './parser-base.js';
 
 /** Parses a query: WITH, body (with set operations), then ORDER BY, LIMIT and OFFSET. */
@@ -133,11 +134,7 @@ function parseSelect(ts: TokenStream): Select {
     }
   }
   const where = ts.consumeKeyword('WHERE') ? parseExpr(ts) : null;
-  const groupBy: Expr[] = [];
-  if (ts.consumeKeywords('GROUP', 'BY')) {
-    do groupBy.push(parseExpr(ts));
-    while (ts.consumeOp(','));
-  }
+  const groupBy: Expr[] = ts.consumeKeywords('GROUP', 'BY') ? parseGroupByItems(ts) : [];
   const having = ts.consumeKeyword('HAVING') ? parseExpr(ts) : null;
   const select: Select = { kind: 'select', distinct, projection, from, where, groupBy, having };
   if (distinctOn) select.distinctOn = distinctOn;

@@ -11,6 +11,7 @@ import type {
   FillSpec,
   FrameBound,
   FunctionCall,
+  GroupingSetExpr,
   Ident,
   ObjectName,
   OptionEntry,
@@ -107,6 +108,8 @@ export function printExpr(expr: Expr): string {
       return `${expr.negated ? 'NOT ' : ''}EXISTS (${printQuery(expr.query)})`;
     case 'in_subquery':
       return `${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${printQuery(expr.query)})`;
+    case 'grouping_set':
+      return printGroupingSet(expr);
     case 'case': {
       const parts = ['CASE'];
       if (expr.operand) parts.push(printExpr(expr.operand));
@@ -411,4 +414,14 @@ export function formatSql(sql: string): string {
   return parseSql(sql)
     .map((s) => `${printStatement(s)};`)
     .join('\n');
+}
+
+/** `ROLLUP (a, (b, c))`, `CUBE (a)`, `GROUPING SETS ((a, b), (a), ())`, as sqlparser prints them. */
+function printGroupingSet(expr: GroupingSetExpr): string {
+  const tuple = (set: Expr[]): string => `(${set.map(printExpr).join(', ')})`;
+  const elements =
+    expr.form === 'GROUPING SETS'
+      ? expr.sets.map(tuple)
+      : expr.sets.map((set) => (set.length === 1 ? printExpr(set[0] as Expr) : tuple(set)));
+  return `${expr.form} (${elements.join(', ')})`;
 }

@@ -232,6 +232,9 @@ export class Binder {
         if (!this.ctx.subqueries)
           throw new DbError(ErrorCode.Unsupported, 'This feature is not implemented: subqueries here');
         return this.ctx.subqueries.bind(expr, this);
+      case 'grouping_set':
+        // The aggregate planner expands grouping sets before binding their expressions.
+        throw planError(`${expr.form} is only valid as a GROUP BY item`);
       default: {
         const never: never = expr;
         throw new Error(`unknown expression ${JSON.stringify(never)}`);

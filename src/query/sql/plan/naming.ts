@@ -228,6 +228,11 @@ export function exprName(expr: Expr, scope: Scope | null, display = false): stri
       return `${expr.negated ? 'NOT ' : ''}EXISTS (<subquery>)`;
     case 'in_subquery':
       return `${exprName(expr.expr, scope, display)} ${expr.negated ? 'NOT ' : ''}IN (<subquery>)`;
+    case 'grouping_set': {
+      const list = (set: Expr[]): string => set.map((e) => exprName(e, scope, display)).join(', ');
+      if (expr.form === 'GROUPING SETS') return `GROUPING SETS (${expr.sets.map((s) => `(${list(s)})`).join(', ')})`;
+      return `${expr.form} (${list(expr.sets.flat())})`;
+    }
     case 'case': {
       let out = 'CASE ';
       if (expr.operand) out += `${exprName(expr.operand, scope, display)} `;

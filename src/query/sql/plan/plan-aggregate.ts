@@ -4,9 +4,10 @@
  * them over the row `[group keys..., aggregate results...]`.
  */
 
-import type { Ident, OrderByItem, Query, Select } from '../parse/ast.js';
+import type { Expr, Ident, OrderByItem, Query, Select } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
 import type { Binder } from './binder.js';
+import { bindGroupingSets, expandGroupingSets, groupingValue, ungroupedArgumentError } from './grouping-sets.js';
 import { exprName } from './naming.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
 import { type Item, resolveOrderBy, unnest } from './plan-order.js';
@@ -54,39 +55,66 @@ export function planAggregate(
 ): { outputs: PlanExpr[]; shardOutput: ShardPlan['output']; merge: MergePlan } {
   const select = query.body as Select;
   const distinctAsGroups = select.distinct && select.groupBy.length === 0 && !hasAggregate;
+  /** A GROUP BY item as bound: an ordinal or alias stands for its SELECT item. */
+  const resolveGroupItem = (g: Expr): { expr: PlanExpr; source: Expr } => {
+    const e = unnest(g);
+    if (e.kind === 'number' && /^\d+$/.test(e.text)) {
+      const n = Number(e.text);
+      const item = items[n - 1];
+      if (!item)
+        throw planError(`Cannot find column with position ${n} in SELECT clause. Valid columns: 1 to ${items.length}`);
+      return { expr: noAggregates.bind(item.expr), source: item.expr };
+    }
+    if (e.kind === 'identifier' && e.parts.length === 1) {
+      const name = normalizeIdent(e.parts[0] as Ident);
+      const aliased = items.find((it) => it.alias === name);
+      if (aliased && (!scope || scope.lookup([name]) < 0))
+        return { expr: noAggregates.bind(aliased.expr), source: aliased.expr };
+    }
+    return { expr: noAggregates.bind(g), source: g };
+  };
   let groupExprs: PlanExpr[];
+  let groupSources: Expr[];
+  let groupingSets: number[][] | null = null;
   if (distinctAsGroups) {
     groupExprs = items.map((i) => noAggregates.bind(i.expr));
+    groupSources = items.map((i) => i.expr);
   } else {
-    groupExprs = select.groupBy.map((g) => {
-      const e = unnest(g);
-      if (e.kind === 'number' && /^\d+$/.test(e.text)) {
-        const n = Number(e.text);
-        const item = items[n - 1];
-        if (!item)
-          throw planError(
-            `Cannot find column with position ${n} in SELECT clause. Valid columns: 1 to ${items.length}`,
-          );
-        return noAggregates.bind(item.expr);
-      }
-      if (e.kind === 'identifier' && e.parts.length === 1) {
-        const name = normalizeIdent(e.parts[0] as Ident);
-        const aliased = items.find((it) => it.alias === name);
-        if (aliased && (!scope || scope.lookup([name]) < 0)) return noAggregates.bind(aliased.expr);
-      }
-      return noAggregates.bind(g);
-    });
+    const expanded = expandGroupingSets(select.groupBy);
+    if (expanded) {
+      const bound = bindGroupingSets(expanded, resolveGroupItem);
+      groupExprs = bound.exprs;
+      groupSources = bound.sources;
+      groupingSets = bound.sets;
+    } else {
+      const resolved = select.groupBy.map(resolveGroupItem);
+      groupExprs = resolved.map((r) => r.expr);
+      groupSources = resolved.map((r) => r.source);
+    }
   }
   const groupKeys = groupExprs.map(planExprKey);
-  const groupCount = groupExprs.length;
+  // With grouping sets, the set's position is a last, hidden group key.
+  const setColumn = groupExprs.length;
+  const groupCount = groupExprs.length + (groupingSets ? 1 : 0);
   const aggregates: AggregateCall[] = [];
   const aggregateKeys: string[] = [];
+
+  /** The group positions of grouping()'s arguments, each of which must be a group expression. */
+  const groupingPositions = (args: PlanExpr[]): number[] =>
+    args.map((arg) => {
+      const p = groupKeys.indexOf(planExprKey(arg));
+      if (p >= 0) return p;
+      const written = [...items.map((i) => i.expr), ...(select.having ? [select.having] : [])];
+      for (const o of query.orderBy) written.push(o.expr);
+      throw ungroupedArgumentError(arg, written, (e) => noAggregates.bind(e), groupSources, scope);
+    });
 
   const rewrite = (expr: PlanExpr): PlanExpr => {
     const gi = groupKeys.indexOf(planExprKey(expr));
     if (gi >= 0) return { kind: 'column', index: gi, type: expr.type };
     switch (expr.kind) {
       case 'aggregate': {
+        if (expr.name === 'grouping') return groupingValue(groupingPositions(expr.args), groupingSets, setColumn);
         const key = planExprKey(expr);
         let ai = aggregateKeys.indexOf(key);
         if (ai < 0) {
@@ -129,12 +157,15 @@ export function planAggregate(
     : resolveOrderBy(query.orderBy, items, outputs, (e) => rewrite(base.bind(e)), distinctError);
   return {
     outputs,
-    shardOutput: { kind: 'aggregate', groupBy: groupExprs, aggregates },
+    shardOutput: groupingSets
+      ? { kind: 'aggregate', groupBy: groupExprs, aggregates, groupingSets }
+      : { kind: 'aggregate', groupBy: groupExprs, aggregates },
     merge: {
       kind: 'aggregate',
       groupCount,
       aggregates,
       grouped: groupCount > 0,
+      ...(groupingSets ? { grandTotalSets: grandTotalsOf(groupingSets) } : {}),
       having,
       outputs: [...outputs, ...order.hidden],
       distinct: select.distinct && !distinctAsGroups,
@@ -144,4 +175,9 @@ export function planAggregate(
       visible: outputs.length,
     },
   };
+}
+
+/** Positions of the empty grouping sets: each yields a grand-total row even from no rows. */
+function grandTotalsOf(sets: number[][]): number[] {
+  return sets.flatMap((set, s) => (set.length === 0 ? [s] : []));
 }

@@ -249,6 +249,8 @@ export function planRange(query: Query, select: Select, items: Item[], ctx: Rang
     switch (expr.kind) {
       case 'aggregate': {
         if (!expr.range) throw rangeError(`Aggregate function ${expr.name} in a range query needs RANGE`);
+        // A range query has no grouping sets for grouping() to report on.
+        if (expr.name === 'grouping') throw rangeError('grouping() is not supported in a range query');
         const key = planExprKey(expr);
         let ai = aggregateKeys.indexOf(key);
         if (ai < 0) {

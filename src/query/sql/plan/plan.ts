@@ -193,7 +193,18 @@ export type ShardOutput =
        */
       scanOrdered?: boolean | undefined;
     }
-  | { kind: 'aggregate'; groupBy: PlanExpr[]; aggregates: AggregateCall[] }
+  | {
+      kind: 'aggregate';
+      groupBy: PlanExpr[];
+      aggregates: AggregateCall[];
+      /**
+       * ROLLUP / CUBE / GROUPING SETS: each set lists the `groupBy` positions it groups by. A
+       * row counts once per set, keyed `[...groupBy values (NULL where not in the set), set
+       * position]`; the hidden last key keeps equal keys of different sets apart, so the router
+       * merges them like any other key.
+       */
+      groupingSets?: number[][] | undefined;
+    }
   /**
    * Range query: rows grouped by `by` and by time slot. A row at time t (nanoseconds, from `time`
    * times `timeUnitNanos`) counts toward every slot s = origin + k·align with s ≤ t < s + range of
@@ -263,6 +274,11 @@ export type MergePlan =
       aggregates: AggregateCall[];
       /** Without GROUP BY an empty input still yields one row (count 0, sum NULL, ...). */
       grouped: boolean;
+      /**
+       * Grouping sets: the positions of empty sets (grand totals), each of which yields its row
+       * even from an empty input; the last group key is the set position.
+       */
+      grandTotalSets?: number[] | undefined;
       /** Over `[group keys..., aggregate results...]`. */
       having: PlanExpr | null;
       /** Over the same row; result columns followed by hidden sort keys. */

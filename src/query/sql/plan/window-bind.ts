@@ -103,6 +103,8 @@ function bindWindow(call: FunctionCall, binder: Binder): PlanExpr {
   const fn = lookupFunction(name);
   if (!fn) throw planError(`Invalid function '${name}'.`);
   if (fn.kind !== 'aggregate') throw planError(`${name} is not a window or aggregate function`);
+  // grouping() only has a value per grouping set of an aggregate, as in DataFusion.
+  if (fn.name === 'grouping') throw groupingNotImplemented();
   const args = call.star ? [] : call.args.map((a) => allowAggregates.bind(a));
   const sig = fn.bind(args.map((a) => a.type));
   const windowCall: WindowCall = {
@@ -139,4 +141,11 @@ export function extractWindows(exprs: PlanExpr[], base: number): { outputs: Plan
     return mapChildren(e, replace);
   };
   return { outputs: exprs.map(replace), windows };
+}
+
+function groupingNotImplemented(): DbError {
+  return new DbError(
+    ErrorCode.Unsupported,
+    'This feature is not implemented: physical plan is not yet implemented for GROUPING aggregate function',
+  );
 }

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { Piscina } from 'piscina';
 import { ownedBuffers } from '../query/columns.js';
 import { runPromqlShardPlan } from '../query/promql/store/shard-entry.js';
+import { groupBuffers } from '../query/sql/exec/group-wire.js';
 import { runShardPlan } from '../query/sql/exec/shard-exec.js';
 import { toWire } from '../shared/errors.js';
 import { type ShardReply, type ShardTask, threadHeap } from '../shared/messages.js';
@@ -72,7 +73,7 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         const result = await runShardPlan(task.plan, source);
         const reply: ShardReply = { ok: true, value: result };
         // Typed result columns go back transferred: the shard made them for this answer only.
-        const transfer = result.kind === 'rows' ? ownedBuffers(result.columns) : [];
+        const transfer = result.kind === 'rows' ? ownedBuffers(result.columns) : groupBuffers(result);
         if (transfer.length === 0) return reply;
         const movable = { [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply };
         return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as ShardReply;

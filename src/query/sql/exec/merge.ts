@@ -17,6 +17,7 @@ import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
 import type { AggregateCall, MergePlan, ShardResult } from '../plan/plan.js';
 import type { Value } from '../types/values.js';
 import { createState, finishState, mergeState } from './aggregate-exec.js';
+import { keyAt, stateAt } from './group-wire.js';
 import { KeyIndex } from './key-index.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
@@ -133,10 +134,10 @@ async function mergeGroups(
   const states: unknown[][] = [];
   for (const result of results) {
     if (result.kind !== 'groups') continue;
-    for (let i = 0; i < result.keys.length; i++) {
+    for (let i = 0; i < result.count; i++) {
       if (slice.tick()) await slice.next();
-      const key = result.keys[i] as Value[];
-      const incoming = result.states[i] as unknown[];
+      const key = result.keys.map((column) => keyAt(column, i));
+      const incoming = result.states.map((packed) => stateAt(packed, i));
       const count = keys.length;
       const g = index.numberOf(key, () => count);
       if (g === count) {

@@ -16,6 +16,7 @@ import type { ShardOutput, ShardResult } from '../plan/plan.js';
 import { RangeGroupGuard } from '../plan/range-bounds.js';
 import { type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
+import { groupsResult } from './group-wire.js';
 import type { Sink } from './sink.js';
 
 type RangeOutput = Extract<ShardOutput, { kind: 'range' }>;
@@ -104,7 +105,6 @@ export class RangeSink implements Sink {
   }
 
   finish(): ShardResult {
-    const states = this.keys.map((_, g) => this.states.map((perAggregate) => perAggregate[g]));
-    return { kind: 'groups', keys: this.keys, states };
+    return groupsResult(this.keys, this.states);
   }
 }

@@ -20,6 +20,7 @@ import { tagValue } from '../types/tag-text.js';
 import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
+import { groupsResult } from './group-wire.js';
 import { KeyIndex } from './key-index.js';
 import { RangeSink } from './range-exec.js';
 import { RowSink } from './row-sink.js';
@@ -316,8 +317,7 @@ class AggregateSink implements Sink {
   }
 
   finish(): ShardResult {
-    const states = this.keys.map((_, g) => this.states.map((perAggregate) => perAggregate[g]));
-    return { kind: 'groups', keys: this.keys, states };
+    return groupsResult(this.keys, this.states);
   }
 }
 

@@ -240,9 +240,33 @@ export interface ShardPlan {
  * A shard's answer: columnar rows (plain scan columns as typed vectors, others as values), or one
  * key row and state row per group.
  */
-export type ShardResult =
-  | { kind: 'rows'; rowCount: number; columns: Column[] }
-  | { kind: 'groups'; keys: Value[][]; states: unknown[][] };
+export type ShardResult = { kind: 'rows'; rowCount: number; columns: Column[] } | GroupsResult;
+
+/**
+ * One aggregate's states, group by group (src/query/sql/exec/group-wire.ts). `fields`: every
+ * state a plain object with the same properties in the same order, each a number or null
+ * (`nulls[f][g] === 1`); else `objects`.
+ */
+export type PackedStates =
+  | { kind: 'objects'; states: unknown[] }
+  | { kind: 'fields'; names: string[]; numbers: Float64Array[]; nulls: Array<Uint8Array | undefined> };
+
+/**
+ * One key column, group by group: as values, or (all numbers, or all int64 bigints, with NULLs
+ * where `nulls[g] === 1`) as a typed array.
+ */
+export type PackedKeys =
+  | { kind: 'values'; values: Value[] }
+  | { kind: 'f64'; values: Float64Array; nulls: Uint8Array | undefined }
+  | { kind: 'i64'; values: BigInt64Array; nulls: Uint8Array | undefined };
+
+/** A shard's groups: `count` of them, key column c of group g at `keys[c]`'s g. */
+export interface GroupsResult {
+  kind: 'groups';
+  count: number;
+  keys: PackedKeys[];
+  states: PackedStates[];
+}
 
 /** How the router combines shard results into the statement result. */
 export type MergePlan =

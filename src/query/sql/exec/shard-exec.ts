@@ -26,6 +26,7 @@ import { RangeSink } from './range-exec.js';
 import { RowSink } from './row-sink.js';
 import { foldSeriesRuns, foldSummaries, type SeriesRunPlan, seriesRunPlanOf, takesSummaries } from './series-runs.js';
 import type { Sink } from './sink.js';
+import { foldTyped } from './typed-fold.js';
 
 /**
  * Executes a plan fragment made by the planner against this shard's storage. Chunks may come
@@ -310,8 +311,10 @@ class AggregateSink implements Sink {
       }
     }
     this.output.aggregates.forEach((call, a) => {
+      const states = this.states[a] as unknown[];
+      if (foldTyped(call, batch, groupOf, states)) return;
       const args = call.args.map((e) => evaluate(e, batch, this.ctx));
-      updateStates(call, this.states[a] as unknown[], groupOf, args, n);
+      updateStates(call, states, groupOf, args, n);
     });
     return true;
   }

@@ -9,6 +9,7 @@ import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { NTH_AGGREGATE_FUNCTIONS } from './aggregate-nth.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
+import { SKETCH_FUNCTIONS } from './aggregate-sketch.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { WEIGHTED_PERCENTILE_FUNCTIONS } from './aggregate-weighted-percentile.js';
 import { ARRAY_FUNCTIONS } from './array.js';
@@ -47,6 +48,7 @@ for (const family of [
   NTH_AGGREGATE_FUNCTIONS,
   WEIGHTED_PERCENTILE_FUNCTIONS,
   GROUPING_FUNCTIONS,
+  SKETCH_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   MATH_EXTRA_FUNCTIONS,

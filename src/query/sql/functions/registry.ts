@@ -24,6 +24,7 @@ import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
+import { PG_CATALOG_FUNCTIONS } from './pg-catalog.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
 import { STRING_FUNCTIONS } from './string.js';
@@ -70,6 +71,7 @@ for (const family of [
   TIME_EXTRA_FUNCTIONS,
   TYPE_FUNCTIONS,
   SYSTEM_FUNCTIONS,
+  PG_CATALOG_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
 }

@@ -63,6 +63,8 @@ export interface BindContext {
    * where a statement cannot ask for it (those calls are then unknown functions).
    */
   database?: string | undefined;
+  /** The session's user, which `session_user()` returns; absent where `database` is. */
+  user?: string | undefined;
   /** How to refuse an aggregate here; null when aggregates are allowed. */
   aggregateError: ((name: string) => DbError) | null;
   subqueries?: SubqueryHook | undefined;
@@ -449,6 +451,10 @@ export class Binder {
         throw planError(`${written} function requires 0 arguments, got ${call.args.length}`);
       }
       return literal(this.ctx.database, 'String');
+    }
+    if (written === 'session_user' && this.ctx.user !== undefined) {
+      if (call.args.length > 0) throw planError(`session_user function requires 0 arguments, got ${call.args.length}`);
+      return literal(this.ctx.user, 'String');
     }
     if (
       (written === 'date_add' || written === 'date_sub') &&

@@ -261,6 +261,8 @@ export function planSelect(
     scope,
     timezone: session.timezone,
     database: session.db,
+    // GreptimeDB's user when authentication is off (`DEFAULT_USERNAME`).
+    user: session.user ?? 'greptime',
     aggregateError: null,
     subqueries: hooks.subqueries,
     outer: hooks.outer,

@@ -215,3 +215,52 @@ t.test("uddsketch errors use GreptimeDB's texts", async (t) => {
   // hll_merge skips what it cannot read, as GreptimeDB does.
   t.same(await rows(env, `SELECT hll_count(hll_merge(CAST('junk' AS BINARY)))`), [[0n]]);
 });
+
+t.test('sketches work under OVER, with DISTINCT and in range queries', async (t) => {
+  const env = TestEnv.memory(3);
+  const written = await fill(env, 600, 8);
+  const perHost = new Map<string, number[]>();
+  for (const [host, , x] of written) perHost.set(host, [...(perHost.get(host) ?? []), x]);
+  const perRow = (await rows(
+    env,
+    'SELECT host, uddsketch_calc(0.5, uddsketch_state(1024, 0.01, x) OVER (PARTITION BY host)) FROM m ORDER BY host',
+  )) as Array<[string, number]>;
+  t.equal(perRow.length, written.length);
+  const windowed = [...new Map(perRow).entries()];
+  t.equal(windowed.length, HOSTS.length);
+  for (const [host, got] of windowed) {
+    const exact = exactQuantile(perHost.get(host) as number[], 0.5);
+    t.ok(Math.abs(got - exact) / exact <= 0.01, `${host}: ${got} vs ${exact}`);
+  }
+  const truth = new Set(written.map((r) => r[1])).size;
+  const [[distinct]] = (await rows(env, 'SELECT hll_count(hll(DISTINCT v)) FROM m')) as [[bigint]];
+  t.ok(Math.abs(Number(distinct) - truth) / truth < 0.03, `${distinct} vs ${truth}`);
+  // One ALIGN slot covering every row, per series (a range query groups by the primary key).
+  const ranged = (await rows(
+    env,
+    "SELECT host, hll_count(hll(v) RANGE '1h'), uddsketch_calc(0.5, uddsketch_state(1024, 0.01, x) RANGE '1h') FROM m ALIGN '1h' ORDER BY host",
+  )) as Array<[string, bigint, number]>;
+  t.equal(ranged.length, HOSTS.length);
+  for (const [host, count, median] of ranged) {
+    const hostRows = written.filter((r) => r[0] === host);
+    const users = new Set(hostRows.map((r) => r[1])).size;
+    t.ok(Math.abs(Number(count) - users) / users < 0.03, `${host}: range count ${count} vs ${users}`);
+    const exact = exactQuantile(
+      hostRows.map((r) => r[2]),
+      0.5,
+    );
+    t.ok(Math.abs(median - exact) / exact <= 0.01, `${host}: range median ${median} vs ${exact}`);
+  }
+});
+
+t.test('constant arguments reach aggregates under OVER, as they do outside it', async (t) => {
+  const env = TestEnv.memory(2);
+  await run(env, 'CREATE TABLE w (host STRING, x DOUBLE, ts TIMESTAMP TIME INDEX, PRIMARY KEY (host))');
+  await run(env, "INSERT INTO w VALUES ('a', 1, 1), ('a', 2, 2), ('a', 4, 3), ('b', 3, 3)");
+  t.same(await rows(env, 'SELECT host, approx_percentile_cont(x, 0.5) OVER (PARTITION BY host) FROM w ORDER BY host'), [
+    ['a', 2],
+    ['a', 2],
+    ['a', 2],
+    ['b', 3],
+  ]);
+});

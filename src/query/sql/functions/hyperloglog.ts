@@ -8,7 +8,8 @@
  *
  * A sketch stays sparse (a Map of the registers that are set) while few registers are set, so a
  * group with a handful of values costs a handful of entries, and turns dense (one byte per
- * register) past `SPARSE_REGISTERS_MAX`. Both forms survive structured clone.
+ * register) past `SPARSE_REGISTERS_MAX`. Both forms survive structured clone. The serialised
+ * form is chosen apart from the memory form: whichever is smaller.
  *
  * The serialised state is ShoalDB's own format (docs/formats/sketch-states.md), not GreptimeDB's
  * bincode of `HyperLogLogPlus<String, ahash>`: that one depends on ahash's output, which differs
@@ -20,7 +21,10 @@ export const HLL_PRECISION = 14;
 const REGISTERS = 1 << HLL_PRECISION;
 /** Hash bits left after the index: ranks run 1..RANK_BITS + 1. */
 const RANK_BITS = 64 - HLL_PRECISION;
-const SPARSE_REGISTERS_MAX = REGISTERS / 16;
+/** A Map entry costs V8 several times a register byte, so a sketch turns dense early. */
+const SPARSE_REGISTERS_MAX = 256;
+/** The bytes are written sparse (3 per register set) while that is smaller than dense. */
+const SPARSE_ENCODED_MAX = Math.floor((REGISTERS - 4) / 3);
 const MAGIC = 'SHLL';
 const VERSION = 1;
 const FORM_SPARSE = 0;
@@ -169,14 +173,22 @@ export function hllEstimate(sketch: HllSketch): number {
   return (REGISTERS * REGISTERS) / (2 * Math.LN2) / z;
 }
 
+function setRegisters(dense: Uint8Array): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < REGISTERS; i++) if ((dense[i] as number) > 0) out.push([i, dense[i] as number]);
+  return out;
+}
+
 /** The state's bytes (docs/formats/sketch-states.md), as a Binary value (latin1 text). */
 export function encodeHll(sketch: HllSketch): string {
   let bytes: Uint8Array;
-  if (sketch.dense) {
+  const entries = sketch.dense ? setRegisters(sketch.dense) : [...(sketch.sparse as Map<number, number>)];
+  const dense = entries.length > SPARSE_ENCODED_MAX;
+  if (dense) {
     bytes = new Uint8Array(HEADER_BYTES + REGISTERS);
-    bytes.set(sketch.dense, HEADER_BYTES);
+    for (const [index, rank] of entries) bytes[HEADER_BYTES + index] = rank;
   } else {
-    const entries = [...(sketch.sparse as Map<number, number>)].sort((a, b) => a[0] - b[0]);
+    entries.sort((a, b) => a[0] - b[0]);
     bytes = new Uint8Array(HEADER_BYTES + 4 + entries.length * 3);
     const view = new DataView(bytes.buffer);
     view.setUint32(HEADER_BYTES, entries.length, true);
@@ -190,7 +202,7 @@ export function encodeHll(sketch: HllSketch): string {
   for (let i = 0; i < 4; i++) bytes[i] = MAGIC.charCodeAt(i);
   bytes[4] = VERSION;
   bytes[5] = HLL_PRECISION;
-  bytes[6] = sketch.dense ? FORM_DENSE : FORM_SPARSE;
+  bytes[6] = dense ? FORM_DENSE : FORM_SPARSE;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 

@@ -210,6 +210,10 @@ t.test("uddsketch errors use GreptimeDB's texts", async (t) => {
   await t.rejects(run(env, 'SELECT uddsketch_state(10, 1.5, x) FROM m'), {
     message: 'This feature is not implemented: uddsketch_state error rate must be in [1e-12, 1.0), got 1.5',
   });
+  // GreptimeDB formats the rate with Rust's `{}`: an integral 1 prints as `1`.
+  await t.rejects(run(env, 'SELECT uddsketch_state(10, 1, x) FROM m'), {
+    message: 'This feature is not implemented: uddsketch_state error rate must be in [1e-12, 1.0), got 1',
+  });
   await t.rejects(run(env, 'SELECT uddsketch_state(10, 0.01, v) FROM m'), { code: 3000 });
   await t.rejects(run(env, 'SELECT hll_count(1)'), { code: 3000 });
   // hll_merge skips what it cannot read, as GreptimeDB does.

@@ -94,6 +94,15 @@ function notImplemented(message: string): DbError {
 
 const BUCKETS_MAX = 0xffffffff;
 
+/**
+ * A float as Rust's `{}` prints it (`1`, not `1.0`, unlike `{:?}`); plain decimals as JS prints
+ * them, Rust's debug text where JS would switch to an exponent (rare for an error rate).
+ */
+function rustDisplay(value: number): string {
+  const text = String(value);
+  return text.includes('e') ? ryuFloat(value) : text;
+}
+
 /** Checks `(bucket_num, error_rate)` literals; GreptimeDB names `uddsketch_state` for both functions. */
 function sketchParameters(literals: Array<Value | undefined>): [maxBuckets: number, errorRate: number] {
   const buckets = literals[0];
@@ -110,7 +119,7 @@ function sketchParameters(literals: Array<Value | undefined>): [maxBuckets: numb
   }
   const errorRate = Number(error);
   if (!(errorRate >= 1e-12 && errorRate < 1)) {
-    throw notImplemented(`uddsketch_state error rate must be in [1e-12, 1.0), got ${ryuFloat(errorRate)}`);
+    throw notImplemented(`uddsketch_state error rate must be in [1e-12, 1.0), got ${rustDisplay(errorRate)}`);
   }
   return [maxBuckets, errorRate];
 }

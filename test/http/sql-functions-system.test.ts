@@ -49,11 +49,24 @@ const cases: FunctionCase[] = [
     [['timestamp(3) without time zone', 'timestamp with time zone', 'integer[]', '"char"', 'oid(4242)', null]],
   ],
   ["SELECT format_type('x', 1)", NO_SIGNATURE],
+  [
+    "SELECT obj_description(table_id, 'pg_class'), col_description(table_id, 1) FROM information_schema.tables WHERE table_name = 't'",
+    [[null, null]],
+  ],
+  [
+    "SELECT obj_description(table_id, 'pg_class'), obj_description(table_id, 'pg_type') FROM information_schema.tables WHERE table_name = 'noted'",
+    [['rolled up hourly', null]],
+  ],
+  ['SELECT obj_description(true)', NO_SIGNATURE],
   ['SELECT pg_table_is_visible(1.5)', NO_SIGNATURE],
 ];
 
 t.test('session functions', (t) =>
-  checkFunctionCases(t, cases, ['CREATE TABLE t (ts TIMESTAMP TIME INDEX, v BIGINT)', 'INSERT INTO t VALUES (1, 1)']),
+  checkFunctionCases(t, cases, [
+    'CREATE TABLE t (ts TIMESTAMP TIME INDEX, v BIGINT)',
+    'INSERT INTO t VALUES (1, 1)',
+    "CREATE TABLE noted (ts TIMESTAMP TIME INDEX, v BIGINT) WITH ('comment' = 'rolled up hourly')",
+  ]),
 );
 
 t.test('database() is the database the request names', async (t) => {

@@ -57,3 +57,29 @@ t.test("format_type decodes PostgreSQL's type modifiers", async (t) => {
     ],
   );
 });
+
+t.test('obj_description reads a table comment by table id; col_description finds no column comment', async (t) => {
+  const env = TestEnv.memory(2);
+  await run(env, "CREATE TABLE c (v BIGINT, ts TIMESTAMP TIME INDEX) WITH ('comment' = 'cpu samples')");
+  await run(env, 'CREATE TABLE plain (v BIGINT, ts TIMESTAMP TIME INDEX)');
+  await run(env, 'INSERT INTO c (v, ts) VALUES (1, 1)');
+  const id = (env.getTable('public', 'c') as { id: number }).id;
+  t.same(
+    await rows(
+      env,
+      "SELECT table_name, obj_description(table_id, 'pg_class'), obj_description(table_id), obj_description(table_id, 'pg_namespace') FROM information_schema.tables WHERE table_name IN ('c', 'plain') ORDER BY table_name",
+    ),
+    [
+      ['c', 'cpu samples', 'cpu samples', null],
+      ['plain', null, null, null],
+    ],
+  );
+  t.same(await rows(env, `SELECT obj_description(${id}), obj_description(NULL), obj_description(${id + 1000})`), [
+    ['cpu samples', null, null],
+  ]);
+  t.same(await rows(env, `SELECT v, obj_description(${id}, 'pg_class'), col_description(${id}, 1) FROM c`), [
+    [1n, 'cpu samples', null],
+  ]);
+  await t.rejects(run(env, "SELECT obj_description('c')"), { code: 3000 });
+  await t.rejects(run(env, "SELECT obj_description(1, 'pg_class', 'x')"), { code: 3000 });
+});

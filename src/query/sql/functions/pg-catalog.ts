@@ -177,6 +177,41 @@ const formatTypeFunction: ScalarFunction = {
   },
 };
 
+/** Parsed comment lists, by their JSON text: the same literal arrives with every batch. */
+let lastComments: { text: string; byId: Map<number, string> } | null = null;
+
+function commentsOf(text: string): Map<number, string> {
+  if (lastComments?.text !== text) {
+    lastComments = { text, byId: new Map(JSON.parse(text) as Array<[number, string]>) };
+  }
+  return lastComments.byId;
+}
+
+/**
+ * `obj_description(oid, catalog, comments)` as the binder writes it (binder.ts,
+ * `bindObjDescription`): the comment of table `oid` when the catalog is `pg_class`, else NULL.
+ */
+const objDescription: ScalarFunction = {
+  kind: 'scalar',
+  name: 'obj_description',
+  bind(argTypes) {
+    if (argTypes.length !== 3) throw signatureError('obj_description', argTypes);
+    return { argTypes: ['Int64', 'String', 'String'], returnType: 'String' };
+  },
+  evaluate(args, rowCount) {
+    const [oids, catalogs, comments] = args as [Value[], Value[], Value[]];
+    const out = new Array<Value>(rowCount).fill(null);
+    if (rowCount === 0) return out;
+    const byId = commentsOf(comments[0] as string);
+    for (let r = 0; r < rowCount; r++) {
+      const oid = oids[r];
+      if (oid === null || oid === undefined || catalogs[r] !== 'pg_class') continue;
+      out[r] = byId.get(Number(oid)) ?? null;
+    }
+    return out;
+  },
+};
+
 /** The PostgreSQL catalog helpers by SQL name. */
 export const PG_CATALOG_FUNCTIONS: Record<string, ScalarFunction> = {
   pg_table_is_visible: fixedAnswer('pg_table_is_visible', oidArgument, asInt32, 'Boolean', true),
@@ -187,6 +222,15 @@ export const PG_CATALOG_FUNCTIONS: Record<string, ScalarFunction> = {
   has_any_column_privilege: hasPrivilege('has_any_column_privilege'),
   format_type: formatTypeFunction,
   pg_encoding_to_char: pgEncodingToChar,
+  obj_description: objDescription,
+  // ShoalDB keeps no column comments (CREATE TABLE reads and drops them), so there is none to find.
+  col_description: fixedAnswer(
+    'col_description',
+    [[integerOrNull, integerOrNull]],
+    () => ['Int64', 'Int64'],
+    'String',
+    null,
+  ),
   shobj_description: fixedAnswer(
     'shobj_description',
     [[integerOrNull, textOrNull]],

@@ -53,6 +53,7 @@ export function sqlRoutes(deps: SqlEnvDeps, metrics: ServerMetrics): Route[] {
         const session = {
           db,
           timezone: ctx.headers.get('x-greptime-timezone') || 'UTC',
+          user: ctx.user?.username,
           signal: ctx.signal,
           memoryLimitBytes: deps.queryMemoryLimitBytes,
           rangeMaxRows: deps.queryRangeMaxRows,

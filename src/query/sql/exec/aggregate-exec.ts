@@ -21,7 +21,12 @@ interface DistinctState {
 export function createState(call: AggregateCall): unknown {
   return call.distinct
     ? ({ distinct: new Set<Value>(), rest: null } satisfies DistinctState)
-    : aggregateFunction(call.name).create();
+    : aggregateFunction(call.name).create(literalArgs(call));
+}
+
+/** The call's constant arguments (undefined where an argument is not a literal). */
+function literalArgs(call: AggregateCall): Array<Value | undefined> {
+  return call.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
 }
 
 /** Folds a batch's argument columns into per-group states. */
@@ -65,7 +70,7 @@ export function finishState(call: AggregateCall, state: unknown): Value {
   if (call.distinct) {
     const { distinct, rest } = state as DistinctState;
     const values = [...distinct];
-    const inner = fn.create();
+    const inner = fn.create(literalArgs(call));
     const restColumns = (rest ?? new Array<Value>(ownArgCount(call) - 1).fill(null)).map((v) => values.map(() => v));
     // Ordered DISTINCT calls order by the argument itself (DataFusion requires it), so the
     // distinct values are their own ordering key; tie-breaking keys mean nothing here.

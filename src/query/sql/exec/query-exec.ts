@@ -445,6 +445,18 @@ async function resolveFrom(from: TableFactor | null, ctx: QueryContext, select?:
   return relationInput(await materialize(from, ctx, select ? pushdownFilters(select, ctx) : undefined));
 }
 
+/** Every table's comment (its `comment` option) by table id, across databases. */
+function tableComments(env: SqlEnv): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  for (const db of env.listDatabases()) {
+    for (const table of env.listTables(db.name)) {
+      const comment = table.options.comment;
+      if (comment !== undefined) out.push([table.id, comment]);
+    }
+  }
+  return out;
+}
+
 /** Plans and runs one SELECT (with its ORDER BY / LIMIT from `query`). */
 async function runSelect(
   query: Query,
@@ -454,7 +466,7 @@ async function runSelect(
   columnar = false,
 ): Promise<QueryResult> {
   let input = given ?? (await resolveFrom(select.from, ctx, select));
-  const hooks: PlanHooks = { outer: ctx.outer };
+  const hooks: PlanHooks = { outer: ctx.outer, tableComments: () => tableComments(ctx.env) };
   const subqueries = collectSubqueries(select, query);
   let resolutions: SubqueryResolutions | null = null;
   if (subqueries.length > 0) {

@@ -158,7 +158,10 @@ async function aggregateOverFrames(
 function resultTypeOf(call: WindowCall): DataType {
   const fn = lookupFunction(call.name);
   if (fn?.kind !== 'aggregate') return 'Null';
-  return fn.bind(call.args.map((a) => a.type)).returnType;
+  return fn.bind(
+    call.args.map((a) => a.type),
+    call.args.map((a) => (a.kind === 'literal' ? a.value : undefined)),
+  ).returnType;
 }
 
 /** A window-only function's values over a partition, one row at a time between slice checks. */

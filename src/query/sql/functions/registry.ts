@@ -9,6 +9,7 @@ import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { NTH_AGGREGATE_FUNCTIONS } from './aggregate-nth.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
+import { SKETCH_FUNCTIONS } from './aggregate-sketch.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
 import { WEIGHTED_PERCENTILE_FUNCTIONS } from './aggregate-weighted-percentile.js';
 import { ARRAY_FUNCTIONS } from './array.js';
@@ -23,6 +24,7 @@ import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { MATH_EXTRA_FUNCTIONS } from './math-extra.js';
 import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
+import { PG_CATALOG_FUNCTIONS } from './pg-catalog.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
 import { STRING_FUNCTIONS } from './string.js';
@@ -47,6 +49,7 @@ for (const family of [
   NTH_AGGREGATE_FUNCTIONS,
   WEIGHTED_PERCENTILE_FUNCTIONS,
   GROUPING_FUNCTIONS,
+  SKETCH_FUNCTIONS,
   CONDITIONAL_FUNCTIONS,
   MATH_FUNCTIONS,
   MATH_EXTRA_FUNCTIONS,
@@ -68,6 +71,7 @@ for (const family of [
   TIME_EXTRA_FUNCTIONS,
   TYPE_FUNCTIONS,
   SYSTEM_FUNCTIONS,
+  PG_CATALOG_FUNCTIONS,
 ]) {
   for (const [name, fn] of Object.entries(family)) REGISTRY.set(name, fn as SqlFunction);
 }

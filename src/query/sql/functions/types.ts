@@ -49,7 +49,11 @@ export interface AggregateFunction<S = unknown> {
   kind: 'aggregate';
   name: string;
   bind(argTypes: DataType[], literals?: Array<Value | undefined>): Signature;
-  create(): S;
+  /**
+   * A fresh state. `literals[i]` is argument i's value when it is a constant, so a state can carry
+   * parameters (a sketch's size) even for a group that sees no rows.
+   */
+  create(literals?: Array<Value | undefined>): S;
   /**
    * Folds rows into their groups' states: row r goes to `states[groupOf[r]]`. With `order`, the
    * trailing `order.length` arguments are ordering keys (`first_value(x ORDER BY y)`).

@@ -8,6 +8,7 @@
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
 import { lookupFunction } from '../functions/registry.js';
+import { signatureError } from '../functions/typed.js';
 import type { Expr, FunctionCall, Ident } from '../parse/ast.js';
 import { arithmeticTypes, commonType, comparisonType, planError } from '../types/coercion.js';
 import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from '../types/interval.js';
@@ -63,6 +64,10 @@ export interface BindContext {
    * where a statement cannot ask for it (those calls are then unknown functions).
    */
   database?: string | undefined;
+  /** The session's user, which `session_user()` returns; absent where `database` is. */
+  user?: string | undefined;
+  /** Table comments by table id, for `obj_description`; read only when a query calls it. */
+  tableComments?: (() => Array<[id: number, comment: string]>) | undefined;
   /** How to refuse an aggregate here; null when aggregates are allowed. */
   aggregateError: ((name: string) => DbError) | null;
   subqueries?: SubqueryHook | undefined;
@@ -450,6 +455,11 @@ export class Binder {
       }
       return literal(this.ctx.database, 'String');
     }
+    if (written === 'obj_description') return this.bindObjDescription(call);
+    if (written === 'session_user' && this.ctx.user !== undefined) {
+      if (call.args.length > 0) throw planError(`session_user function requires 0 arguments, got ${call.args.length}`);
+      return literal(this.ctx.user, 'String');
+    }
     if (
       (written === 'date_add' || written === 'date_sub') &&
       call.args.length === 2 &&
@@ -510,6 +520,39 @@ export class Binder {
       name: fn.name,
       args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
       type: sig.returnType,
+    };
+  }
+
+  /**
+   * `obj_description(oid [, catalog])`: the comment of the table whose id is `oid` (GreptimeDB's
+   * tables answer as pg_class rows by id). The catalog is not reachable where functions run (in
+   * shards too), so the comments travel as a trailing literal, as JSON `[[id, comment], ...]`.
+   */
+  private bindObjDescription(call: FunctionCall): PlanExpr {
+    const args = call.args.map((a) => this.bind(a));
+    const [oid, catalog] = args;
+    const integer = (t: DataType | undefined): boolean => t === 'Null' || (t !== undefined && isInteger(t));
+    if (
+      args.length < 1 ||
+      args.length > 2 ||
+      !integer(oid?.type) ||
+      !(catalog === undefined || catalog.type === 'String' || catalog.type === 'Null')
+    ) {
+      throw signatureError(
+        'obj_description',
+        args.map((a) => a.type),
+      );
+    }
+    const comments = JSON.stringify(this.ctx.tableComments?.() ?? []);
+    return {
+      kind: 'call',
+      name: 'obj_description',
+      args: [
+        castTo(oid as PlanExpr, 'Int64'),
+        castTo(catalog ?? literal('pg_class', 'String'), 'String'),
+        literal(comments, 'String'),
+      ],
+      type: 'String',
     };
   }
 

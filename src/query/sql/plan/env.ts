@@ -49,6 +49,8 @@ export interface SqlSession {
   db: string;
   /** IANA zone or `+08:00` offset from `x-greptime-timezone`; UTC when absent. */
   timezone: string;
+  /** The authenticated user, which `session_user()` returns; GreptimeDB's default user when absent. */
+  user?: string | undefined;
   /** Aborted when the request times out or the client goes away. */
   signal?: AbortSignal | undefined;
   /** Per-query memory bound (`query.memory_limit`); unset or 0 = unbounded. */

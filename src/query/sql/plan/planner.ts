@@ -44,6 +44,8 @@ export interface FromInput {
 export interface PlanHooks {
   subqueries?: SubqueryHook | undefined;
   outer?: OuterScope | null | undefined;
+  /** Table comments by table id (`obj_description`), from the catalog. */
+  tableComments?: (() => Array<[id: number, comment: string]>) | undefined;
 }
 
 /** `[db, table]` of a (possibly qualified) table name in the session's database. */
@@ -261,6 +263,9 @@ export function planSelect(
     scope,
     timezone: session.timezone,
     database: session.db,
+    // GreptimeDB's user when authentication is off (`DEFAULT_USERNAME`).
+    user: session.user ?? 'greptime',
+    tableComments: hooks.tableComments,
     aggregateError: null,
     subqueries: hooks.subqueries,
     outer: hooks.outer,

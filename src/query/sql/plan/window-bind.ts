@@ -11,6 +11,7 @@ import { signatureError } from '../functions/typed.js';
 import type { Expr, FrameBound, FunctionCall, Ident } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
 import { isNumericOrDecimal } from '../types/type-names.js';
+import { castValue } from '../types/values.js';
 import type { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
 import { mapChildren, type PlanExpr, planExprKey, type WindowBound, type WindowCall } from './plan.js';
@@ -106,15 +107,21 @@ function bindWindow(call: FunctionCall, binder: Binder): PlanExpr {
   // grouping() only has a value per grouping set of an aggregate, as in DataFusion.
   if (fn.name === 'grouping') throw groupingNotImplemented();
   const args = call.star ? [] : call.args.map((a) => allowAggregates.bind(a));
-  const sig = fn.bind(args.map((a) => a.type));
+  // Constant arguments reach the aggregate as literals, cast at once, as outside OVER: some
+  // aggregates read parameters from them (a percentile, a sketch's size).
+  const sig = fn.bind(
+    args.map((a) => a.type),
+    args.map((a) => (a.kind === 'literal' ? a.value : undefined)),
+  );
   const windowCall: WindowCall = {
     name: fn.name,
     aggregate: true,
-    args: args.map((a, i) =>
-      sig.argTypes[i] && sig.argTypes[i] !== a.type
-        ? { kind: 'cast', arg: a, safe: false, type: sig.argTypes[i] as DataType }
-        : a,
-    ),
+    args: args.map((a, i): PlanExpr => {
+      const to = sig.argTypes[i];
+      if (!to || to === a.type) return a;
+      if (a.kind === 'literal') return { kind: 'literal', value: castValue(a.value, a.type, to), type: to };
+      return { kind: 'cast', arg: a, safe: false, type: to };
+    }),
     distinct: call.distinct,
     partitionBy,
     orderBy,

@@ -5,27 +5,17 @@
  * from the rows written, within each sketch's error bound.
  */
 import t, { type Test } from 'tap';
+import { prng } from '../helpers/prng.js';
 import { checkedSql, rowsOf, sql, startServer, writeLines } from '../helpers/server.js';
 
 const server = await startServer({ shards: 4 });
 t.teardown(() => server.stop());
 const query = checkedSql(t, () => server.url);
 
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), a | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const HOSTS = Array.from({ length: 12 }, (_, i) => `host-${i}`);
 const ROWS = 24000;
 const written: Array<{ host: string; user: string; latency: number }> = [];
-const next = random(7);
+const next = prng(7);
 for (let start = 0; start < ROWS; start += 4000) {
   const lines: string[] = [];
   for (let i = start; i < start + 4000; i++) {

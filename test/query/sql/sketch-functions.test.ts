@@ -1,26 +1,16 @@
 import t from 'tap';
+import { prng } from '../../helpers/prng.js';
 import { rows, run, TestEnv } from './helpers/test-env.js';
 
 // hll / hll_merge / hll_count and uddsketch_state / uddsketch_merge / uddsketch_calc, run over
 // three in-process shards whose partial states cross a structured clone, as between workers.
-
-/** A deterministic pseudo-random sequence (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), a | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTS = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 /** Inserts `count` rows of `(host, v, x)`; returns the rows written. */
 async function fill(env: TestEnv, count: number, seed: number): Promise<Array<[string, string, number]>> {
   await run(env, 'CREATE TABLE m (host STRING, v STRING, x DOUBLE, ts TIMESTAMP TIME INDEX, PRIMARY KEY (host))');
-  const next = random(seed);
+  const next = prng(seed);
   const written: Array<[string, string, number]> = [];
   for (let start = 0; start < count; start += 2000) {
     const values: string[] = [];

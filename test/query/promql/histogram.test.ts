@@ -6,7 +6,7 @@
  * Prometheus' documented model.
  */
 import t from 'tap';
-import { packSeries } from '../../../src/query/promql/distribute/step-pack.js';
+import { packSeries, unpackSeries } from '../../../src/query/promql/distribute/step-pack.js';
 import { instantQuery } from '../../../src/query/promql/engine.js';
 import { newStepSeries, setHistogram } from '../../../src/query/promql/eval/values.js';
 import { addHistograms, subHistograms } from '../../../src/query/promql/histogram/arithmetic.js';
@@ -21,7 +21,6 @@ import { sumHistograms } from '../../../src/query/promql/histogram/sum.js';
 import { histogramTestExpression, parseHistogramText } from '../../../src/query/promql/histogram/text.js';
 import { labelsFromPairs } from '../../../src/query/promql/labels.js';
 import { MemorySource } from '../../../src/query/promql/memory-source.js';
-import { PromqlError } from '../../../src/query/promql/types.js';
 
 const h = (text: string) => parseHistogramText(text).histogram;
 
@@ -124,9 +123,21 @@ t.test('the engine reads histograms from the in-memory source', async (t) => {
   t.match(mixed.infos, [/ignored histogram in max aggregation/]);
 });
 
-t.test('histograms do not cross the shard boundary silently', async (t) => {
-  const series = newStepSeries([], false, 1);
-  setHistogram(series, 0, h('{{count:1 sum:1}}'));
-  t.throws(() => packSeries([series], 1), PromqlError);
-  t.doesNotThrow(() => packSeries([newStepSeries([], false, 1)], 1));
+t.test('histograms cross the shard boundary packed, field for field', async (t) => {
+  const a = newStepSeries([{ name: 'i', value: 'a' }], true, 3);
+  setHistogram(a, 0, {
+    ...h('{{schema:1 count:10 sum:-0 z_bucket:1 z_bucket_w:0.001 offset:-1 buckets:[3 0 2] n_buckets:[4]}}'),
+    hint: 'reset',
+  });
+  a.values[1] = 7;
+  a.present[1] = 1;
+  setHistogram(a, 2, h('{{schema:-53 sum:5 count:4 custom_values:[0.1 1] buckets:[1 2 1] counter_reset_hint:gauge}}'));
+  const floats = newStepSeries([{ name: 'i', value: 'b' }], false, 3);
+  floats.values.set([1, Number.NaN, 3]);
+  floats.present.set([1, 1, 0]);
+  const packed = structuredClone(packSeries([a, floats], 3));
+  t.ok(packed.histograms instanceof Float64Array, 'histograms travel in one Float64Array');
+  t.same(unpackSeries(packed, 3), [a, floats]);
+  t.ok(Object.is(unpackSeries(packed, 3)[0]?.histograms?.[0]?.sum, -0), '-0 stays -0');
+  t.equal(packSeries([floats], 3).histograms, undefined, 'float-only replies carry no histogram buffer');
 });

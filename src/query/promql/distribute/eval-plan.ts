@@ -57,12 +57,17 @@ export interface EvalPlan extends Omit<EvalRequest, 'selectorMatchers'> {
   seriesMax: number;
 }
 
-/** Series with one value per step; `present` is 1 where a sample exists. */
+/**
+ * Series with one value per step; `present` is 1 where a float exists, HISTOGRAM (2) where a
+ * native histogram does: the histograms are the records of `histograms` (histogram-pack.ts), one
+ * per such slot in slot order; absent when there are none.
+ */
 export interface PackedSeries {
   labels: Labels[];
   dropName: Uint8Array;
   values: Float64Array;
   present: Uint8Array;
+  histograms?: Float64Array | undefined;
 }
 
 /** Groups of one shard: output labels and the first input series of each (the order key). */
@@ -86,6 +91,24 @@ export interface FoldState {
   mean: Float64Array;
   incremental: Uint8Array;
   dropName: Uint8Array;
+  /** sum and avg over native histograms, when the shard's input held any. */
+  histogram?: HistogramFoldState | undefined;
+}
+
+/**
+ * The histogram half of a sum or avg fold, per (group, step):
+ *   count: histograms added (0: none; `FoldState.count` counts the floats)
+ *   sum: offset of their sum's record in `data` (histogram-pack.ts), when count > 0
+ *   flags: HINT_RESET | HINT_NOT_RESET (some member had that counter-reset hint),
+ *          BOUNDS_RECONCILED (adding them reconciled different custom bounds)
+ *   dropName: some histogram member had its name marked for removal
+ */
+export interface HistogramFoldState {
+  count: Float64Array;
+  sum: Float64Array;
+  flags: Uint8Array;
+  dropName: Uint8Array;
+  data: Float64Array;
 }
 
 /** count_values: per step, the count of each output label set and its first input series. */
@@ -122,8 +145,9 @@ export type EvalAnswer =
       errorType: PromqlErrorType;
       message: string;
       /**
-       * Set when the shard's answer would carry native histograms, which have no packed or partial
-       * form yet (or a k selection / count_values read them): the router then evaluates the
+       * Set when the shard cannot answer in a form the router merges exactly: a k selection or
+       * count_values read native histograms, a partial histogram sum mixed exponential and
+       * custom buckets, or an avg's histogram sum overflowed. The router then evaluates the
        * subtree itself from raw samples (not an error for the query).
        */
       unpushable?: true | undefined;
@@ -154,6 +178,7 @@ export function transferOf(answer: EvalAnswer): ArrayBuffer[] {
   const r = answer.result;
   const series = (s: PackedSeries): void => {
     arrays.push(s.dropName, s.values, s.present);
+    if (s.histograms !== undefined) arrays.push(s.histograms);
   };
   switch (r.kind) {
     case 'step':
@@ -171,6 +196,10 @@ export function transferOf(answer: EvalAnswer): ArrayBuffer[] {
         r.state.incremental,
         r.state.dropName,
       );
+      if (r.state.histogram !== undefined) {
+        const h = r.state.histogram;
+        arrays.push(h.count, h.sum, h.flags, h.dropName, h.data);
+      }
       break;
     case 'count_values':
       arrays.push(r.state.step, r.state.key, r.state.first, r.state.count);

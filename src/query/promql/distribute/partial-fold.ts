@@ -10,6 +10,9 @@
  *   count  Σ counts;  min/max: the same NaN-skipping comparison as the fold;  group: 1
  *   stddev/stdvar  Chan et al.'s parallel merge of (count, mean, M2)
  *
+ * Native histograms in sum and avg are summed apart from the floats (partial-histogram-fold.ts);
+ * count and group count them, the others ignore them with the unpushed evaluation's info.
+ *
  * A group found in one shard only gives exactly the unpushed result; across shards sums and
  * means add up in another order than Prometheus' series order, which may change the last bits.
  * Groups come out in order of their first input series, as the unpushed evaluation orders them.
@@ -17,11 +20,13 @@
 import type { AggregateExpr } from '../ast.js';
 import { groupLabels } from '../eval/aggregate.js';
 import type { EvalHost } from '../eval/eval-host.js';
-import { newStepSeries, type StepSeries } from '../eval/values.js';
+import { HISTOGRAM, hasHistograms, histogramAt, newStepSeries, type StepSeries, setHistogram } from '../eval/values.js';
 import { kahan, kahanAdd } from '../functions/kahan.js';
+import type { FloatHistogram } from '../histogram/float-histogram.js';
 import { compareLabels, labelsKey } from '../labels.js';
 import type { Labels } from '../types.js';
 import type { FoldState, PartialGroups } from './eval-plan.js';
+import { HistogramFolder, mergeHistogramSlot } from './partial-histogram-fold.js';
 
 /** Input series mapped to groups in order of first appearance. */
 export interface Grouped {
@@ -64,13 +69,25 @@ export async function foldPartial(ev: EvalHost, node: AggregateExpr, input: read
   };
   const { count, value, compensation, mean, incremental, dropName } = state;
   const op = node.op;
+  // Only when some input has histograms, so float-only folds pay nothing (as eval/aggregate.ts).
+  const histograms =
+    (op === 'sum' || op === 'avg') && input.some(hasHistograms) ? new HistogramFolder(op, size) : undefined;
   for (let i = 0; i < steps; i++) {
     await ev.checkpoint();
     for (let si = 0; si < input.length; si++) {
       const s = input[si] as StepSeries;
-      if (s.present[i] !== 1) continue;
-      const f = s.values[i] as number;
       const slot = (groupOf[si] as number) * steps + i;
+      let f: number;
+      if (s.present[i] === 1) f = s.values[i] as number;
+      else if (s.present[i] !== HISTOGRAM) continue;
+      // As the unpushed fold: count and group count a histogram, sum and avg add it apart from
+      // the floats, the others ignore it with an info.
+      else if (op === 'count' || op === 'group') f = 0;
+      else {
+        if (histograms !== undefined) histograms.add(slot, histogramAt(s, i) as FloatHistogram, s.dropName);
+        else ev.ctx.annotations.histogramIgnoredInAggregation(op, node.expr.pos);
+        continue;
+      }
       if (count[slot] === 0) {
         count[slot] = 1;
         value[slot] =
@@ -123,6 +140,7 @@ export async function foldPartial(ev: EvalHost, node: AggregateExpr, input: read
       }
     }
   }
+  if (histograms !== undefined) state.histogram = histograms.finish();
   return state;
 }
 
@@ -157,7 +175,11 @@ export function mergeGroups(perShard: readonly PartialGroups[]): MergedGroups {
   return { labels: ordered.map((e) => e.labels), toGlobal, members: ordered.map((e) => e.members) };
 }
 
-/** Router side: merges the shards' fold states into the aggregation's result. */
+/**
+ * Router side: merges the shards' fold states into the aggregation's result. Throws
+ * HistogramFoldUnmergeable when a histogram sum has no exact partial form (the caller then
+ * evaluates the aggregation itself).
+ */
 export async function mergeFold(
   ev: EvalHost,
   node: AggregateExpr,
@@ -174,6 +196,7 @@ export async function mergeFold(
   const drop = new Uint8Array(groups);
   const direct = new Uint8Array(groups);
   const op = node.op;
+  const histograms = (op === 'sum' || op === 'avg') && states.some((s) => s.histogram !== undefined);
   for (let i = 0; i < steps; i++) {
     await ev.checkpoint();
     n.fill(0);
@@ -232,6 +255,16 @@ export async function mergeFold(
     });
     for (let G = 0; G < groups; G++) {
       const count = n[G] as number;
+      if (histograms) {
+        const h = mergeHistogramSlot(ev, node, states, merged.members[G] ?? [], i, steps, count);
+        if (h !== null) {
+          if (h.histogram === undefined) continue;
+          const out = outputs[G] as StepSeries;
+          setHistogram(out, i, h.histogram);
+          out.dropName = drop[G] === 1 || h.dropName;
+          continue;
+        }
+      }
       if (count === 0) continue;
       let result: number;
       switch (op) {
@@ -267,7 +300,7 @@ export async function mergeFold(
       out.dropName = drop[G] === 1;
     }
   }
-  return outputs.filter((s) => s.present.includes(1));
+  return outputs.filter((s) => s.present.includes(1) || hasHistograms(s));
 }
 
 /** avg as the count-weighted mean of every shard's mean (Kahan-summed). */

@@ -6,9 +6,9 @@
  *     → 'step': the subtree's step series, packed
  *     → 'partial': fold states (sum, avg, ...), k selections, or count_values counts
  *
- * Native histograms have no packed or partial form: a subtree whose answer would hold them is
- * "unpushable" and the router evaluates it from raw samples. One that reads histograms and answers
- * floats (histogram_count, histogram_sum, ... of them) is evaluated here like any other.
+ * Native histograms are packed with the floats (step-pack.ts) and summed per group for sum and avg
+ * (partial-histogram-fold.ts). A k selection or count_values that read any, or a histogram fold
+ * with no exact partial form, is "unpushable": the router evaluates it from raw samples.
  *
  * A PromqlError becomes part of the answer (its type would not survive the thread boundary as an
  * error); anything else propagates as a shard error.
@@ -19,29 +19,22 @@ import { Annotations } from '../eval/annotations.js';
 import { Evaluator, type QueryContext } from '../eval/evaluator.js';
 import { Interrupter } from '../eval/interrupter.js';
 import { SampleBudget } from '../eval/sample-budget.js';
-import { hasHistograms } from '../eval/values.js';
 import { PromqlError } from '../types.js';
 import type { EvalAnswer, EvalPlan, EvalResult } from './eval-plan.js';
 import { LocalSampleSource } from './local-source.js';
 import { countValuesPartial } from './partial-count-values.js';
 import { foldPartial } from './partial-fold.js';
+import { HistogramFoldUnmergeable } from './partial-histogram-fold.js';
 import { selectKPartial } from './partial-k.js';
 import { FOLD_OPS, K_OPS } from './series-local.js';
 import { packSeries } from './step-pack.js';
 import { exprFromWire } from './wire-expr.js';
 
-/**
- * A histogram where the shard's answer would have to carry it: step series and fold states hold
- * floats only, so the router evaluates the node itself.
- */
+/** Histograms read by a k selection or count_values: the router evaluates the node itself. */
 class HistogramsInAnswer extends Error {}
 
 async function partialOf(ev: Evaluator, node: AggregateExpr, histogramsRead: () => boolean): Promise<EvalResult> {
-  if (FOLD_OPS.has(node.op)) {
-    const input = await ev.vector(node.expr);
-    if (input.some(hasHistograms)) throw new HistogramsInAnswer();
-    return { kind: 'fold', state: await foldPartial(ev, node, input) };
-  }
+  if (FOLD_OPS.has(node.op)) return { kind: 'fold', state: await foldPartial(ev, node, await ev.vector(node.expr)) };
   let result: EvalResult;
   if (K_OPS.has(node.op)) result = await selectKPartial(ev, node);
   else if (node.op === 'count_values') result = { kind: 'count_values', state: await countValuesPartial(ev, node) };
@@ -87,20 +80,16 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
   const unpushable: EvalAnswer = {
     ok: false,
     errorType: 'internal',
-    message: 'native histograms are evaluated in the router',
+    message: 'this evaluation over native histograms is done in the router',
     unpushable: true,
   };
   try {
     const expr = exprFromWire(plan.expr);
     let result: EvalResult;
     if (plan.kind === 'step') {
-      const series = await ev.vector(expr);
-      if (series.some(hasHistograms)) return unpushable;
-      result = { kind: 'step', series: packSeries(series, ev.steps) };
+      result = { kind: 'step', series: packSeries(await ev.vector(expr), ev.steps) };
     } else if (expr.type === 'AggregateExpr') result = await partialOf(ev, expr, () => source.histogramsRead);
     else throw new PromqlError('internal', `a partial shard plan needs an aggregation, got ${expr.type}`);
-    // Histograms read but gone from the answer (histogram_count(rate(h[5m])), a sum of those, ...)
-    // were evaluated exactly as the router would: the answer stands.
     return {
       ok: true,
       result,
@@ -109,7 +98,9 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
       seriesSelected: source.seriesSelected,
     };
   } catch (err) {
-    if (err instanceof HistogramsInAnswer || source.histogramsRead) return unpushable;
+    if (err instanceof HistogramsInAnswer || err instanceof HistogramFoldUnmergeable) return unpushable;
+    // An error after reading histograms: the router's own evaluation gives it with its wording.
+    if (source.histogramsRead) return unpushable;
     if (err instanceof PromqlError) return { ok: false, errorType: err.errorType, message: err.message };
     throw err;
   }

@@ -19,13 +19,17 @@ import { PromqlError } from '../types.js';
 import type { CountValuesState, EvalAnswer, EvalResult, FoldState, ShardEvaluation } from './eval-plan.js';
 import { mergeCountValues } from './partial-count-values.js';
 import { mergeFold } from './partial-fold.js';
+import { HistogramFoldUnmergeable } from './partial-histogram-fold.js';
 import { type KPartialWire, mergeK } from './partial-k.js';
 import { pushdownKindOf, selectorsOf } from './series-local.js';
 import { unpackSeries } from './step-pack.js';
 import { exprToWire } from './wire-expr.js';
 
 export class ShardPushdown implements Pushdown {
-  /** Set once a shard read native histograms: the rest of the query is evaluated here. */
+  /**
+   * Set once a shard, or a merge, could not answer over native histograms exactly
+   * (partial-histogram-fold.ts, shard-eval.ts): the rest of the query is evaluated here.
+   */
   private histograms = false;
 
   constructor(
@@ -64,7 +68,14 @@ export class ShardPushdown implements Pushdown {
     }
     const results = this.resultsOf(ev, answers);
     if (kind === 'step') return { kind: 'vector', series: mergeSteps(ev, results) };
-    return { kind: 'vector', series: await mergePartials(ev, expr as AggregateExpr, results) };
+    try {
+      return { kind: 'vector', series: await mergePartials(ev, expr as AggregateExpr, results) };
+    } catch (err) {
+      if (!(err instanceof HistogramFoldUnmergeable)) throw err;
+      // Annotations already merged are ones the router's own evaluation gives again (a set).
+      this.histograms = true;
+      return null;
+    }
   }
 
   /** The shards' results, or the first shard's PromQL error; annotations go to the query's. */

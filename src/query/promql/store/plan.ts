@@ -12,8 +12,11 @@
 import type { PhysicalKind, TimeUnit } from '../../../shared/types.js';
 import type { MatchOp } from '../types.js';
 
-/** 2: `seriesMax` in selects and eval plans, `seriesSelected` in eval answers. */
-export const PROMQL_SHARD_PLAN_VERSION = 2;
+/**
+ * 2: `seriesMax` in selects and eval plans, `seriesSelected` in eval answers.
+ * 3: native histograms in eval answers (packed step series, histogram fold states).
+ */
+export const PROMQL_SHARD_PLAN_VERSION = 3;
 
 /** A label matcher on one tag column of a table. */
 export interface TagMatcher {

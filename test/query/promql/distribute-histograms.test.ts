@@ -1,0 +1,461 @@
+/**
+ * PromQL pushdown over native histograms gives the answers of the unpushed evaluation. Integer
+ * and float histogram counters (schemas -1, 0, 1, 3, custom buckets with differing bounds),
+ * counter resets, staleness markers, gaps, and a metric mixing float and histogram series are
+ * written into three real `ShardStore`s, partitioned by (table, tag set) as the router does; every
+ * query runs with and without pushdown, each shard answer passing through a structured clone with
+ * transfer as it does between worker and router.
+ *
+ * Step series must be identical, histograms bit for bit and with their counter-reset hints; sums
+ * and means over several shards add in another order and are compared within 1e-9 relative.
+ */
+import t from 'tap';
+import type { PromqlShardPlan } from '../../../src/query/promql/distribute/shard-plan.js';
+import type { QueryOutcome } from '../../../src/query/promql/engine.js';
+import { instantQuery, rangeQuery } from '../../../src/query/promql/engine.js';
+import { type FloatHistogram, histogramsEqual } from '../../../src/query/promql/histogram/float-histogram.js';
+import { encodeStoredHistogram } from '../../../src/query/promql/histogram/stored-histogram.js';
+import type { BucketSpan, WireHistogram } from '../../../src/query/promql/histogram/wire-histogram.js';
+import { runPromqlShardPlan } from '../../../src/query/promql/store/shard-entry.js';
+import { type Labels, PromqlError, staleNaN } from '../../../src/query/promql/types.js';
+import { Catalog } from '../../../src/router/catalog.js';
+import { type ShardQuery, ShardSampleSource } from '../../../src/router/promql-source.js';
+import type { ShardStore } from '../../../src/shard/store.js';
+import { encodeWriteBatch } from '../../../src/shared/codec/write-batch.js';
+import { prng } from '../../helpers/prng.js';
+import { openStore, type TestRow, tableRows, tempDir } from '../../shard/helpers.js';
+
+const SHARDS = 3;
+const T0 = 1_700_000_000_000;
+const MINUTE = 60_000;
+const SCRAPE_MS = 15_000;
+const SAMPLES = (90 * MINUTE) / SCRAPE_MS;
+
+function fnv(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A sample: a histogram, a float, or a staleness marker (a float NaN with its payload). */
+type Sample = { h: WireHistogram } | { f: number };
+
+interface SeriesSpec {
+  tags: Record<string, string>;
+  sample: (k: number) => Sample | null;
+}
+
+interface MetricSpec {
+  name: string;
+  tags: string[];
+  series: SeriesSpec[];
+}
+
+const rand = prng(Number(process.env.PROMQL_DISTRIBUTE_SEED ?? 20261126));
+
+/** Spans of consecutive bucket indexes. */
+function spansOf(indexes: readonly number[]): BucketSpan[] {
+  const spans: BucketSpan[] = [];
+  let end = 0;
+  indexes.forEach((index, k) => {
+    const last = spans[spans.length - 1];
+    if (last && index === end) last.length++;
+    else spans.push({ offset: k === 0 ? index : index - end, length: 1 });
+    end = index + 1;
+  });
+  return spans;
+}
+
+/**
+ * A histogram of absolute bucket counts (integers unless `float`), positive buckets only unless
+ * `negative` is given; `customValues` makes it a custom-bucket one.
+ */
+function histogram(
+  float: boolean,
+  schema: number,
+  positive: Array<[number, number]>,
+  negative: Array<[number, number]> = [],
+  customValues: number[] = [],
+  zeroCount = 0,
+): WireHistogram {
+  const counts = (b: Array<[number, number]>): number[] => {
+    if (float) return b.map(([, c]) => c);
+    let previous = 0;
+    return b.map(([, c]) => {
+      const d = c - previous;
+      previous = c;
+      return d;
+    });
+  };
+  const total = zeroCount + [...positive, ...negative].reduce((s, [, c]) => s + c, 0);
+  return {
+    float,
+    count: total,
+    sum: total * 1.75,
+    schema,
+    zeroThreshold: customValues.length > 0 ? 0 : 0.001,
+    zeroCount,
+    negativeSpans: spansOf(negative.map(([i]) => i)),
+    negative: counts(negative),
+    positiveSpans: spansOf(positive.map(([i]) => i)),
+    positive: counts(positive),
+    resetHint: 0,
+    timestampMs: 0,
+    customValues,
+  };
+}
+
+/**
+ * A histogram counter: every bucket grows by a random amount per scrape; it resets now and then,
+ * may start late, may end in a staleness marker, and may have a gap.
+ */
+function counter(float: boolean, schema: number, indexes: number[], customValues: number[] = []): SeriesSpec['sample'] {
+  let counts = indexes.map(() => Math.floor(rand() * 50));
+  let zero = customValues.length > 0 ? 0 : Math.floor(rand() * 5);
+  const startAt = rand() < 0.25 ? Math.floor(rand() * SAMPLES * 0.4) : 0;
+  const stopAt = rand() < 0.25 ? Math.floor(SAMPLES * (0.6 + rand() * 0.4)) : SAMPLES + 1;
+  const gapFrom = rand() < 0.4 ? Math.floor(rand() * SAMPLES) : -1;
+  return (k) => {
+    if (k < startAt || k > stopAt) return null;
+    if (k === stopAt || k === gapFrom) return { f: staleNaN() };
+    if (gapFrom >= 0 && k > gapFrom && k < gapFrom + 25) return null;
+    if (rand() < 0.015) {
+      counts = counts.map(() => 0);
+      zero = 0;
+    }
+    counts = counts.map((c) => c + (float ? Math.floor(rand() * 40) / 4 : Math.floor(rand() * 10)));
+    if (customValues.length === 0) zero += Math.floor(rand() * 3);
+    const positive = indexes.map((i, b): [number, number] => [i, counts[b] as number]);
+    const side = customValues.length > 0 ? [] : positive.slice(0, 1).map(([i, c]): [number, number] => [-i - 1, c]);
+    return { h: histogram(float, schema, positive, side, customValues, zero) };
+  };
+}
+
+function metrics(): MetricSpec[] {
+  const latency: SeriesSpec[] = [];
+  const layouts: Array<[boolean, number, number[]]> = [
+    [false, 0, [0, 1, 2, 4]],
+    [true, 1, [-2, 0, 3, 4, 5]],
+    [false, 3, [7, 8, 9, 12, 20]],
+    [true, -1, [0, 1, 2]],
+  ];
+  for (const job of ['api', 'db', 'web']) {
+    for (let i = 0; i < 6; i++) {
+      const [float, schema, indexes] = layouts[(i + job.length) % layouts.length] as [boolean, number, number[]];
+      latency.push({ tags: { job, instance: `${job}-${i}` }, sample: counter(float, schema, indexes) });
+    }
+  }
+  // Custom buckets with different bounds in one group: reconciled, with an info.
+  const custom: SeriesSpec[] = [];
+  for (let i = 0; i < 6; i++) {
+    const bounds = i % 3 === 0 ? [0.1, 0.5, 1, 5] : [0.1, 1, 5];
+    custom.push({
+      tags: { instance: `c-${i}` },
+      sample: counter(i % 2 === 0, -53, bounds.map((_, k) => k).concat([bounds.length]), bounds),
+    });
+  }
+  // Float counters and histogram counters in one metric: sums of both are dropped with a warning.
+  const mixed: SeriesSpec[] = [];
+  for (let i = 0; i < 6; i++) {
+    if (i % 2 === 0) mixed.push({ tags: { instance: `m-${i}` }, sample: counter(false, 0, [0, 1, 2]) });
+    else {
+      let total = rand() * 100;
+      mixed.push({ tags: { instance: `m-${i}` }, sample: () => ({ f: (total += rand() * 10) }) });
+    }
+  }
+  return [
+    { name: 'lat_seconds', tags: ['job', 'instance'], series: latency },
+    { name: 'cb_seconds', tags: ['instance'], series: custom },
+    { name: 'mixed_total', tags: ['instance'], series: mixed },
+  ];
+}
+
+interface Env {
+  catalog: Catalog;
+  stores: ShardStore[];
+  /** Shard plan ops sent since the last reset. */
+  ops: string[];
+}
+
+async function setUp(t: { teardown(fn: () => unknown): void }): Promise<Env> {
+  const catalog = await Catalog.open(tempDir(t), SHARDS);
+  const stores: ShardStore[] = [];
+  for (let i = 0; i < SHARDS; i++) stores.push(await openStore(tempDir(t)));
+  t.teardown(() => Promise.all(stores.map((s) => s.close())));
+  for (const metric of metrics()) {
+    const { table } = await catalog.createTable(
+      {
+        db: 'public',
+        name: metric.name,
+        columns: [
+          { name: 'greptime_timestamp', type: 'TimestampMillisecond', semantic: 'TIMESTAMP', nullable: false },
+          { name: 'greptime_value', type: 'Float64', semantic: 'FIELD', nullable: true },
+          { name: 'greptime_histogram', type: 'Binary', semantic: 'FIELD', nullable: true },
+          ...metric.tags.map((name) => ({ name, type: 'String' as const, semantic: 'TAG' as const, nullable: true })),
+        ],
+        timeIndex: 'greptime_timestamp',
+        primaryKey: metric.tags,
+        options: {},
+      },
+      false,
+    );
+    const idOf = (name: string): number => table.columns.find((c) => c.name === name)?.id as number;
+    const valueId = idOf('greptime_value');
+    const histogramId = idOf('greptime_histogram');
+    const perShard: TestRow[][] = stores.map(() => []);
+    for (const series of metric.series) {
+      const shard = fnv(`${table.id}|${JSON.stringify(series.tags)}`) % SHARDS;
+      const tags: Record<number, string> = {};
+      for (const [name, value] of Object.entries(series.tags)) tags[idOf(name)] = value;
+      const jitter = Math.floor(rand() * 3000);
+      for (let k = 0; k <= SAMPLES; k++) {
+        const sample = series.sample(k);
+        if (sample === null) continue;
+        const fields =
+          'h' in sample
+            ? { [valueId]: null, [histogramId]: encodeStoredHistogram(sample.h) }
+            : { [valueId]: sample.f, [histogramId]: null };
+        (perShard[shard] as TestRow[]).push({ ts: BigInt(T0 + k * SCRAPE_MS + jitter), tags, fields });
+      }
+    }
+    for (let s = 0; s < SHARDS; s++) {
+      const rows = perShard[s] as TestRow[];
+      if (rows.length === 0) continue;
+      await (stores[s] as ShardStore).write([
+        encodeWriteBatch({ tables: [tableRows(table.id, { [valueId]: 'f64', [histogramId]: 'str' }, rows)] }),
+      ]);
+    }
+  }
+  // Half of the data in segments, half in memtables.
+  await Promise.all(stores.map((s) => s.flush()));
+  return { catalog, stores, ops: [] };
+}
+
+function sourceOf(env: Env): ShardSampleSource {
+  const shards: ShardQuery = {
+    async query<T>({ plan }: { plan: PromqlShardPlan }): Promise<T[]> {
+      env.ops.push(plan.op);
+      return Promise.all(
+        env.stores.map(async (store) => {
+          const answer = await runPromqlShardPlan(structuredClone(plan), store);
+          return structuredClone(answer.value, { transfer: answer.transfer }) as T;
+        }),
+      );
+    },
+  };
+  return new ShardSampleSource(env.catalog, shards, { db: 'public' });
+}
+
+function labelText(labels: Labels): string {
+  return labels.map((l) => `${l.name}=${JSON.stringify(l.value)}`).join(',');
+}
+
+function close(a: number, b: number, tolerance: number): boolean {
+  if (Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b))) return true;
+  if (tolerance === 0 || !Number.isFinite(a) || !Number.isFinite(b)) return false;
+  return Math.abs(a - b) <= tolerance * Math.max(Math.abs(a), Math.abs(b), 1);
+}
+
+/** Every field of a histogram in a fixed order, -0 told apart from 0. */
+function fieldsOf(h: FloatHistogram): string {
+  const n = (x: number): string => (Object.is(x, -0) ? '-0' : String(x));
+  const side = (b: FloatHistogram['positive']): string => `${b.index.join()}:${b.count.map(n).join()}`;
+  return [h.schema, n(h.count), n(h.sum), n(h.zeroThreshold), n(h.zeroCount), h.hint]
+    .concat([side(h.positive), side(h.negative), h.customValues.map(n).join()])
+    .join('|');
+}
+
+/** Histograms equal: field for field with the same hint, or within `tolerance` (hint not compared). */
+function sameHistogram(a: FloatHistogram | undefined, b: FloatHistogram | undefined, tolerance: number): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (tolerance === 0) return fieldsOf(a) === fieldsOf(b);
+  return histogramsEqual(a, b, (x, y) => close(x, y, tolerance));
+}
+
+function fieldsOf0(h: FloatHistogram | undefined): string {
+  return h === undefined ? 'none' : fieldsOf(h);
+}
+
+/** Differences between two outcomes, as readable lines (empty when equal). */
+function differences(pushed: QueryOutcome, plain: QueryOutcome, tolerance: number): string[] {
+  const out: string[] = [];
+  if (pushed.resultType !== plain.resultType) return [`resultType ${pushed.resultType} vs ${plain.resultType}`];
+  if ([...pushed.warnings].sort().join('\n') !== [...plain.warnings].sort().join('\n'))
+    out.push(`warnings ${JSON.stringify(pushed.warnings)} vs ${JSON.stringify(plain.warnings)}`);
+  if ([...pushed.infos].sort().join('\n') !== [...plain.infos].sort().join('\n'))
+    out.push(`infos ${JSON.stringify(pushed.infos)} vs ${JSON.stringify(plain.infos)}`);
+  if (pushed.resultType === 'vector' && plain.resultType === 'vector') {
+    if (pushed.samples.length !== plain.samples.length)
+      return [...out, `${pushed.samples.length} vs ${plain.samples.length} samples`];
+    pushed.samples.forEach((p, i) => {
+      const q = plain.samples[i] as (typeof plain.samples)[number];
+      const name = labelText(p.labels);
+      if (name !== labelText(q.labels)) out.push(`#${i} labels ${name} vs ${labelText(q.labels)}`);
+      if (!close(p.v, q.v, tolerance)) out.push(`#${i} ${name} v ${p.v} vs ${q.v}`);
+      if (!sameHistogram(p.h, q.h, tolerance)) out.push(`#${i} ${name} h ${fieldsOf0(p.h)} vs ${fieldsOf0(q.h)}`);
+    });
+  } else if (pushed.resultType === 'matrix' && plain.resultType === 'matrix') {
+    if (pushed.series.length !== plain.series.length)
+      return [...out, `${pushed.series.length} vs ${plain.series.length} series`];
+    pushed.series.forEach((p, i) => {
+      const q = plain.series[i] as (typeof plain.series)[number];
+      const name = labelText(p.labels);
+      if (name !== labelText(q.labels)) out.push(`#${i} labels ${name} vs ${labelText(q.labels)}`);
+      if (p.t.join() !== q.t.join()) out.push(`${name} float times differ`);
+      p.v.forEach((v, k) => {
+        if (!close(v, q.v[k] as number, tolerance)) out.push(`${name} @${p.t[k]} v ${v} vs ${q.v[k]}`);
+      });
+      const ph = p.histograms ?? { t: [], h: [] };
+      const qh = q.histograms ?? { t: [], h: [] };
+      if (ph.t.join() !== qh.t.join()) out.push(`${name} histogram times differ`);
+      else
+        ph.h.forEach((h, k) => {
+          if (!sameHistogram(h, qh.h[k], tolerance))
+            out.push(`${name} @${ph.t[k]} h ${fieldsOf(h)} vs ${fieldsOf0(qh.h[k])}`);
+        });
+    });
+  }
+  return out;
+}
+
+type Outcome = { ok: true; value: QueryOutcome } | { ok: false; error: string };
+
+async function attempt(run: () => Promise<QueryOutcome>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (err) {
+    if (err instanceof PromqlError) return { ok: false, error: `${err.errorType}: ${err.message}` };
+    throw err;
+  }
+}
+
+const EXACT = 0;
+const SUMMED = 1e-9;
+
+/** Queries, their tolerance, and whether the shards answer them (false: the router falls back). */
+const QUERIES: Array<[string, number]> = [
+  // Step series holding histograms.
+  ['lat_seconds', EXACT],
+  ['lat_seconds offset 3m', EXACT],
+  ['rate(lat_seconds[5m])', EXACT],
+  ['increase(lat_seconds[5m])', EXACT],
+  ['irate(lat_seconds{job="api"}[2m])', EXACT],
+  ['delta(lat_seconds[5m])', EXACT],
+  ['rate(lat_seconds[5m]) * 2', EXACT],
+  ['rate(cb_seconds[5m])', EXACT],
+  ['rate(mixed_total[5m])', EXACT],
+  ['last_over_time(lat_seconds[10m])', EXACT],
+  ['resets(lat_seconds[30m])', EXACT],
+  // Partial sums and means of histograms.
+  ['sum(rate(lat_seconds[5m]))', SUMMED],
+  ['sum by (job) (rate(lat_seconds[5m]))', SUMMED],
+  ['sum without (instance) (increase(lat_seconds[10m]))', SUMMED],
+  ['avg(rate(lat_seconds[5m]))', SUMMED],
+  ['avg by (job) (rate(lat_seconds[5m]))', SUMMED],
+  ['sum(lat_seconds)', SUMMED],
+  ['count(rate(lat_seconds[5m]))', EXACT],
+  ['count by (job) (lat_seconds)', EXACT],
+  ['group by (job) (lat_seconds)', EXACT],
+  ['max(rate(lat_seconds[5m]))', EXACT],
+  ['stddev by (job) (rate(lat_seconds[5m]))', SUMMED],
+  ['sum(rate(cb_seconds[5m]))', SUMMED],
+  ['avg(rate(cb_seconds[5m]))', SUMMED],
+  ['sum(rate(mixed_total[5m]))', SUMMED],
+  ['sum by (instance) (rate(mixed_total[5m]))', SUMMED],
+  ['histogram_quantile(0.9, sum(rate(lat_seconds[5m])))', SUMMED],
+  ['histogram_quantile(0.5, sum by (job) (rate(lat_seconds[5m])))', SUMMED],
+  ['histogram_quantile(0.9, avg(rate(cb_seconds[5m])))', SUMMED],
+  ['histogram_fraction(0, 4, sum(rate(lat_seconds[5m])))', SUMMED],
+  ['histogram_count(sum(rate(lat_seconds[5m])))', SUMMED],
+  ['sum(rate(lat_seconds[5m])) / 2', SUMMED],
+  ['max_over_time(histogram_count(sum(rate(lat_seconds[1m])))[10m:1m])', SUMMED],
+  // No exact partial form: the router evaluates them from raw samples.
+  ['sum(rate({__name__=~"lat_seconds|cb_seconds"}[5m]))', SUMMED],
+  ['topk(2, histogram_count(lat_seconds))', EXACT],
+  ['quantile(0.5, rate(lat_seconds[5m]))', EXACT],
+];
+
+const INSTANT_TIMES = [T0 + 7 * MINUTE, T0 + 30 * MINUTE + 4_321, T0 + 61 * MINUTE, T0 + 92 * MINUTE];
+const RANGES: Array<[number, number, number]> = [
+  [T0 + 5 * MINUTE, T0 + 90 * MINUTE, MINUTE],
+  [T0 + 40 * MINUTE, T0 + 52 * MINUTE, 7_000],
+];
+
+t.test('pushed-down evaluation over native histograms answers what the router alone answers', async (t) => {
+  const env = await setUp(t);
+  const source = sourceOf(env);
+  let compared = 0;
+  let histograms = 0;
+  for (const [query, tolerance] of QUERIES) {
+    const runs: Array<[string, (pushdown: boolean) => Promise<QueryOutcome>]> = [
+      ...INSTANT_TIMES.map((time): [string, (pushdown: boolean) => Promise<QueryOutcome>] => [
+        `instant @${time}`,
+        (pushdown) => instantQuery(query, time, { source, pushdown }),
+      ]),
+      ...RANGES.map(([start, end, step]): [string, (pushdown: boolean) => Promise<QueryOutcome>] => [
+        `range ${start}..${end} step ${step}`,
+        (pushdown) => rangeQuery(query, start, end, step, { source, pushdown }),
+      ]),
+    ];
+    for (const [where, run] of runs) {
+      const plain = await attempt(() => run(false));
+      const pushed = await attempt(() => run(true));
+      compared++;
+      if (!plain.ok || !pushed.ok) {
+        t.same(pushed, plain, `${query} (${where}): same error`);
+        continue;
+      }
+      const v = plain.value;
+      if (v.resultType === 'vector') histograms += v.samples.filter((s) => s.h !== undefined).length;
+      if (v.resultType === 'matrix') histograms += v.series.reduce((n, s) => n + (s.histograms?.h.length ?? 0), 0);
+      const diff = differences(pushed.value, plain.value, tolerance);
+      if (diff.length > 0) t.fail(`${query} (${where}) differs:\n  ${diff.slice(0, 8).join('\n  ')}`);
+    }
+  }
+  t.ok(compared >= QUERIES.length * 6, `${compared} evaluations compared`);
+  t.ok(histograms > 1000, `${histograms} histogram samples in the answers`);
+});
+
+t.test('the data exercises warnings and infos the partial merge must repeat', async (t) => {
+  const env = await setUp(t);
+  const source = sourceOf(env);
+  const end = T0 + 90 * MINUTE;
+  const mixed = await rangeQuery('sum(rate(mixed_total[5m]))', T0, end, MINUTE, { source });
+  t.match(
+    mixed.warnings.join('\n'),
+    /mix of histograms and floats for aggregation/,
+    'mixed floats and histograms warn',
+  );
+  const custom = await rangeQuery('sum(rate(cb_seconds[5m]))', T0, end, MINUTE, { source });
+  t.ok(custom.infos.length + custom.warnings.length > 0, 'different custom bounds are reconciled with a note');
+  const resets = await rangeQuery('resets(lat_seconds[90m])', end, end, MINUTE, { source, pushdown: false });
+  const total = resets.resultType === 'matrix' ? resets.series.reduce((n, s) => n + (s.v[0] ?? 0), 0) : 0;
+  t.ok(total > 0, `${total} histogram counter resets in the data`);
+});
+
+t.test('histogram aggregations are answered by the shards, not from raw samples', async (t) => {
+  const env = await setUp(t);
+  const source = sourceOf(env);
+  const opsOf = async (query: string): Promise<string[]> => {
+    env.ops = [];
+    await rangeQuery(query, T0 + 20 * MINUTE, T0 + 80 * MINUTE, MINUTE, { source });
+    return env.ops;
+  };
+  for (const query of [
+    'rate(lat_seconds[5m])',
+    'increase(lat_seconds[5m])',
+    'sum(rate(lat_seconds[5m]))',
+    'sum by (job) (rate(lat_seconds[5m]))',
+    'avg(rate(lat_seconds[5m]))',
+    'histogram_quantile(0.9, sum(rate(lat_seconds[5m])))',
+    'sum(rate(mixed_total[5m]))',
+    'sum(rate(cb_seconds[5m]))',
+  ]) {
+    t.same(await opsOf(query), ['eval'], `${query}: one evaluation round, no raw samples`);
+  }
+  t.same(
+    await opsOf('sum(rate({__name__=~"lat_seconds|cb_seconds"}[5m]))'),
+    ['eval', 'select'],
+    'exponential and custom buckets in one sum: the router sums them from raw samples',
+  );
+});

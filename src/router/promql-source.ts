@@ -77,8 +77,13 @@ function countAnswer(answer: EvalAnswer): void {
   const r = answer.result;
   let samples = 0;
   if (r.kind === 'step' || r.kind === 'k') samples = presentCount(r.series);
-  else if (r.kind === 'fold') for (const c of r.state.count) samples += c > 0 ? 1 : 0;
-  else samples = r.state.count.length;
+  else if (r.kind === 'fold') {
+    // A (group, step) slot with floats, histograms or both is one partial value.
+    const histograms = r.state.histogram?.count;
+    r.state.count.forEach((c, slot) => {
+      samples += c > 0 || (histograms?.[slot] ?? 0) > 0 ? 1 : 0;
+    });
+  } else samples = r.state.count.length;
   const tally = promqlShardTraffic[r.kind === 'step' ? 'step' : 'partial'];
   tally.samples += samples;
   tally.bytes += answerBytes(answer);

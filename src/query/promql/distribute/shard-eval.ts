@@ -99,7 +99,8 @@ export async function runEvalPlan(plan: EvalPlan, scan: ScanSource, turn?: EvalT
     };
   } catch (err) {
     if (err instanceof HistogramsInAnswer || err instanceof HistogramFoldUnmergeable) return unpushable;
-    // An error after reading histograms: the router's own evaluation gives it with its wording.
+    // An error after reading histograms stays as before histograms were pushable: the router
+    // evaluates the node itself and raises its own error, in the unpushed wording.
     if (source.histogramsRead) return unpushable;
     if (err instanceof PromqlError) return { ok: false, errorType: err.errorType, message: err.message };
     throw err;

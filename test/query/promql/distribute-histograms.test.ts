@@ -10,32 +10,22 @@
  * another order and are compared within 1e-9 relative. Counter-reset hints must always be equal.
  */
 import t from 'tap';
-import type { PromqlShardPlan } from '../../../src/query/promql/distribute/shard-plan.js';
-import type { QueryOutcome } from '../../../src/query/promql/engine.js';
-import { instantQuery, rangeQuery } from '../../../src/query/promql/engine.js';
-import { type FloatHistogram, histogramsEqual } from '../../../src/query/promql/histogram/float-histogram.js';
+import { rangeQuery } from '../../../src/query/promql/engine.js';
 import { encodeStoredHistogram } from '../../../src/query/promql/histogram/stored-histogram.js';
 import type { BucketSpan, WireHistogram } from '../../../src/query/promql/histogram/wire-histogram.js';
-import { runPromqlShardPlan } from '../../../src/query/promql/store/shard-entry.js';
-import { type Labels, PromqlError, staleNaN } from '../../../src/query/promql/types.js';
+import { staleNaN } from '../../../src/query/promql/types.js';
 import { Catalog } from '../../../src/router/catalog.js';
-import { type ShardQuery, ShardSampleSource } from '../../../src/router/promql-source.js';
 import type { ShardStore } from '../../../src/shard/store.js';
 import { encodeWriteBatch } from '../../../src/shared/codec/write-batch.js';
 import { prng } from '../../helpers/prng.js';
 import { openStore, type TestRow, tableRows, tempDir } from '../../shard/helpers.js';
+import { comparePushdown, EXACT, fnv, type PushdownEnv, SUMMED, sourceOf } from './helpers/pushdown-compare.js';
 
 const SHARDS = 3;
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
 const SCRAPE_MS = 15_000;
 const SAMPLES = (90 * MINUTE) / SCRAPE_MS;
-
-function fnv(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 /** A sample: a histogram, a float, or a staleness marker (a float NaN with its payload). */
 type Sample = { h: WireHistogram } | { f: number };
@@ -180,14 +170,7 @@ function metrics(): MetricSpec[] {
   ];
 }
 
-interface Env {
-  catalog: Catalog;
-  stores: ShardStore[];
-  /** Shard plan ops sent since the last reset. */
-  ops: string[];
-}
-
-async function setUp(t: { teardown(fn: () => unknown): void }): Promise<Env> {
+async function setUp(t: { teardown(fn: () => unknown): void }): Promise<PushdownEnv> {
   const catalog = await Catalog.open(tempDir(t), SHARDS);
   const stores: ShardStore[] = [];
   for (let i = 0; i < SHARDS; i++) stores.push(await openStore(tempDir(t)));
@@ -240,107 +223,6 @@ async function setUp(t: { teardown(fn: () => unknown): void }): Promise<Env> {
   await Promise.all(stores.map((s) => s.flush()));
   return { catalog, stores, ops: [] };
 }
-
-function sourceOf(env: Env): ShardSampleSource {
-  const shards: ShardQuery = {
-    async query<T>({ plan }: { plan: PromqlShardPlan }): Promise<T[]> {
-      env.ops.push(plan.op);
-      return Promise.all(
-        env.stores.map(async (store) => {
-          const answer = await runPromqlShardPlan(structuredClone(plan), store);
-          return structuredClone(answer.value, { transfer: answer.transfer }) as T;
-        }),
-      );
-    },
-  };
-  return new ShardSampleSource(env.catalog, shards, { db: 'public' });
-}
-
-function labelText(labels: Labels): string {
-  return labels.map((l) => `${l.name}=${JSON.stringify(l.value)}`).join(',');
-}
-
-function close(a: number, b: number, tolerance: number): boolean {
-  if (Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b))) return true;
-  if (tolerance === 0 || !Number.isFinite(a) || !Number.isFinite(b)) return false;
-  return Math.abs(a - b) <= tolerance * Math.max(Math.abs(a), Math.abs(b), 1);
-}
-
-/** Every field of a histogram in a fixed order, -0 told apart from 0. */
-function fieldsOf(h: FloatHistogram): string {
-  const n = (x: number): string => (Object.is(x, -0) ? '-0' : String(x));
-  const side = (b: FloatHistogram['positive']): string => `${b.index.join()}:${b.count.map(n).join()}`;
-  return [h.schema, n(h.count), n(h.sum), n(h.zeroThreshold), n(h.zeroCount), h.hint]
-    .concat([side(h.positive), side(h.negative), h.customValues.map(n).join()])
-    .join('|');
-}
-
-/** Histograms equal: field for field, or within `tolerance`; the counter-reset hint always. */
-function sameHistogram(a: FloatHistogram | undefined, b: FloatHistogram | undefined, tolerance: number): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  if (tolerance === 0) return fieldsOf(a) === fieldsOf(b);
-  return a.hint === b.hint && histogramsEqual(a, b, (x, y) => close(x, y, tolerance));
-}
-
-function fieldsOf0(h: FloatHistogram | undefined): string {
-  return h === undefined ? 'none' : fieldsOf(h);
-}
-
-/** Differences between two outcomes, as readable lines (empty when equal). */
-function differences(pushed: QueryOutcome, plain: QueryOutcome, tolerance: number): string[] {
-  const out: string[] = [];
-  if (pushed.resultType !== plain.resultType) return [`resultType ${pushed.resultType} vs ${plain.resultType}`];
-  if ([...pushed.warnings].sort().join('\n') !== [...plain.warnings].sort().join('\n'))
-    out.push(`warnings ${JSON.stringify(pushed.warnings)} vs ${JSON.stringify(plain.warnings)}`);
-  if ([...pushed.infos].sort().join('\n') !== [...plain.infos].sort().join('\n'))
-    out.push(`infos ${JSON.stringify(pushed.infos)} vs ${JSON.stringify(plain.infos)}`);
-  if (pushed.resultType === 'vector' && plain.resultType === 'vector') {
-    if (pushed.samples.length !== plain.samples.length)
-      return [...out, `${pushed.samples.length} vs ${plain.samples.length} samples`];
-    pushed.samples.forEach((p, i) => {
-      const q = plain.samples[i] as (typeof plain.samples)[number];
-      const name = labelText(p.labels);
-      if (name !== labelText(q.labels)) out.push(`#${i} labels ${name} vs ${labelText(q.labels)}`);
-      if (!close(p.v, q.v, tolerance)) out.push(`#${i} ${name} v ${p.v} vs ${q.v}`);
-      if (!sameHistogram(p.h, q.h, tolerance)) out.push(`#${i} ${name} h ${fieldsOf0(p.h)} vs ${fieldsOf0(q.h)}`);
-    });
-  } else if (pushed.resultType === 'matrix' && plain.resultType === 'matrix') {
-    if (pushed.series.length !== plain.series.length)
-      return [...out, `${pushed.series.length} vs ${plain.series.length} series`];
-    pushed.series.forEach((p, i) => {
-      const q = plain.series[i] as (typeof plain.series)[number];
-      const name = labelText(p.labels);
-      if (name !== labelText(q.labels)) out.push(`#${i} labels ${name} vs ${labelText(q.labels)}`);
-      if (p.t.join() !== q.t.join()) out.push(`${name} float times differ`);
-      p.v.forEach((v, k) => {
-        if (!close(v, q.v[k] as number, tolerance)) out.push(`${name} @${p.t[k]} v ${v} vs ${q.v[k]}`);
-      });
-      const ph = p.histograms ?? { t: [], h: [] };
-      const qh = q.histograms ?? { t: [], h: [] };
-      if (ph.t.join() !== qh.t.join()) out.push(`${name} histogram times differ`);
-      else
-        ph.h.forEach((h, k) => {
-          if (!sameHistogram(h, qh.h[k], tolerance))
-            out.push(`${name} @${ph.t[k]} h ${fieldsOf(h)} vs ${fieldsOf0(qh.h[k])}`);
-        });
-    });
-  }
-  return out;
-}
-
-type Outcome = { ok: true; value: QueryOutcome } | { ok: false; error: string };
-
-async function attempt(run: () => Promise<QueryOutcome>): Promise<Outcome> {
-  try {
-    return { ok: true, value: await run() };
-  } catch (err) {
-    if (err instanceof PromqlError) return { ok: false, error: `${err.errorType}: ${err.message}` };
-    throw err;
-  }
-}
-
-const EXACT = 0;
-const SUMMED = 1e-9;
 
 /** Queries and their tolerance: EXACT, or SUMMED where partial sums add up in another order. */
 const QUERIES: Array<[string, number]> = [
@@ -396,34 +278,11 @@ const RANGES: Array<[number, number, number]> = [
 t.test('pushed-down evaluation over native histograms answers what the router alone answers', async (t) => {
   const env = await setUp(t);
   const source = sourceOf(env);
-  let compared = 0;
   let histograms = 0;
-  for (const [query, tolerance] of QUERIES) {
-    const runs: Array<[string, (pushdown: boolean) => Promise<QueryOutcome>]> = [
-      ...INSTANT_TIMES.map((time): [string, (pushdown: boolean) => Promise<QueryOutcome>] => [
-        `instant @${time}`,
-        (pushdown) => instantQuery(query, time, { source, pushdown }),
-      ]),
-      ...RANGES.map(([start, end, step]): [string, (pushdown: boolean) => Promise<QueryOutcome>] => [
-        `range ${start}..${end} step ${step}`,
-        (pushdown) => rangeQuery(query, start, end, step, { source, pushdown }),
-      ]),
-    ];
-    for (const [where, run] of runs) {
-      const plain = await attempt(() => run(false));
-      const pushed = await attempt(() => run(true));
-      compared++;
-      if (!plain.ok || !pushed.ok) {
-        t.same(pushed, plain, `${query} (${where}): same error`);
-        continue;
-      }
-      const v = plain.value;
-      if (v.resultType === 'vector') histograms += v.samples.filter((s) => s.h !== undefined).length;
-      if (v.resultType === 'matrix') histograms += v.series.reduce((n, s) => n + (s.histograms?.h.length ?? 0), 0);
-      const diff = differences(pushed.value, plain.value, tolerance);
-      if (diff.length > 0) t.fail(`${query} (${where}) differs:\n  ${diff.slice(0, 8).join('\n  ')}`);
-    }
-  }
+  const compared = await comparePushdown(t, source, QUERIES, INSTANT_TIMES, RANGES, (v) => {
+    if (v.resultType === 'vector') histograms += v.samples.filter((s) => s.h !== undefined).length;
+    if (v.resultType === 'matrix') histograms += v.series.reduce((n, s) => n + (s.histograms?.h.length ?? 0), 0);
+  });
   t.ok(compared >= QUERIES.length * 6, `${compared} evaluations compared`);
   t.ok(histograms > 1000, `${histograms} histogram samples in the answers`);
 });

@@ -11,40 +11,20 @@
  * (or 1e-9 absolute near zero), and the test says which queries those are.
  */
 import t from 'tap';
-import type { PromqlShardPlan } from '../../../src/query/promql/distribute/shard-plan.js';
-import type { QueryOutcome } from '../../../src/query/promql/engine.js';
-import { instantQuery, rangeQuery } from '../../../src/query/promql/engine.js';
-import { runPromqlShardPlan } from '../../../src/query/promql/store/shard-entry.js';
-import { type Labels, PromqlError, staleNaN } from '../../../src/query/promql/types.js';
+import { rangeQuery } from '../../../src/query/promql/engine.js';
+import { PromqlError, staleNaN } from '../../../src/query/promql/types.js';
 import { Catalog } from '../../../src/router/catalog.js';
-import { type ShardQuery, ShardSampleSource } from '../../../src/router/promql-source.js';
 import type { ShardStore } from '../../../src/shard/store.js';
 import { encodeWriteBatch } from '../../../src/shared/codec/write-batch.js';
+import { prng } from '../../helpers/prng.js';
 import { openStore, type TestRow, tableRows, tempDir } from '../../shard/helpers.js';
+import { comparePushdown, EXACT, fnv, type PushdownEnv, SUMMED, sourceOf } from './helpers/pushdown-compare.js';
 
 const SHARDS = 3;
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
 const HOURS_OF_DATA = 2;
 const SCRAPE_MS = 15_000;
-
-/** Deterministic random numbers (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function fnv(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 interface SeriesSpec {
   tags: Record<string, string>;
@@ -59,7 +39,7 @@ interface MetricSpec {
 }
 
 const SEED = Number(process.env.PROMQL_DISTRIBUTE_SEED ?? 20240611);
-const rand = random(SEED);
+const rand = prng(SEED);
 
 function metrics(): MetricSpec[] {
   const out: MetricSpec[] = [];
@@ -144,14 +124,7 @@ function metrics(): MetricSpec[] {
   return out;
 }
 
-interface Env {
-  catalog: Catalog;
-  stores: ShardStore[];
-  /** Shard plan ops sent since the last reset, e.g. ['eval', 'eval', 'eval']. */
-  ops: string[];
-}
-
-async function setUp(t: { teardown(fn: () => unknown): void }): Promise<Env> {
+async function setUp(t: { teardown(fn: () => unknown): void }): Promise<PushdownEnv> {
   const catalog = await Catalog.open(tempDir(t), SHARDS);
   const stores: ShardStore[] = [];
   for (let i = 0; i < SHARDS; i++) stores.push(await openStore(tempDir(t)));
@@ -207,82 +180,6 @@ async function setUp(t: { teardown(fn: () => unknown): void }): Promise<Env> {
   await Promise.all(stores.map((s) => s.flush()));
   return { catalog, stores, ops: [] };
 }
-
-function sourceOf(env: Env): ShardSampleSource {
-  const shards: ShardQuery = {
-    async query<T>({ plan }: { plan: PromqlShardPlan }): Promise<T[]> {
-      env.ops.push(plan.op);
-      return Promise.all(
-        env.stores.map(async (store) => {
-          const answer = await runPromqlShardPlan(structuredClone(plan), store);
-          return structuredClone(answer.value, { transfer: answer.transfer }) as T;
-        }),
-      );
-    },
-  };
-  return new ShardSampleSource(env.catalog, shards, { db: 'public' });
-}
-
-function labelText(labels: Labels): string {
-  return labels.map((l) => `${l.name}=${JSON.stringify(l.value)}`).join(',');
-}
-
-/** Floats equal: identical (NaN = NaN), or within `tolerance` relative when one is given. */
-function close(a: number, b: number, tolerance: number): boolean {
-  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return true;
-  if (tolerance === 0 || !Number.isFinite(a) || !Number.isFinite(b)) return false;
-  return Math.abs(a - b) <= tolerance * Math.max(Math.abs(a), Math.abs(b), 1);
-}
-
-/** Differences between two outcomes, as readable lines (empty when equal). */
-function differences(pushed: QueryOutcome, plain: QueryOutcome, tolerance: number): string[] {
-  const out: string[] = [];
-  if (pushed.resultType !== plain.resultType) return [`resultType ${pushed.resultType} vs ${plain.resultType}`];
-  if ([...pushed.warnings].sort().join('\n') !== [...plain.warnings].sort().join('\n'))
-    out.push(`warnings ${JSON.stringify(pushed.warnings)} vs ${JSON.stringify(plain.warnings)}`);
-  if ([...pushed.infos].sort().join('\n') !== [...plain.infos].sort().join('\n'))
-    out.push(`infos ${JSON.stringify(pushed.infos)} vs ${JSON.stringify(plain.infos)}`);
-  if (pushed.resultType === 'vector' && plain.resultType === 'vector') {
-    if (pushed.samples.length !== plain.samples.length)
-      return [...out, `${pushed.samples.length} vs ${plain.samples.length} samples`];
-    pushed.samples.forEach((p, i) => {
-      const q = plain.samples[i] as (typeof plain.samples)[number];
-      if (labelText(p.labels) !== labelText(q.labels))
-        out.push(`#${i} labels ${labelText(p.labels)} vs ${labelText(q.labels)}`);
-      if (p.t !== q.t) out.push(`#${i} t ${p.t} vs ${q.t}`);
-      if (!close(p.v, q.v, tolerance)) out.push(`#${i} ${labelText(p.labels)} v ${p.v} vs ${q.v}`);
-    });
-  } else if (pushed.resultType === 'matrix' && plain.resultType === 'matrix') {
-    if (pushed.series.length !== plain.series.length)
-      return [...out, `${pushed.series.length} vs ${plain.series.length} series`];
-    pushed.series.forEach((p, i) => {
-      const q = plain.series[i] as (typeof plain.series)[number];
-      const name = labelText(p.labels);
-      if (name !== labelText(q.labels)) out.push(`#${i} labels ${name} vs ${labelText(q.labels)}`);
-      if (p.t.join() !== q.t.join()) out.push(`${name} times differ`);
-      p.v.forEach((v, k) => {
-        if (!close(v, q.v[k] as number, tolerance)) out.push(`${name} @${p.t[k]} v ${v} vs ${q.v[k]}`);
-      });
-    });
-  } else if (pushed.resultType === 'scalar' && plain.resultType === 'scalar') {
-    if (!close(pushed.v, plain.v, tolerance)) out.push(`scalar ${pushed.v} vs ${plain.v}`);
-  }
-  return out;
-}
-
-type Outcome = { ok: true; value: QueryOutcome } | { ok: false; error: string };
-
-async function attempt(run: () => Promise<QueryOutcome>): Promise<Outcome> {
-  try {
-    return { ok: true, value: await run() };
-  } catch (err) {
-    if (err instanceof PromqlError) return { ok: false, error: `${err.errorType}: ${err.message}` };
-    throw err;
-  }
-}
-
-const EXACT = 0;
-const SUMMED = 1e-9;
 
 /**
  * Queries and their tolerance: EXACT, or SUMMED for aggregations whose partial states are added
@@ -397,30 +294,7 @@ const RANGES: Array<[number, number, number]> = [
 t.test('pushed-down evaluation answers what the router alone answers', async (t) => {
   const env = await setUp(t);
   const source = sourceOf(env);
-  let compared = 0;
-  for (const [query, tolerance] of QUERIES) {
-    const runs: Array<[string, (pushdown: boolean) => Promise<QueryOutcome>]> = [
-      ...INSTANT_TIMES.map((time): [string, (pushdown: boolean) => Promise<QueryOutcome>] => [
-        `instant @${time}`,
-        (pushdown) => instantQuery(query, time, { source, pushdown }),
-      ]),
-      ...RANGES.map(([start, end, step]): [string, (pushdown: boolean) => Promise<QueryOutcome>] => [
-        `range ${start}..${end} step ${step}`,
-        (pushdown) => rangeQuery(query, start, end, step, { source, pushdown }),
-      ]),
-    ];
-    for (const [where, run] of runs) {
-      const plain = await attempt(() => run(false));
-      const pushed = await attempt(() => run(true));
-      compared++;
-      if (!plain.ok || !pushed.ok) {
-        t.same(pushed, plain, `${query} (${where}): same error`);
-        continue;
-      }
-      const diff = differences(pushed.value, plain.value, tolerance);
-      if (diff.length > 0) t.fail(`${query} (${where}) differs:\n  ${diff.slice(0, 8).join('\n  ')}`);
-    }
-  }
+  const compared = await comparePushdown(t, source, QUERIES, INSTANT_TIMES, RANGES);
   t.ok(compared >= QUERIES.length * 6, `${compared} evaluations compared`);
 });
 

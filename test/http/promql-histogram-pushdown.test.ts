@@ -13,6 +13,7 @@ import { staleNaN } from '../../src/query/promql/types.js';
 import { prng } from '../helpers/prng.js';
 import { type HistogramSpec, histogramMessage, writeBody } from '../helpers/prom-histograms.js';
 import { postRemoteWrite } from '../helpers/prom-remote.js';
+import { type Traffic, traffic } from '../helpers/promql-traffic.js';
 import { startServer, tempDir } from '../helpers/server.js';
 
 const T0 = 1_700_000_000_000;
@@ -87,17 +88,6 @@ const QUERIES: Array<[string, 'step' | 'partial']> = [
   ['histogram_quantile(0.9, sum(rate(rpc_seconds[5m])))', 'partial'],
   ['histogram_quantile(0.5, sum by (job) (rate(rpc_seconds[5m])))', 'partial'],
 ];
-
-type Traffic = Record<'raw' | 'step' | 'partial', number>;
-
-async function traffic(url: string): Promise<Traffic> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out: Traffic = { raw: 0, step: 0, partial: 0 };
-  for (const m of text.matchAll(/^shoaldb_promql_shard_samples_returned_total\{kind="(\w+)"\} (\d+)$/gm)) {
-    out[m[1] as keyof Traffic] = Number(m[2]);
-  }
-  return out;
-}
 
 async function queryRange(url: string, query: string): Promise<{ body: unknown; moved: Traffic }> {
   const before = await traffic(url);

@@ -10,6 +10,7 @@ import { instantQuery, type QueryOutcome, rangeQuery } from '../../src/query/pro
 import { labelsFromPairs } from '../../src/query/promql/labels.js';
 import { MemorySource } from '../../src/query/promql/memory-source.js';
 import { remoteRead, remoteWrite, type TestSeries } from '../helpers/prom-remote.js';
+import { type Traffic, traffic } from '../helpers/promql-traffic.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const SERIES = 10_000;
@@ -20,17 +21,6 @@ const T0 = 1_700_000_000_000;
 const END_MS = T0 + (SAMPLES - 1) * SCRAPE_MS;
 const METRIC = 'pd_requests_total';
 const WRITE_BATCH = 1_000;
-
-type Traffic = Record<'raw' | 'step' | 'partial', number>;
-
-async function traffic(url: string): Promise<Traffic> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out: Traffic = { raw: 0, step: 0, partial: 0 };
-  for (const m of text.matchAll(/^shoaldb_promql_shard_samples_returned_total\{kind="(\w+)"\} (\d+)$/gm)) {
-    out[m[1] as keyof Traffic] = Number(m[2]);
-  }
-  return out;
-}
 
 function delta(after: Traffic, before: Traffic): Traffic {
   return { raw: after.raw - before.raw, step: after.step - before.step, partial: after.partial - before.partial };

@@ -4,13 +4,13 @@
  * them over the row `[group keys..., aggregate results...]`.
  */
 
-import type { Expr, Ident, OrderByItem, Query, Select } from '../parse/ast.js';
+import type { Expr, Ident, Query, Select } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
 import type { Binder } from './binder.js';
 import { bindGroupingSets, expandGroupingSets, groupingValue, ungroupedArgumentError } from './grouping-sets.js';
 import { exprName } from './naming.js';
 import { type AggregateCall, type MergePlan, mapChildren, type PlanExpr, planExprKey, type ShardPlan } from './plan.js';
-import { type Item, resolveOrderBy, unnest } from './plan-order.js';
+import { distinctOrderByError, type Item, resolveOrderBy, unnest } from './plan-order.js';
 import { normalizeIdent, type Scope } from './scope.js';
 
 /** Planner inputs beyond the query. */
@@ -148,10 +148,7 @@ export function planAggregate(
     if (having.type !== 'Boolean' && having.type !== 'Null')
       throw planError('HAVING clause must be a boolean expression');
   }
-  const distinctError = select.distinct
-    ? (item: OrderByItem) =>
-        planError(`For SELECT DISTINCT, ORDER BY expressions ${exprName(item.expr, scope)} must appear in select list`)
-    : null;
+  const distinctError = select.distinct ? distinctOrderByError(scope) : null;
   const order = distinctAsGroups
     ? resolveOrderBy(query.orderBy, items, groupExprs, (e) => noAggregates.bind(e), distinctError)
     : resolveOrderBy(query.orderBy, items, outputs, (e) => rewrite(base.bind(e)), distinctError);

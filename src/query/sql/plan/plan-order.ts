@@ -6,8 +6,9 @@
 import type { DbError } from '../../../shared/errors.js';
 import type { Expr, Ident, OrderByItem } from '../parse/ast.js';
 import { planError } from '../types/coercion.js';
+import { exprName } from './naming.js';
 import { type PlanExpr, planExprKey, type SortKey } from './plan.js';
-import { normalizeIdent } from './scope.js';
+import { normalizeIdent, type Scope } from './scope.js';
 
 /** One SELECT item after `*` expansion. */
 export interface Item {
@@ -28,6 +29,12 @@ export interface OrderResolution {
   sort: SortKey[];
   /** Sort expressions that are not result columns, appended as hidden columns. */
   hidden: PlanExpr[];
+}
+
+/** SELECT DISTINCT's refusal of an ORDER BY item that is not one of its outputs. */
+export function distinctOrderByError(scope: Scope | null): (item: OrderByItem) => DbError {
+  return (item) =>
+    planError(`For SELECT DISTINCT, ORDER BY expressions ${exprName(item.expr, scope)} must appear in select list`);
 }
 
 /**

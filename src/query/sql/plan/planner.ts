@@ -19,7 +19,7 @@ import { exprName, selectItemName, withAlignFill } from './naming.js';
 import { isNumbersTable, NUMBERS_TABLE } from './numbers-table.js';
 import type { MergePlan, PlanExpr, ShardPlan, SortKey } from './plan.js';
 import { planAggregate } from './plan-aggregate.js';
-import { type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
+import { distinctOrderByError, type Item, type OrderResolution, resolveOrderBy } from './plan-order.js';
 import { planRange } from './plan-range.js';
 import { refuseUnnestIn, unnestArguments, unnestItemType } from './plan-unnest.js';
 import { type Relation, scopeColumnsOf } from './relation.js';
@@ -295,7 +295,13 @@ export function planSelect(
     items.some((i) => containsAggregate(i.expr)) ||
     (select.having !== null && containsAggregate(select.having)) ||
     query.orderBy.some((o) => containsAggregate(o.expr));
-  const aggregateMode = hasAggregate || select.groupBy.length > 0 || select.having !== null || select.distinct;
+  // DISTINCT over window results comes after the windows: the rows path drops repeated output
+  // rows in the router once they are computed. Taken as a GROUP BY of the outputs, the shards
+  // were asked to group by window values they cannot compute.
+  const distinctAfterWindows =
+    select.distinct && hasWindow && !hasAggregate && select.groupBy.length === 0 && select.having === null;
+  const aggregateMode =
+    hasAggregate || select.groupBy.length > 0 || select.having !== null || (select.distinct && !distinctAfterWindows);
   const windowBinder = hasWindow ? windows.binder(base) : base;
 
   const noAggregates = windowBinder.with((name) => planError(`Aggregate function ${name} is not allowed here`));
@@ -316,7 +322,8 @@ export function planSelect(
       unnestTypes[k] = unnestItemType(list);
       return list;
     });
-    const order = resolveOrderBy(query.orderBy, items, outputs, (e) => noAggregates.bind(e), null);
+    const distinctError = distinctAfterWindows ? distinctOrderByError(scope) : null;
+    const order = resolveOrderBy(query.orderBy, items, outputs, (e) => noAggregates.bind(e), distinctError);
     const distinctOn = select.distinctOn
       ? distinctOnColumns(select.distinctOn, order, items, outputs, (e) => noAggregates.bind(e))
       : undefined;
@@ -335,6 +342,7 @@ export function planSelect(
     };
     merge = { kind: 'rows', sort: order.sort, offset, limit, visible: outputs.length };
     if (distinctOn) merge.distinctOn = distinctOn;
+    else if (distinctAfterWindows) merge.distinctOn = outputs.map((_, k) => k);
     if (unnestArgs) merge.unnest = unnestTypes.flatMap((t, k) => (t === undefined ? [] : [k]));
   } else {
     const planned = planAggregate(query, items, scope, windowBinder, noAggregates, limit, offset, hasAggregate, {

@@ -172,15 +172,21 @@ export function columnBytes(column: Column, rowCount: number, cellBytes: number)
  * to transfer rather than copy across a thread boundary.
  */
 export function ownedBuffers(columns: Column[]): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>();
-  const add = (a: ArrayBufferView | undefined): void => {
-    if (a === undefined || !(a.buffer instanceof ArrayBuffer)) return;
-    if (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && a.byteLength > 0) out.add(a.buffer);
-  };
+  const views: Array<ArrayBufferView | undefined> = [];
   for (const c of columns) {
     if (Array.isArray(c)) continue;
-    if (!Array.isArray(c.values)) add(c.values as NumericValues);
-    add(c.valid);
+    if (!Array.isArray(c.values)) views.push(c.values as NumericValues);
+    views.push(c.valid);
+  }
+  return wholeBuffers(views);
+}
+
+/** The distinct buffers that `views` each fill whole (a view of part of one may not move). */
+export function wholeBuffers(views: ReadonlyArray<ArrayBufferView | undefined>): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const a of views) {
+    if (a === undefined || !(a.buffer instanceof ArrayBuffer)) continue;
+    if (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && a.byteLength > 0) out.add(a.buffer);
   }
   return [...out];
 }

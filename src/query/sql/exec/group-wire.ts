@@ -7,6 +7,7 @@
  * of numbers: the common aggregates) are transferred, not cloned, and rebuilt only as the router
  * merges them.
  */
+import { wholeBuffers } from '../../columns.js';
 import type { GroupsResult, PackedKeys, PackedStates } from '../plan/plan.js';
 import type { Value } from '../types/values.js';
 
@@ -28,31 +29,32 @@ export function groupsResult(keys: readonly Value[][], states: readonly unknown[
  * NULLs aside: time buckets and numeric tags, which structured clone would copy one by one.
  */
 export function packKeys(values: Value[]): PackedKeys {
-  const asValues: PackedKeys = { kind: 'values', values };
   const first = values.find((v) => v !== null);
   if (typeof first === 'number') {
-    const packed = new Float64Array(values.length);
-    let nulls: Uint8Array | undefined;
-    for (let g = 0; g < values.length; g++) {
-      const v = values[g];
-      if (typeof v === 'number') packed[g] = v;
-      else if (v === null) (nulls ??= new Uint8Array(values.length))[g] = 1;
-      else return asValues;
-    }
-    return { kind: 'f64', values: packed, nulls };
+    const packed = packed64(values, new Float64Array(values.length), (v) => typeof v === 'number');
+    if (packed !== null) return { kind: 'f64', values: packed.values, nulls: packed.nulls };
+  } else if (typeof first === 'bigint') {
+    const fits = (v: Value): boolean => typeof v === 'bigint' && BigInt.asIntN(64, v) === v;
+    const packed = packed64(values, new BigInt64Array(values.length), fits);
+    if (packed !== null) return { kind: 'i64', values: packed.values, nulls: packed.nulls };
   }
-  if (typeof first === 'bigint') {
-    const packed = new BigInt64Array(values.length);
-    let nulls: Uint8Array | undefined;
-    for (let g = 0; g < values.length; g++) {
-      const v = values[g];
-      if (typeof v === 'bigint' && BigInt.asIntN(64, v) === v) packed[g] = v;
-      else if (v === null) (nulls ??= new Uint8Array(values.length))[g] = 1;
-      else return asValues;
-    }
-    return { kind: 'i64', values: packed, nulls };
+  return { kind: 'values', values };
+}
+
+/** `values` copied into `into` with their NULLs marked, or null at the first value `fits` refuses. */
+function packed64<A extends Float64Array | BigInt64Array>(
+  values: readonly Value[],
+  into: A,
+  fits: (v: Value) => boolean,
+): { values: A; nulls: Uint8Array | undefined } | null {
+  let nulls: Uint8Array | undefined;
+  for (let g = 0; g < values.length; g++) {
+    const v = values[g] as Value;
+    if (v === null) (nulls ??= new Uint8Array(values.length))[g] = 1;
+    else if (fits(v)) into[g] = v as never;
+    else return null;
   }
-  return asValues;
+  return { values: into, nulls };
 }
 
 /** Group g's value of a key column. */
@@ -100,20 +102,10 @@ export function stateAt(packed: PackedStates, g: number): unknown {
   return state;
 }
 
-/** The buffers of the packed states, to transfer rather than copy to the router. */
+/** The buffers of the packed keys and states, to transfer rather than copy to the router. */
 export function groupBuffers(result: GroupsResult): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const packed of result.keys) {
-    if (packed.kind === 'values') continue;
-    for (const a of [packed.values, packed.nulls]) {
-      if (a !== undefined && a.buffer instanceof ArrayBuffer && a.byteLength > 0) out.push(a.buffer);
-    }
-  }
-  for (const packed of result.states) {
-    if (packed.kind !== 'fields') continue;
-    for (const a of [...packed.numbers, ...packed.nulls]) {
-      if (a !== undefined && a.buffer instanceof ArrayBuffer && a.byteLength > 0) out.push(a.buffer);
-    }
-  }
-  return out;
+  const views: Array<ArrayBufferView | undefined> = [];
+  for (const packed of result.keys) if (packed.kind !== 'values') views.push(packed.values, packed.nulls);
+  for (const packed of result.states) if (packed.kind === 'fields') views.push(...packed.numbers, ...packed.nulls);
+  return wholeBuffers(views);
 }

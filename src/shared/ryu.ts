@@ -14,9 +14,16 @@ export function ryuFloat(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
   if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const abs = Math.abs(value);
+  // Where both write plain digits (JS from 1e-6 to 1e21), JS's own text is ryu's, less the `.0`
+  // of an integer: no exponential text to take apart, the costly part of a large result's floats.
+  if (abs >= 1e-5 && abs < 1e16) {
+    const text = String(value);
+    return Number.isInteger(value) ? `${text}.0` : text;
+  }
   const sign = value < 0 ? '-' : '';
   // toExponential() with no argument yields the shortest digits that read back to `value`.
-  const exponential = Math.abs(value).toExponential();
+  const exponential = abs.toExponential();
   return sign + ryuLayout(exponential, F64_PLAIN);
 }
 
@@ -55,4 +62,10 @@ export function ryuFloat32(value: number): string {
     }
   }
   return (value < 0 ? '-' : '') + ryuLayout(exponential, F32_PLAIN);
+}
+
+/** `ryuFloat` without its plain-range shortcut (for tests of the shortcut). */
+export function ryuFloatByLayout(value: number): string {
+  const sign = value < 0 ? '-' : '';
+  return sign + ryuLayout(Math.abs(value).toExponential(), F64_PLAIN);
 }

@@ -304,11 +304,7 @@ class AggregateSink implements Sink {
     if (keyColumns.length === 0) {
       groupOf.fill(this.groupOfKey([]));
     } else {
-      const key = new Array<Value>(keyColumns.length);
-      for (let r = 0; r < n; r++) {
-        for (let c = 0; c < keyColumns.length; c++) key[c] = (keyColumns[c] as Value[])[r] as Value;
-        groupOf[r] = this.groupOfKey(key);
-      }
+      groupRows(keyColumns as Value[][], n, groupOf, this.groupOfKey);
     }
     this.output.aggregates.forEach((call, a) => {
       const states = this.states[a] as unknown[];
@@ -321,6 +317,32 @@ class AggregateSink implements Sink {
 
   finish(): ShardResult {
     return groupsResult(this.keys, this.states);
+  }
+}
+
+/**
+ * The group of each row by its key columns. A series' rows come together and in time order, so a
+ * row mostly has the key of the row before (same tag values, same time bucket): it then takes that
+ * row's group without a lookup. Values are compared by `===` (the same string, or bucket, is most
+ * often the same reference); a NaN, or a list, never equals and just takes the lookup.
+ */
+function groupRows(keyColumns: Value[][], n: number, groupOf: Uint32Array, groupOfKey: (key: Value[]) => number): void {
+  const width = keyColumns.length;
+  const key = new Array<Value>(width);
+  const previous = new Array<Value>(width);
+  let group = -1;
+  for (let r = 0; r < n; r++) {
+    let same = group >= 0;
+    for (let c = 0; c < width; c++) {
+      const v = (keyColumns[c] as Value[])[r] as Value;
+      key[c] = v;
+      if (same && v !== previous[c]) same = false;
+    }
+    if (!same) {
+      group = groupOfKey(key);
+      for (let c = 0; c < width; c++) previous[c] = key[c] as Value;
+    }
+    groupOf[r] = group;
   }
 }
 

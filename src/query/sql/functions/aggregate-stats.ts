@@ -6,16 +6,11 @@
  */
 import type { DataType } from '../../../shared/types.js';
 import { planError } from '../types/coercion.js';
-import { arrowNameOf, isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
+import { isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
 import { compareKeys } from './aggregate-ordered.js';
+import { noMatch } from './no-match.js';
 import type { AggregateFunction, Signature } from './types.js';
-
-function noMatch(name: string, argTypes: DataType[]): never {
-  throw planError(
-    `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'. You might need to add explicit type casts.`,
-  );
-}
 
 function numericOne(name: string, argTypes: DataType[]): DataType {
   const t = argTypes[0];

@@ -4,17 +4,11 @@
  * string unchanged, ELT returns NULL, FIELD returns 0).
  */
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../types/coercion.js';
-import { arrowNameOf, isInteger, isNumeric } from '../types/type-names.js';
+import { isInteger, isNumeric } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { noMatch } from './no-match.js';
 import { chars, fixed } from './string.js';
 import { mapRows, type ScalarFunction } from './types.js';
-
-function noMatch(name: string, argTypes: DataType[]): never {
-  throw planError(
-    `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'. You might need to add explicit type casts.`,
-  );
-}
 
 /** `LOCATE(substr, str[, pos])`: 1-based character position of substr in str at or after pos, else 0. */
 const locate = fixed('locate', ['String', 'String', 'Int64'], 1, 'Int64', (sub, s, pos) => {

@@ -4,15 +4,14 @@ import type { DataType } from '../../../shared/types.js';
 import { planError } from '../types/coercion.js';
 import { arrowNameOf, isInteger } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { noMatch } from './no-match.js';
 import { replacedLength, StringSizeGuard } from './string-size.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 function requireStrings(name: string, argTypes: DataType[], arity: number[]): void {
   const ok = arity.includes(argTypes.length) && argTypes.every((t) => t === 'String' || t === 'Null');
   if (!ok) {
-    throw planError(
-      `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'. You might need to add explicit type casts.`,
-    );
+    noMatch(name, argTypes);
   }
 }
 

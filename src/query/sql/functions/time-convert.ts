@@ -8,19 +8,13 @@
 import { floorDiv } from '../../../shared/bigint-math.js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit, timestampTypeOf, timeUnitOf } from '../../../shared/types.js';
-import { planError } from '../types/coercion.js';
-import { fixedIntervalNanos, parseInterval } from '../types/interval.js';
 import { civilFromDays, daysFromCivil, parseTimestampNanos, zoneOffsetSeconds } from '../types/timestamps.js';
-import { arrowNameOf, isFloat, isInteger } from '../types/type-names.js';
+import { isFloat, isInteger } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { dateBin } from './date-bin.js';
+import { noMatch } from './no-match.js';
 import { parseWithPattern } from './time-format-parse.js';
 import { mapRows, type ScalarFunction } from './types.js';
-
-function noMatch(name: string, argTypes: DataType[]): never {
-  throw planError(
-    `No function matches the given name and argument types '${name}(${argTypes.map(arrowNameOf).join(', ')})'. You might need to add explicit type casts.`,
-  );
-}
 
 /**
  * Reads `text` with the first of the row's chrono formats that fits (NULL formats are skipped),
@@ -100,65 +94,6 @@ const fromUnixtime: ScalarFunction = {
   evaluate: (args, rowCount) =>
     mapRows(args, rowCount, (v) => (typeof v === 'number' ? BigInt(Math.trunc(v)) : (v as bigint))),
 };
-
-/**
- * `date_bin(stride, ts[, origin])`: the start of the `stride`-wide bin holding ts, bins counted
- * from `origin` (default the epoch). The stride arrives in nanoseconds (an interval literal) or
- * as interval text.
- */
-const dateBin: ScalarFunction = {
-  kind: 'scalar',
-  name: 'date_bin',
-  bind(argTypes) {
-    const [stride, ts, origin] = argTypes;
-    if (argTypes.length < 2 || argTypes.length > 3) noMatch('date_bin', argTypes);
-    if (!(stride === 'Int64' || stride === 'String' || stride === 'Null')) noMatch('date_bin', argTypes);
-    const unit = ts === undefined ? null : timeUnitOf(ts);
-    if (!(unit || ts === 'Null' || ts === 'String')) noMatch('date_bin', argTypes);
-    const tsType: DataType = unit ? (ts as DataType) : 'TimestampNanosecond';
-    const params: DataType[] = [stride === 'String' ? 'String' : 'Int64', tsType];
-    if (origin !== undefined) params.push(tsType);
-    return { argTypes: params, returnType: tsType };
-  },
-  evaluate(args, rowCount, _ctx, returnType) {
-    const per = NANOS_PER_UNIT[timeUnitOf(returnType) ?? 'ns'];
-    // A batch's rows mostly fall in the bin of the row before (a series' rows come in time
-    // order), so the last bin's bounds in the argument's own unit answer them with two
-    // comparisons and the same result, where the arithmetic made six BigInts a row.
-    let cached = false;
-    let lastStride: Value | undefined;
-    let lastOrigin: Value | undefined;
-    let low = 0n;
-    let high = 0n;
-    let bin = 0n;
-    return mapRows(args, rowCount, (stride, ts, origin) => {
-      const value = ts as bigint;
-      if (cached && stride === lastStride && origin === lastOrigin && value >= low && value < high) return bin;
-      const strideNanos = typeof stride === 'string' ? intervalTextNanos(stride) : (stride as bigint);
-      if (strideNanos <= 0n)
-        throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: DATE_BIN stride must be non-zero');
-      const t = value * per;
-      const o = origin === undefined ? 0n : (origin as bigint) * per;
-      const start = o + floorDiv(t - o, strideNanos) * strideNanos;
-      bin = floorDiv(start, per);
-      // The values v with start <= v * per < start + stride.
-      low = -floorDiv(-start, per);
-      high = -floorDiv(-(start + strideNanos), per);
-      lastStride = stride;
-      lastOrigin = origin;
-      cached = true;
-      return bin;
-    });
-  },
-};
-
-/** A fixed-length interval text (`'15 minutes'`) in nanoseconds, for date_bin strides. */
-function intervalTextNanos(text: string): bigint {
-  const nanos = fixedIntervalNanos(parseInterval(text));
-  if (nanos === null)
-    throw new DbError(ErrorCode.EngineExecuteQuery, 'Execution error: DATE_BIN stride must not have months');
-  return nanos;
-}
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = [

@@ -39,6 +39,27 @@ export interface ScalarFunction {
    * `argTypes[i]` (what `bind` chose).
    */
   evaluate(args: Value[][], rowCount: number, ctx: EvalContext, returnType: DataType, argTypes?: DataType[]): Value[];
+  /**
+   * Which argument `evaluateInt64` takes unboxed: when it is a column read straight from a storage
+   * vector of int64 cells without NULLs (a time index), evaluation goes there instead.
+   */
+  int64Arg?: number;
+  /** `evaluate` with argument `int64Arg` as its storage cells (`args[int64Arg]` is undefined). */
+  evaluateInt64?(
+    args: Array<Value[] | undefined>,
+    column: Int64Column,
+    rowCount: number,
+    ctx: EvalContext,
+    returnType: DataType,
+  ): Value[];
+}
+
+/** An int64 storage column, row r at cell `selection[r]` (r itself without a selection). */
+export interface Int64Column {
+  values: BigInt64Array;
+  /** The same cells as 32-bit words, low word first: compared without making a BigInt. */
+  words: Int32Array;
+  selection: Uint32Array | undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ScanChunk } from '../../../shared/scan.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf, type Vector } from '../../../shared/types.js';
 import { compileLike } from '../functions/like.js';
 import { scalarFunction } from '../functions/registry.js';
-import type { EvalContext } from '../functions/types.js';
+import type { EvalContext, Int64Column } from '../functions/types.js';
 import { decimalArithmetic } from '../types/decimal.js';
 import { addInterval, combineIntervals, packInterval, unpackInterval } from '../types/interval.js';
 import { isBigIntType, isDecimal, isInteger } from '../types/type-names.js';
@@ -135,6 +135,11 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
     }
     case 'call': {
       const fn = scalarFunction(expr.name);
+      const int64 = fn.int64Arg === undefined ? null : int64ColumnOf(expr.args[fn.int64Arg], batch);
+      if (int64 !== null && fn.evaluateInt64 !== undefined) {
+        const args = expr.args.map((a, i) => (i === fn.int64Arg ? undefined : evaluate(a, batch, ctx)));
+        return fn.evaluateInt64(args, int64, n, ctx, expr.type);
+      }
       return fn.evaluate(
         expr.args.map((a) => evaluate(a, batch, ctx)),
         n,
@@ -154,6 +159,16 @@ export function evaluate(expr: PlanExpr, batch: Batch, ctx: EvalContext): Value[
     case 'window':
       throw new Error('window functions are evaluated by the window step');
   }
+}
+
+/** `arg`'s storage cells, when it is a column read straight from an int64 vector without NULLs. */
+function int64ColumnOf(arg: PlanExpr | undefined, batch: Batch): Int64Column | null {
+  if (arg?.kind !== 'column') return null;
+  const vector = batch.vectors?.[arg.index];
+  if (vector?.kind !== 'i64' || vector.valid !== undefined) return null;
+  const values = vector.values as BigInt64Array;
+  const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+  return { values, words, selection: batch.selection };
 }
 
 /** Row indexes for which `predicate` is TRUE (NULL and FALSE both drop the row). */

@@ -14,11 +14,10 @@ import type { TimeSlice } from '../../../shared/time-slice.js';
 import { type Column, type ColumnTable, cellAt, concatColumns, isVector } from '../../columns.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
-import type { AggregateCall, MergePlan, ShardResult } from '../plan/plan.js';
+import type { MergePlan, ShardResult } from '../plan/plan.js';
 import type { Value } from '../types/values.js';
-import { createState, finishState, mergeState } from './aggregate-exec.js';
-import { keyAt, stateAt } from './group-wire.js';
-import { KeyIndex } from './key-index.js';
+import { createState, finishState } from './aggregate-exec.js';
+import { GroupMerge } from './group-merge.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
 import { applyOrderSliced, sortPermutationSliced } from './sort.js';
@@ -129,40 +128,26 @@ async function mergeGroups(
   ctx: EvalContext,
   slice: TimeSlice,
 ): Promise<ColumnTable> {
-  const index = new KeyIndex();
-  const keys: Value[][] = [];
-  const states: unknown[][] = [];
-  for (const result of results) {
-    if (result.kind !== 'groups') continue;
-    for (let i = 0; i < result.count; i++) {
-      if (slice.tick()) await slice.next();
-      const key = result.keys.map((column) => keyAt(column, i));
-      const incoming = result.states.map((packed) => stateAt(packed, i));
-      const count = keys.length;
-      const g = index.numberOf(key, () => count);
-      if (g === count) {
-        keys.push(key);
-        states.push(incoming);
-      } else {
-        const target = states[g] as unknown[];
-        for (let a = 0; a < plan.aggregates.length; a++)
-          mergeState(plan.aggregates[a] as AggregateCall, target[a], incoming[a]);
-      }
-    }
-  }
-  if (plan.grandTotalSets) addGrandTotals(plan, keys, states);
-  if (!plan.grouped && keys.length === 0) {
-    keys.push([]);
-    states.push(plan.aggregates.map((call) => createState(call)));
-  }
-  const n = keys.length;
+  const groups = new GroupMerge(plan.aggregates);
+  for (const result of results) if (result.kind === 'groups') await groups.add(result, slice);
+  if (plan.grandTotalSets) addGrandTotals(plan, groups);
+  if (!plan.grouped && groups.count === 0)
+    groups.make(
+      [],
+      plan.aggregates.map((call) => createState(call)),
+    );
+  const n = groups.count;
   const columns: Value[][] = [];
-  for (let c = 0; c < plan.groupCount; c++) columns.push(keys.map((k) => k[c] as Value));
+  for (let c = 0; c < plan.groupCount; c++) {
+    const column = new Array<Value>(n);
+    for (let g = 0; g < n; g++) column[g] = groups.keyAt(g, c);
+    columns.push(column);
+  }
   for (let a = 0; a < plan.aggregates.length; a++) {
     const call = plan.aggregates[a] as (typeof plan.aggregates)[number];
     const finished = new Array<Value>(n);
     for (let g = 0; g < n; g++) {
-      finished[g] = finishState(call, (states[g] as unknown[])[a]);
+      finished[g] = finishState(call, groups.stateAt(g, a));
       if (slice.tick()) await slice.next();
     }
     columns.push(finished);
@@ -196,14 +181,17 @@ async function mergeGroups(
  * The row of each empty grouping set that no shard sent (no input rows): like an aggregate
  * without GROUP BY, a grand total exists over nothing (count 0, sum NULL).
  */
-function addGrandTotals(plan: Extract<MergePlan, { kind: 'aggregate' }>, keys: Value[][], states: unknown[][]): void {
+function addGrandTotals(plan: Extract<MergePlan, { kind: 'aggregate' }>, groups: GroupMerge): void {
   const position = plan.groupCount - 1;
-  const present = new Set(keys.map((k) => k[position]));
+  const present = new Set<Value>();
+  for (let g = 0; g < groups.count; g++) present.add(groups.keyAt(g, position));
   for (const s of plan.grandTotalSets ?? []) {
     if (present.has(s)) continue;
     const key = new Array<Value>(plan.groupCount).fill(null);
     key[position] = s;
-    keys.push(key);
-    states.push(plan.aggregates.map((call) => createState(call)));
+    groups.make(
+      key,
+      plan.aggregates.map((call) => createState(call)),
+    );
   }
 }

@@ -55,6 +55,9 @@ export interface SoakSample {
   failedQueries: number;
   /** /health probes that failed (error or not 200) since the previous sample. */
   failedHealth: number;
+  /** Memtable flushes and compactions since the server started, over all shards. */
+  flushes: number;
+  compactions: number;
 }
 
 export interface SoakResult {
@@ -222,6 +225,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           queries,
           failedQueries,
           failedHealth,
+          flushes: await gauge(base, 'shoaldb_flushes_total'),
+          compactions: await gauge(base, 'shoaldb_compactions_total'),
         };
         totals.queries += queries;
         totals.failedQueries += failedQueries;

@@ -1,7 +1,7 @@
 /**
  * The short CI variant of the soak (bench/reliability/soak.ts runs an hour): a minute and a half
  * at half the sustainable line-protocol rate with queries and /health probes, sampled every 10 s,
- * with smaller memtable flushes so that compaction works through several tiers. See
+ * with smaller memtable flushes so that flushes and compactions come often. See
  * bench/reliability/soak-driver.ts for the load. SOAK_SECONDS, SOAK_SAMPLE_S and SOAK_CALIBRATE_S
  * change the lengths (90, 10 and 8 s).
  */
@@ -16,7 +16,7 @@ const CALIBRATE_S = Number(process.env.SOAK_CALIBRATE_S ?? 8);
 // A quarter of the default flush size (64 MiB): three to four times the flushes (26–32 in the
 // runs), enough for compaction to work through and for a stalled one to show in 90 s.
 // The page cache as in the overload test: its default is memory the RSS check would have to allow.
-const SMALL_FLUSHES = '[memtable]\nflush_size = "16MiB"\n[segment]\npage_cache_size = "32MiB"';
+const SOAK_TOML = '[memtable]\nflush_size = "16MiB"\n[segment]\npage_cache_size = "32MiB"';
 const FD_SLACK = 4;
 const WAL_FILES_MAX = 8;
 const SEGMENT_SLACK = 10;
@@ -39,7 +39,7 @@ t.test(`a ${SECONDS} s soak keeps every row and leaks nothing`, async (t) => {
     sampleMs: SAMPLE_S * 1000,
     calibrateMs: CALIBRATE_S * 1000,
     dataDir,
-    toml: SMALL_FLUSHES,
+    toml: SOAK_TOML,
     log: (line) => t.comment(line),
   });
   t.comment(

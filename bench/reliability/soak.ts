@@ -1,247 +1,34 @@
 /**
- * The soak (issue 16): one server for an hour at half the rate it sustains, with queries, and a
- * sample of its vital signs every minute. A leak shows as a line that climbs: RSS, open file
- * descriptors, live segments (compaction must keep up), WAL files, query and /health latency.
+ * The soak at full length (issue 16, docs/reliability.md): one server for an hour at half the
+ * rate it sustains, with queries, and a sample of its vital signs every minute (the driver,
+ * soak-driver.ts, says what it does). Ends with count(*) against the acknowledged rows and the
+ * first-third against last-third table for bench/RESULTS.md; exit code 1 if a row is missing.
  *
- *   node dist-bench/bench/reliability/soak.js [minutes=60]
- *
- * 1. Calibrate: 20 s of line protocol at 4 requests in flight; the rate reached is "sustainable".
- * 2. Soak: bodies paced at half that rate (up to 8 in flight when the server falls behind), a
- *    PromQL and a SQL query over the last minute of data in turn every 2 s, /health every 500 ms.
- * 3. Check: every acknowledged row is stored (count(*)), then compare the first and the last
- *    third of the samples and print the table for bench/RESULTS.md.
- *
- * Data: the mixed bench's bodies (1,000 hosts × 5 cores, 5,000 rows a body), one step per second
- * of data, starting ten days back, so an hour at any rate this machine reaches stays in the past.
+ *   node dist-bench/bench/reliability/soak.js [minutes=60]     (SOAK_SAMPLE_S: seconds a sample, 60)
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { post, postForAnswer } from '../http-client.js';
-import { BodySource, ROWS_PER_BODY } from '../mixed/bodies.js';
-import { quantile } from '../peers/stats.js';
-import { startServerProcess } from './server-process.js';
+import { runSoak, thirdsTable } from './soak-driver.js';
 
 const MINUTES = Number(process.argv[2] ?? 60);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_S ?? 60) * 1000;
-const CALIBRATE_MS = 20_000;
-const STEP_MS = 1000;
-const START_AGO_MS = 10 * 24 * 3600_000;
-const QUERY_EVERY_MS = 2000;
-const HEALTH_EVERY_MS = 500;
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-interface Sample {
-  minute: number;
-  rowsPerS: number;
-  rssMiB: number;
-  fds: number;
-  segments: number;
-  walFiles: number;
-  queryP50: number;
-  queryP99: number;
-  healthP99: number;
-  queries: number;
-  failedQueries: number;
-}
-
-function rssMiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
-}
-
-const openFds = (pid: number): number => fs.readdirSync(`/proc/${pid}/fd`).length;
-
-/** Sum over shards of a gauge on /metrics. */
-async function gauge(base: string, name: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
-
-async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoaldb-soak-'));
-  const server = await startServerProcess(dataDir, '');
-  const pid = server.child.pid as number;
-  const base = server.url;
-  const writeUrl = new URL(`${base}/v1/lineproto/write?db=public&precision=ns`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const bodies = new BodySource(Date.now(), STEP_MS, START_AGO_MS);
-  let acked = 0;
-  let lastMs = 0;
-  let refused = 0;
-
-  const send = async (): Promise<void> => {
-    const { body, ms } = bodies.take();
-    const status = await post(agent, writeUrl, body);
-    if (status === 204 || status === 200) {
-      acked += ROWS_PER_BODY;
-      lastMs = Math.max(lastMs, ms);
-    } else refused++;
-  };
-
-  // 1. Calibration.
-  const calibrateEnd = Date.now() + CALIBRATE_MS;
-  const before = acked;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (Date.now() < calibrateEnd) await send();
-    }),
-  );
-  const sustainable = (acked - before) / ((performance.now() - t0) / 1000);
-  const bodiesPerS = sustainable / 2 / ROWS_PER_BODY;
-  console.log(`sustainable ${Math.round(sustainable)} rows/s; soak at ${Math.round(sustainable / 2)} rows/s`);
-
-  // 2. Soak.
-  const end = Date.now() + MINUTES * 60_000;
-  const queryMs: number[] = [];
-  const healthMs: number[] = [];
-  let queries = 0;
-  let failedQueries = 0;
-  const samples: Sample[] = [];
-  let sampledAcked = acked;
-  let sampledAt = performance.now();
-
-  const load = (async () => {
-    const start = performance.now();
-    let due = 0;
-    const inFlight = new Set<Promise<void>>();
-    while (Date.now() < end) {
-      const at = start + (due * 1000) / bodiesPerS;
-      const wait = at - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      while (inFlight.size >= 8) await Promise.race(inFlight);
-      const p = send().finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      due++;
-    }
-    await Promise.all(inFlight);
-  })();
-
-  const queryLoop = (async () => {
-    let turn = 0;
-    while (Date.now() < end) {
-      await new Promise((r) => setTimeout(r, QUERY_EVERY_MS));
-      if (lastMs === 0) continue;
-      const from = lastMs - 60_000;
-      const [url, body] =
-        turn++ % 2 === 0
-          ? [
-              new URL(`${base}/v1/metricsapi/api/v1/query`),
-              new URLSearchParams({ query: 'avg by (host) (avg_over_time(mixp[1m]))', time: String(lastMs / 1000) }),
-            ]
-          : [
-              new URL(`${base}/v1/sql?db=public`),
-              new URLSearchParams({
-                sql: `SELECT host, max(v) FROM mixp WHERE greptime_timestamp >= '${new Date(from).toISOString()}' GROUP BY host`,
-              }),
-            ];
-      const started = performance.now();
-      const answer = await postForAnswer(agent, url, Buffer.from(body.toString()), FORM).catch(() => null);
-      queries++;
-      if (answer === null || answer.status !== 200) failedQueries++;
-      else queryMs.push(performance.now() - started);
-    }
-  })();
-
-  const healthLoop = (async () => {
-    while (Date.now() < end) {
-      const started = performance.now();
-      const ok = await fetch(`${base}/health`)
-        .then((r) => r.ok)
-        .catch(() => false);
-      if (ok) healthMs.push(performance.now() - started);
-      await new Promise((r) => setTimeout(r, HEALTH_EVERY_MS));
-    }
-  })();
-
-  const sampler = (async () => {
-    while (Date.now() < end) {
-      await new Promise((r) => setTimeout(r, Math.min(SAMPLE_MS, Math.max(0, end - Date.now()))));
-      const now = performance.now();
-      const q = queryMs.splice(0).sort((a, b) => a - b);
-      const h = healthMs.splice(0).sort((a, b) => a - b);
-      const s: Sample = {
-        minute: Math.round(((samples.length + 1) * SAMPLE_MS) / 60_000),
-        rowsPerS: Math.round((acked - sampledAcked) / ((now - sampledAt) / 1000)),
-        rssMiB: rssMiB(pid),
-        fds: openFds(pid),
-        segments: await gauge(base, 'shoaldb_segments'),
-        walFiles: await gauge(base, 'shoaldb_wal_files'),
-        queryP50: quantile(q, 0.5),
-        queryP99: quantile(q, 0.99),
-        healthP99: quantile(h, 0.99),
-        queries,
-        failedQueries,
-      };
-      queries = 0;
-      failedQueries = 0;
-      sampledAcked = acked;
-      sampledAt = now;
-      samples.push(s);
-      console.log(
-        `min ${s.minute}: ${s.rowsPerS} rows/s, RSS ${s.rssMiB} MiB, fds ${s.fds}, segments ${s.segments}, ` +
-          `WAL files ${s.walFiles}, query p50 ${s.queryP50.toFixed(1)} p99 ${s.queryP99.toFixed(1)} ms ` +
-          `(${s.queries} run, ${s.failedQueries} failed), /health p99 ${s.healthP99.toFixed(1)} ms`,
-      );
-    }
-  })();
-
-  await Promise.all([load, queryLoop, healthLoop, sampler]);
-
-  // 3. Check and report.
-  const counted = await postForAnswer(
-    agent,
-    new URL(`${base}/v1/sql?db=public`),
-    Buffer.from(new URLSearchParams({ sql: 'SELECT count(*) FROM mixp' }).toString()),
-    FORM,
-  );
-  const stored = Number(
-    (JSON.parse(counted.text) as { output: Array<{ records: { rows: number[][] } }> }).output[0]?.records.rows[0]?.[0],
-  );
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoaldb-soak-'));
+try {
+  const r = await runSoak({
+    durationMs: MINUTES * 60_000,
+    sampleMs: SAMPLE_MS,
+    calibrateMs: 20_000,
+    dataDir,
+    log: (line) => console.log(line),
+  });
   console.log(
-    `acknowledged ${acked} rows, stored ${stored}: ${stored === acked ? 'OK' : 'MISMATCH'}; refused ${refused}`,
+    `acknowledged ${r.ackedRows} rows, stored ${r.storedRows}: ${r.storedRows === r.ackedRows ? 'OK' : 'MISMATCH'}; refused ${r.refused}`,
   );
-  report(samples);
-  agent.destroy();
-  await server.stop();
+  for (const line of thirdsTable(r.samples)) console.log(line);
+  if (r.storedRows !== r.ackedRows) process.exitCode = 1;
+} finally {
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(`${dataDir}.toml`, { force: true });
-  if (stored !== acked) process.exitCode = 1;
 }
-
-/** First third against last third of the run, per figure: a leak is a ratio that keeps growing. */
-function report(samples: Sample[]): void {
-  const third = Math.max(1, Math.floor(samples.length / 3));
-  const mean = (xs: Sample[], f: (s: Sample) => number) => xs.reduce((a, s) => a + f(s), 0) / Math.max(1, xs.length);
-  const first = samples.slice(0, third);
-  const last = samples.slice(-third);
-  const figures: Array<[string, (s: Sample) => number]> = [
-    ['rows/s', (s) => s.rowsPerS],
-    ['RSS MiB', (s) => s.rssMiB],
-    ['open fds', (s) => s.fds],
-    ['live segments', (s) => s.segments],
-    ['WAL files', (s) => s.walFiles],
-    ['query p50 ms', (s) => s.queryP50],
-    ['query p99 ms', (s) => s.queryP99],
-    ['/health p99 ms', (s) => s.healthP99],
-  ];
-  console.log('\n| figure | first third (mean) | last third (mean) | ratio | min | max |');
-  console.log('|---|---|---|---|---|---|');
-  for (const [name, f] of figures) {
-    const a = mean(first, f);
-    const b = mean(last, f);
-    const all = samples.map(f);
-    console.log(
-      `| ${name} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a === 0 ? 0 : b / a).toFixed(2)} | ${Math.min(...all).toFixed(1)} | ${Math.max(...all).toFixed(1)} |`,
-    );
-  }
-}
-
-await main();

@@ -2,13 +2,14 @@
  * Statistical and bitwise aggregates. Variance uses Welford's running mean and M2, whose partial
  * states merge exactly (Chan et al.), so shard states combine without holding values. Median and
  * percentiles hold the values (there is no mergeable exact summary); `approx_distinct` holds the
- * distinct values and is therefore exact.
+ * distinct values while they are few, then a sketch.
  */
 import type { DataType } from '../../../shared/types.js';
 import { planError } from '../types/coercion.js';
 import { isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
-import type { Value } from '../types/values.js';
+import { type Value, valueKey } from '../types/values.js';
 import { compareKeys } from './aggregate-ordered.js';
+import { type HllSketch, hllEstimate, hllInsert, hllMerge, newHll } from './hyperloglog.js';
 import { noMatch } from './no-match.js';
 import type { AggregateFunction, Signature } from './types.js';
 
@@ -167,8 +168,43 @@ const approxPercentileCont = valuesAggregate(
   (sorted, state) => percentile(sorted, state.fraction ?? 0.5),
 );
 
+/**
+ * `approx_distinct`: exact while a group has seen few values, then a HyperLogLog sketch (as
+ * DataFusion's is from the start), so that a group's state stays bounded whatever the column's
+ * cardinality: a Set of every value let one statement over a high-cardinality column fill the
+ * heap. Past the switch the answer is an estimate (standard error ~0.8%, hyperloglog.ts); below
+ * it the sketch's linear-counting regime would be within a fraction of a percent anyway.
+ */
 interface DistinctCountState {
-  seen: Set<Value>;
+  /** The values seen (lists by their text), until there are more than `EXACT_DISTINCT_MAX`. */
+  seen: Set<unknown> | null;
+  sketch: HllSketch | null;
+}
+
+const EXACT_DISTINCT_MAX = 1024;
+
+/** A value as the Set holds it: primitives as themselves (one NaN, one zero), lists by text. */
+const distinctKey = (v: Value): unknown => (Array.isArray(v) ? valueKey(v) : v);
+
+/** The text a value is hashed by once in the sketch; equal Set members give equal texts. */
+function sketchText(key: unknown): string {
+  if (typeof key === 'string') return `s${key}`;
+  if (key === 0) return 'n0';
+  return `${typeof key === 'bigint' ? 'b' : typeof key === 'number' ? 'n' : 'x'}${String(key)}`;
+}
+
+function addDistinct(state: DistinctCountState, key: unknown): void {
+  if (state.sketch !== null) {
+    hllInsert(state.sketch, sketchText(key));
+    return;
+  }
+  const seen = state.seen as Set<unknown>;
+  seen.add(key);
+  if (seen.size <= EXACT_DISTINCT_MAX) return;
+  const sketch = newHll();
+  for (const k of seen) hllInsert(sketch, sketchText(k));
+  state.sketch = sketch;
+  state.seen = null;
 }
 
 const approxDistinct: AggregateFunction<DistinctCountState> = {
@@ -178,18 +214,30 @@ const approxDistinct: AggregateFunction<DistinctCountState> = {
     if (argTypes.length !== 1) noMatch('approx_distinct', argTypes);
     return { argTypes, returnType: 'UInt64' };
   },
-  create: () => ({ seen: new Set() }),
+  create: () => ({ seen: new Set(), sketch: null }),
   update(states, groupOf, args, rowCount) {
     const col = args[0] as Value[];
     for (let r = 0; r < rowCount; r++) {
       const v = col[r];
-      if (v !== null && v !== undefined) (states[groupOf[r] as number] as DistinctCountState).seen.add(v);
+      if (v !== null && v !== undefined)
+        addDistinct(states[groupOf[r] as number] as DistinctCountState, distinctKey(v));
     }
   },
   merge(into, from) {
-    for (const v of from.seen) into.seen.add(v);
+    if (from.sketch !== null) {
+      if (into.sketch === null) {
+        const sketch = newHll();
+        for (const k of into.seen as Set<unknown>) hllInsert(sketch, sketchText(k));
+        into.sketch = sketch;
+        into.seen = null;
+      }
+      hllMerge(into.sketch, from.sketch);
+      return;
+    }
+    for (const k of from.seen as Set<unknown>) addDistinct(into, k);
   },
-  finish: (state) => BigInt(state.seen.size),
+  finish: (state) =>
+    state.sketch !== null ? BigInt(Math.round(hllEstimate(state.sketch))) : BigInt((state.seen as Set<unknown>).size),
 };
 
 interface BitState {

@@ -8,6 +8,7 @@ import { REJECTION_REASONS, rejectionCounts } from '../shared/rejections.js';
 import { VERSION } from '../shared/version.js';
 import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
 import { ShardHistogramMetric } from './shard-histogram-metric.js';
+import { sqlShardGroups } from './sql-shard-groups.js';
 
 /** Writes waiting in the router's queue in front of one shard. */
 export interface QueueDepth {
@@ -149,6 +150,17 @@ export class ServerMetrics {
       registers,
     });
     this.registerPromqlTraffic();
+    new client.Counter({
+      name: 'shoaldb_sql_shard_groups_returned_total',
+      help: 'Groups shards returned to the router for SQL aggregates, by the form of their states (packed number columns or objects)',
+      labelNames: ['form'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ form: 'packed' }, sqlShardGroups.packed);
+        this.inc({ form: 'objects' }, sqlShardGroups.objects);
+      },
+    });
   }
 
   /** What shards returned for PromQL queries, by kind (raw samples, step values, partial states). */

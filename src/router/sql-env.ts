@@ -6,7 +6,7 @@
 
 import type { PromqlLimits } from '../query/promql/limits.js';
 import type { NewTable, SqlEnv } from '../query/sql/plan/env.js';
-import type { ShardPlan } from '../query/sql/plan/plan.js';
+import type { ShardPlan, ShardResult } from '../query/sql/plan/plan.js';
 import { DbError, ErrorCode } from '../shared/errors.js';
 import type { TableInsert } from '../shared/insert.js';
 import { tableSegmentBytes } from '../shared/messages.js';
@@ -17,6 +17,7 @@ import type { Catalog } from './catalog.js';
 import type { IngestPipeline } from './ingest/pipeline.js';
 import { ShardSampleSource } from './promql-source.js';
 import type { ShardCluster } from './shards.js';
+import { countGroups } from './sql-shard-groups.js';
 
 export interface SqlEnvDeps {
   catalog: Catalog;
@@ -116,7 +117,9 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
     },
     async scatter(plan: unknown, signal?: AbortSignal) {
       mayRead();
-      return cluster.query({ lang: 'sql', plan: plan as ShardPlan }, signal);
+      const results = await cluster.query<ShardResult>({ lang: 'sql', plan: plan as ShardPlan }, signal);
+      countGroups(results);
+      return results;
     },
     promqlSource: (db: string) => new ShardSampleSource(catalog, cluster, { db, user, limits: deps.promqlLimits }),
   };

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { DIGEST_BATCH, PERCENTILE_FUNCTIONS } from '../../../src/query/sql/functions/aggregate-percentile.js';
+import { sortFloat64 } from '../../../src/query/sql/functions/sort-f64.js';
 import {
   digestSorted,
   estimateQuantile,
@@ -142,4 +143,30 @@ t.test('merging digests keeps the count, the extremes and the centroid bound', a
   t.equal(merged.max, Math.max(...digests.map((d) => d.max)));
   t.ok(merged.means.length <= 101, `${merged.means.length} centroids`);
   t.same(mergeDigests([newDigest(100), newDigest(100)], 100).count, 0);
+});
+
+t.test('the batch sort orders exactly as Float64Array.prototype.sort', async (t) => {
+  const rand = prng(17);
+  const shapes: Array<[name: string, draw: () => number]> = [
+    ['uniform', () => rand() * 100],
+    ['rounded', () => Math.round(rand() * 1000) / 10],
+    ['heavy tail', () => Math.exp(rand() * 40)],
+    ['few distinct', () => Math.floor(rand() * 5)],
+    ['negative and positive', () => (rand() - 0.5) * 1e6],
+    ['with NaN', () => (rand() < 0.01 ? Number.NaN : rand())],
+    ['with -0', () => (rand() < 0.01 ? -0 : rand() < 0.01 ? 0 : rand() - 0.5)],
+    ['with infinities', () => (rand() < 0.01 ? Number.POSITIVE_INFINITY : rand() < 0.01 ? -Infinity : rand())],
+    ['one value', () => 42],
+  ];
+  for (const [name, draw] of shapes) {
+    for (const n of [1, 63, 64, 1000, DIGEST_BATCH]) {
+      const values = Float64Array.from({ length: n }, draw);
+      const want = values.slice().sort();
+      sortFloat64(values);
+      t.ok(
+        values.every((v, i) => Object.is(v, want[i])),
+        `${name}, ${n} values`,
+      );
+    }
+  }
 });

@@ -304,10 +304,18 @@ class AggregateSink implements Sink {
     if (keyColumns.length === 0) {
       groupOf.fill(this.groupOfKey([]));
     } else {
+      // Rows come in series and time order, so a row mostly has the key of the row before (a
+      // date_bin bucket, a tag): that row's group is reused without a look-up.
       const key = new Array<Value>(keyColumns.length);
+      let previous = -1;
       for (let r = 0; r < n; r++) {
-        for (let c = 0; c < keyColumns.length; c++) key[c] = (keyColumns[c] as Value[])[r] as Value;
-        groupOf[r] = this.groupOfKey(key);
+        let same = previous >= 0;
+        for (let c = 0; c < keyColumns.length; c++) {
+          const v = (keyColumns[c] as Value[])[r] as Value;
+          if (v !== key[c]) same = false;
+          key[c] = v;
+        }
+        groupOf[r] = same ? previous : (previous = this.groupOfKey(key));
       }
     }
     this.output.aggregates.forEach((call, a) => {

@@ -13,6 +13,7 @@ import type { DataType } from '../../../shared/types.js';
 import { planError } from '../types/coercion.js';
 import { isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { sortFloat64 } from './sort-f64.js';
 import { digestSorted, estimateQuantile, mergeDigests, newDigest, TDIGEST_MAX_SIZE, type TDigest } from './tdigest.js';
 import { signatureError } from './typed.js';
 import type { AggregateFunction, AggregateOrder } from './types.js';
@@ -32,10 +33,11 @@ function newState(fraction: number, maxSize: number): PercentileState {
   return { digest: newDigest(maxSize), buffer: new Float64Array(0), buffered: 0, fraction };
 }
 
-/** Sorts the buffered values into the digest (Float64Array's sort: -0 before 0, NaN last, as Rust's total order). */
+/** Sorts the buffered values into the digest (Float64Array's order: -0 before 0, NaN last, as Rust's total order). */
 function flush(state: PercentileState): void {
   if (state.buffered === 0) return;
-  const batch = state.buffer.subarray(0, state.buffered).sort();
+  const batch = state.buffer.subarray(0, state.buffered);
+  sortFloat64(batch);
   digestSorted(state.digest, batch, state.buffered);
   state.buffered = 0;
 }

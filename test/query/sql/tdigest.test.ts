@@ -1,5 +1,6 @@
 import t from 'tap';
 import { DIGEST_BATCH, PERCENTILE_FUNCTIONS } from '../../../src/query/sql/functions/aggregate-percentile.js';
+import { WEIGHTED_PERCENTILE_FUNCTIONS } from '../../../src/query/sql/functions/aggregate-weighted-percentile.js';
 import { sortFloat64 } from '../../../src/query/sql/functions/sort-f64.js';
 import {
   digestSorted,
@@ -168,5 +169,31 @@ t.test('the batch sort orders exactly as Float64Array.prototype.sort', async (t)
         `${name}, ${n} values`,
       );
     }
+  }
+});
+
+t.test('the weighted percentile keeps a bounded digest past a batch, within the rank tolerance', async (t) => {
+  const weighted = WEIGHTED_PERCENTILE_FUNCTIONS.approx_percentile_cont_with_weight as AggregateFunction;
+  const rand = prng(23);
+  const n = 50_000;
+  const values = Array.from({ length: n }, () => rand() * 1000);
+  const weights = Array.from({ length: n }, () => 1 + Math.floor(rand() * 4));
+  // The exact quantile of the values repeated by their weights.
+  const expanded = Float64Array.from(values.flatMap((v, i) => new Array<number>(weights[i] as number).fill(v))).sort();
+  for (const q of [0.05, 0.5, 0.95]) {
+    const states = [0, 1].map(() => weighted.create());
+    for (let from = 0; from < n; from += 4096) {
+      const to = Math.min(n, from + 4096);
+      const rows = to - from;
+      // Rows alternate between two shards' states.
+      const groupOf = Uint32Array.from({ length: rows }, (_, r) => r % 2);
+      const args = [values.slice(from, to), weights.slice(from, to), new Array<number>(rows).fill(q)];
+      weighted.update(states, groupOf, args, rows, ['Float64', 'Float64', 'Float64']);
+    }
+    const [into, from] = states.map((s) => structuredClone(s));
+    weighted.merge(into, from);
+    t.ok(((into as { digest: TDigest }).digest.means.length as number) <= 101, 'bounded');
+    const got = weighted.finish(into, 'Float64') as number;
+    t.ok(Math.abs(rankOf(expanded, got) - q) <= 0.005, `q=${q}: rank ${rankOf(expanded, got)}`);
   }
 });

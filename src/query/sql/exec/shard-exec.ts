@@ -20,6 +20,7 @@ import { tagValue } from '../types/tag-text.js';
 import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
+import { dateBinKeys } from './date-bin-keys.js';
 import { groupsResult } from './group-wire.js';
 import { KeyIndex } from './key-index.js';
 import { RangeSink } from './range-exec.js';
@@ -288,8 +289,13 @@ class AggregateSink implements Sink {
       return true;
     }
     const n = batch.rowCount;
-    const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     const sets = this.output.groupingSets;
+    const groupOf = sets === undefined ? this.dateBinGroups(batch) : null;
+    if (groupOf !== null) {
+      this.fold(batch, groupOf);
+      return true;
+    }
+    const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     if (sets !== undefined) {
       const args = this.output.aggregates.map((call) => call.args.map((e) => evaluate(e, batch, this.ctx)));
       sets.forEach((set, s) => {
@@ -300,9 +306,9 @@ class AggregateSink implements Sink {
       });
       return true;
     }
-    const groupOf = new Uint32Array(n);
+    const rowGroups = new Uint32Array(n);
     if (keyColumns.length === 0) {
-      groupOf.fill(this.groupOfKey([]));
+      rowGroups.fill(this.groupOfKey([]));
     } else {
       // Rows come in series and time order, so a row mostly has the key of the row before (a
       // date_bin bucket, a tag): that row's group is reused without a look-up.
@@ -315,16 +321,39 @@ class AggregateSink implements Sink {
           if (v !== key[c]) same = false;
           key[c] = v;
         }
-        groupOf[r] = same ? previous : (previous = this.groupOfKey(key));
+        rowGroups[r] = same ? previous : (previous = this.groupOfKey(key));
       }
     }
+    this.fold(batch, rowGroups);
+    return true;
+  }
+
+  /** Folds the batch's rows into the aggregates' states of their groups. */
+  private fold(batch: Batch, groupOf: Uint32Array): void {
     this.output.aggregates.forEach((call, a) => {
       const states = this.states[a] as unknown[];
       if (foldTyped(call, batch, groupOf, states)) return;
       const args = call.args.map((e) => evaluate(e, batch, this.ctx));
-      updateStates(call, states, groupOf, args, n);
+      updateStates(call, states, groupOf, args, batch.rowCount);
     });
-    return true;
+  }
+
+  /** Row groups of `GROUP BY date_bin(…)` alone, from the typed timestamps (date-bin-keys.ts); null otherwise. */
+  private dateBinGroups(batch: Batch): Uint32Array | null {
+    if (this.output.groupBy.length !== 1) return null;
+    const bins = dateBinKeys(this.output.groupBy[0] as PlanExpr, batch);
+    if (bins === null) return null;
+    const groupOf = new Uint32Array(batch.rowCount);
+    let bin = Number.NaN;
+    let g = 0;
+    for (let r = 0; r < bins.length; r++) {
+      if (bins[r] !== bin) {
+        bin = bins[r] as number;
+        g = this.groupOfKey([BigInt(bin)]);
+      }
+      groupOf[r] = g;
+    }
+    return groupOf;
   }
 
   finish(): ShardResult {

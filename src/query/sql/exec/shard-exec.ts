@@ -20,7 +20,7 @@ import { tagValue } from '../types/tag-text.js';
 import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
-import { dateBinKeys } from './date-bin-keys.js';
+import { dateBinGroups } from './date-bin-keys.js';
 import { groupsResult } from './group-wire.js';
 import { KeyIndex } from './key-index.js';
 import { RangeSink } from './range-exec.js';
@@ -341,19 +341,7 @@ class AggregateSink implements Sink {
   /** Row groups of `GROUP BY date_bin(…)` alone, from the typed timestamps (date-bin-keys.ts); null otherwise. */
   private dateBinGroups(batch: Batch): Uint32Array | null {
     if (this.output.groupBy.length !== 1) return null;
-    const bins = dateBinKeys(this.output.groupBy[0] as PlanExpr, batch);
-    if (bins === null) return null;
-    const groupOf = new Uint32Array(batch.rowCount);
-    let bin = Number.NaN;
-    let g = 0;
-    for (let r = 0; r < bins.length; r++) {
-      if (bins[r] !== bin) {
-        bin = bins[r] as number;
-        g = this.groupOfKey([BigInt(bin)]);
-      }
-      groupOf[r] = g;
-    }
-    return groupOf;
+    return dateBinGroups(this.output.groupBy[0] as PlanExpr, batch, this.groupOfKey);
   }
 
   finish(): ShardResult {

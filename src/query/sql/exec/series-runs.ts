@@ -14,6 +14,7 @@ import type { AggregateFunction } from '../functions/types.js';
 import type { ShardPlan } from '../plan/plan.js';
 import { tagValue } from '../types/tag-text.js';
 import type { Value } from '../types/values.js';
+import { onlyConstantsAfterFirst } from './typed-fold.js';
 
 export interface SeriesRunPlan {
   /** Scan slots of the GROUP BY tags, and their logical types. */
@@ -54,7 +55,7 @@ export function seriesRunPlanOf(p: ShardPlan): SeriesRunPlan | null {
       calls.push({ fn, slot: arg.index, distinctTag: scan.types[arg.index] as DataType });
       continue;
     }
-    if (fn.updateFloat64Run === undefined || call.args.length > 1) return null;
+    if (fn.updateFloat64Run === undefined || (call.args.length > 1 && !onlyConstantsAfterFirst(call))) return null;
     const arg = call.args[0];
     if (arg === undefined) {
       if (fn.name !== 'count') return null;

@@ -288,8 +288,8 @@ class AggregateSink implements Sink {
       return true;
     }
     const n = batch.rowCount;
-    const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     const sets = this.output.groupingSets;
+    const keyColumns = this.output.groupBy.map((e) => evaluate(e, batch, this.ctx));
     if (sets !== undefined) {
       const args = this.output.aggregates.map((call) => call.args.map((e) => evaluate(e, batch, this.ctx)));
       sets.forEach((set, s) => {
@@ -300,19 +300,24 @@ class AggregateSink implements Sink {
       });
       return true;
     }
-    const groupOf = new Uint32Array(n);
+    const rowGroups = new Uint32Array(n);
     if (keyColumns.length === 0) {
-      groupOf.fill(this.groupOfKey([]));
+      rowGroups.fill(this.groupOfKey([]));
     } else {
-      groupRows(keyColumns as Value[][], n, groupOf, this.groupOfKey);
+      groupRows(keyColumns as Value[][], n, rowGroups, this.groupOfKey);
     }
+    this.fold(batch, rowGroups);
+    return true;
+  }
+
+  /** Folds the batch's rows into the aggregates' states of their groups. */
+  private fold(batch: Batch, groupOf: Uint32Array): void {
     this.output.aggregates.forEach((call, a) => {
       const states = this.states[a] as unknown[];
       if (foldTyped(call, batch, groupOf, states)) return;
       const args = call.args.map((e) => evaluate(e, batch, this.ctx));
-      updateStates(call, states, groupOf, args, n);
+      updateStates(call, states, groupOf, args, batch.rowCount);
     });
-    return true;
   }
 
   finish(): ShardResult {

@@ -14,11 +14,13 @@ import type { AggregateCall } from '../plan/plan.js';
 type RunFold = NonNullable<AggregateFunction['updateFloat64Run']>;
 
 /**
- * Folds `call` over `batch` into `states` (row r into `states[groupOf[r]]`) when its one argument
- * is a Float64 column the batch still has as a vector; false (nothing done) otherwise.
+ * Folds `call` over `batch` into `states` (row r into `states[groupOf[r]]`) when its first argument
+ * is a Float64 column the batch still has as a vector and any others are constants (the states took
+ * them when made: `approx_percentile_cont(x, 0.9)`); false (nothing done) otherwise.
  */
 export function foldTyped(call: AggregateCall, batch: Batch, groupOf: Uint32Array, states: unknown[]): boolean {
-  if (call.distinct || call.args.length !== 1 || (call.order !== undefined && call.order.length > 0)) return false;
+  if (call.distinct || !onlyConstantsAfterFirst(call)) return false;
+  if (call.order !== undefined && call.order.length > 0) return false;
   if (call.rangeNanos !== undefined) return false;
   const arg = call.args[0];
   if (arg?.kind !== 'column' || arg.type !== 'Float64') return false;
@@ -42,5 +44,12 @@ export function foldTyped(call: AggregateCall, batch: Batch, groupOf: Uint32Arra
     }
     fold(states[g], values, valid, from, to);
   }
+  return true;
+}
+
+/** Whether the call has one argument, or constants after its first (which `create` was given). */
+export function onlyConstantsAfterFirst(call: AggregateCall): boolean {
+  if (call.args.length === 0) return false;
+  for (let i = 1; i < call.args.length; i++) if (call.args[i]?.kind !== 'literal') return false;
   return true;
 }

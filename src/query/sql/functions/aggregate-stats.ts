@@ -1,12 +1,12 @@
 /**
  * Statistical and bitwise aggregates. Variance uses Welford's running mean and M2, whose partial
- * states merge exactly (Chan et al.), so shard states combine without holding values. Median and
- * percentiles hold the values (there is no mergeable exact summary); `approx_distinct` holds the
- * distinct values while they are few, then a sketch.
+ * states merge exactly (Chan et al.), so shard states combine without holding values. The median
+ * holds the values (there is no mergeable exact summary; the approximate percentiles are
+ * t-digests, aggregate-percentile.ts); `approx_distinct` holds the distinct values while they are
+ * few, then a sketch.
  */
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../types/coercion.js';
-import { isBigIntType, isDecimal, isInteger, isNumeric, isNumericOrDecimal } from '../types/type-names.js';
+import { isBigIntType, isDecimal, isInteger, isNumericOrDecimal } from '../types/type-names.js';
 import { type Value, valueKey } from '../types/values.js';
 import { compareKeys } from './aggregate-ordered.js';
 import { type HllSketch, hllEstimate, hllInsert, hllMerge, newHll } from './hyperloglog.js';
@@ -73,7 +73,6 @@ interface ValuesState {
    */
   values: Float64Array;
   count: number;
-  fraction?: number;
 }
 
 function pushValue(s: ValuesState, x: number): void {
@@ -87,21 +86,19 @@ function pushValue(s: ValuesState, x: number): void {
 
 function valuesAggregate(
   name: string,
-  bind: (argTypes: DataType[], literals: Array<Value | undefined>) => Signature,
-  finish: (sorted: Float64Array, state: ValuesState) => Value,
+  bind: (argTypes: DataType[]) => Signature,
+  finish: (sorted: Float64Array) => Value,
 ): AggregateFunction<ValuesState> {
   return {
     kind: 'aggregate',
     name,
-    bind: (argTypes, literals = []) => bind(argTypes, literals),
+    bind: (argTypes) => bind(argTypes),
     create: () => ({ values: new Float64Array(0), count: 0 }),
     update(states, groupOf, args, rowCount) {
       const col = args[0] as Value[];
-      const fractions = args[1];
       for (let r = 0; r < rowCount; r++) {
         const v = col[r];
         const s = states[groupOf[r] as number] as ValuesState;
-        if (fractions && s.fraction === undefined && fractions[r] !== null) s.fraction = Number(fractions[r]);
         if (v === null || v === undefined) continue;
         pushValue(s, Number(v));
       }
@@ -114,26 +111,14 @@ function valuesAggregate(
       }
       into.values.set(from.values.subarray(0, from.count), into.count);
       into.count += from.count;
-      if (into.fraction === undefined && from.fraction !== undefined) into.fraction = from.fraction;
     },
     updateFloat64Run(state, values, valid, from, to) {
       if (values === null) return;
       for (let r = from; r < to; r++) if (valid === undefined || valid[r] !== 0) pushValue(state, values[r] as number);
     },
     // A typed array sorts numerically (NaN last) without a comparator call per pair.
-    finish: (state) => finish(state.values.slice(0, state.count).sort(), state),
+    finish: (state) => finish(state.values.slice(0, state.count).sort()),
   };
-}
-
-/** Linear interpolation between closest ranks (what DataFusion's t-digest gives for small inputs). */
-function percentile(sorted: Float64Array, p: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = p * (sorted.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  const a = sorted[lo] as number;
-  const b = sorted[hi] as number;
-  return a + (b - a) * (rank - lo);
 }
 
 const median = valuesAggregate(
@@ -151,21 +136,6 @@ const median = valuesAggregate(
       ? (sorted[mid] as number)
       : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
   },
-);
-
-const approxPercentileCont = valuesAggregate(
-  'approx_percentile_cont',
-  (argTypes, literals) => {
-    const t = argTypes[0];
-    if (argTypes.length !== 2 || t === undefined || !(t === 'Null' || isNumeric(t)))
-      noMatch('approx_percentile_cont', argTypes);
-    const p = literals[1];
-    if (p === undefined || p === null || Number(p) < 0 || Number(p) > 1) {
-      throw planError(`Percentile value must be between 0.0 and 1.0 inclusive, ${String(p)} is invalid`);
-    }
-    return { argTypes: [t as DataType, 'Float64'], returnType: t === 'Null' ? 'Float64' : (t as DataType) };
-  },
-  (sorted, state) => percentile(sorted, state.fraction ?? 0.5),
 );
 
 /**
@@ -438,8 +408,6 @@ export const STATS_AGGREGATE_FUNCTIONS: Record<string, AggregateFunction> = {
   var_pop: moment('var_pop', populationVariance) as AggregateFunction,
   var_population: moment('var_pop', populationVariance) as AggregateFunction,
   median: median as AggregateFunction,
-  approx_median: { ...median, name: 'approx_median' } as AggregateFunction,
-  approx_percentile_cont: approxPercentileCont as AggregateFunction,
   approx_distinct: approxDistinct as AggregateFunction,
   bit_and: bitwise('bit_and', (a, b) => a & b) as AggregateFunction,
   bit_or: bitwise('bit_or', (a, b) => a | b) as AggregateFunction,

@@ -3,71 +3,50 @@
  * times each. DataFusion feeds each (value, weight) into its t-digest as one centroid; below the
  * digest's compression threshold every centroid stays as given, and the estimate interpolates
  * within the centroid holding rank `p × total weight` using the spacing of its neighbours. This
- * keeps the pairs and runs that estimate over them, so small inputs give DataFusion's answers.
+ * keeps up to a batch of pairs as given (so small inputs give DataFusion's answers) and merges
+ * fuller batches into a t-digest of 100 centroids (tdigest.ts), which bounds the state.
  */
 import type { DataType } from '../../../shared/types.js';
 import { planError } from '../types/coercion.js';
-import { isInteger, isNumeric } from '../types/type-names.js';
+import { isNumeric } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
+import { DIGEST_BATCH, percentileResult } from './aggregate-percentile.js';
+import { estimateQuantile, mergeDigests, newDigest, TDIGEST_MAX_SIZE, type TDigest } from './tdigest.js';
 import { signatureError } from './typed.js';
 import type { AggregateFunction } from './types.js';
 
 interface WeightedState {
+  /** Pairs not yet in `digest`. */
   values: number[];
   weights: number[];
+  digest: TDigest;
   fraction: number | undefined;
 }
 
-/** The t-digest estimate over centroids sorted by mean. */
-function estimate(means: number[], weights: number[], q: number): number {
-  const n = means.length;
-  const total = weights.reduce((a, b) => a + b, 0);
-  const min = means[0] as number;
-  const max = means[n - 1] as number;
-  if (n === 1) return min;
-  if (q <= 0) return min;
-  if (q >= 1) return max;
-  const rank = q * total;
-  let pos: number;
-  let t: number;
-  if (q > 0.5) {
-    pos = 0;
-    t = total;
-    for (let k = n - 1; k >= 0; k--) {
-      t -= weights[k] as number;
-      if (rank >= t) {
-        pos = k;
-        break;
-      }
-    }
-  } else {
-    pos = n - 1;
-    t = 0;
-    for (let k = 0; k < n; k++) {
-      if (rank < t + (weights[k] as number)) {
-        pos = k;
-        break;
-      }
-      t += weights[k] as number;
-    }
-  }
-  const mean = (i: number): number => means[i] as number;
-  let lo = min;
-  let hi = max;
-  let delta: number;
-  if (pos === 0) {
-    delta = mean(1) - mean(0);
-    hi = mean(1);
-  } else if (pos === n - 1) {
-    delta = mean(pos) - mean(pos - 1);
-    lo = mean(pos - 1);
-  } else {
-    delta = (mean(pos + 1) - mean(pos - 1)) / 2;
-    lo = mean(pos - 1);
-    hi = mean(pos + 1);
-  }
-  const value = mean(pos) + ((rank - t) / (weights[pos] as number) - 0.5) * delta;
-  return Math.min(hi, Math.max(lo, value));
+/** The pairs as centroids of a digest, sorted by value, uncompressed; its count is their total weight. */
+function pairsDigest(values: number[], weights: number[]): TDigest {
+  const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));
+  const digest = newDigest(TDIGEST_MAX_SIZE);
+  digest.means = order.map((i) => values[i] as number);
+  digest.weights = order.map((i) => weights[i] as number);
+  digest.count = digest.weights.reduce((a, b) => a + b, 0);
+  digest.min = digest.means[0] as number;
+  digest.max = digest.means[digest.means.length - 1] as number;
+  return digest;
+}
+
+/** Merges the pending pairs into the digest. */
+function flush(state: WeightedState): void {
+  if (state.values.length === 0) return;
+  state.digest = mergeDigests([pairsDigest(state.values, state.weights), state.digest], TDIGEST_MAX_SIZE);
+  state.values = [];
+  state.weights = [];
+}
+
+function add(state: WeightedState, value: number, weight: number): void {
+  if (state.values.length === DIGEST_BATCH) flush(state);
+  state.values.push(value);
+  state.weights.push(weight);
 }
 
 const approxPercentileContWithWeight: AggregateFunction<WeightedState> = {
@@ -88,7 +67,7 @@ const approxPercentileContWithWeight: AggregateFunction<WeightedState> = {
       returnType: t === 'Null' ? 'Float64' : (t as DataType),
     };
   },
-  create: () => ({ values: [], weights: [], fraction: undefined }),
+  create: () => ({ values: [], weights: [], digest: newDigest(TDIGEST_MAX_SIZE), fraction: undefined }),
   update(states, groupOf, args, rowCount) {
     const [values, weights, fractions] = args as [Value[], Value[], Value[]];
     for (let r = 0; r < rowCount; r++) {
@@ -97,27 +76,29 @@ const approxPercentileContWithWeight: AggregateFunction<WeightedState> = {
       const v = values[r];
       const w = weights[r];
       if (v === null || v === undefined || w === null || w === undefined) continue;
-      s.values.push(Number(v));
-      s.weights.push(Number(w));
+      add(s, Number(v), Number(w));
     }
   },
   merge(into, from) {
-    into.values.push(...from.values);
-    into.weights.push(...from.weights);
     into.fraction ??= from.fraction;
+    if (into.digest.count === 0 && from.digest.count === 0 && into.values.length + from.values.length <= DIGEST_BATCH) {
+      into.values.push(...from.values);
+      into.weights.push(...from.weights);
+      return;
+    }
+    flush(into);
+    flush(from);
+    into.digest = mergeDigests([from.digest, into.digest], TDIGEST_MAX_SIZE);
   },
   finish(state, returnType) {
-    if (state.values.length === 0) return null;
-    const order = state.values
-      .map((_, i) => i)
-      .sort((a, b) => (state.values[a] as number) - (state.values[b] as number));
-    const value = estimate(
-      order.map((i) => state.values[i] as number),
-      order.map((i) => state.weights[i] as number),
-      state.fraction ?? 0.5,
-    );
-    // DataFusion casts the estimate back to an integer input's type, dropping the fraction.
-    return isInteger(returnType) ? BigInt(Math.trunc(value)) : value;
+    // Pairs alone are estimated as given; once there is a digest, the pairs join it first.
+    const q = state.fraction ?? 0.5;
+    if (state.digest.count === 0) {
+      if (state.values.length === 0) return null;
+      return percentileResult(estimateQuantile(pairsDigest(state.values, state.weights), q), returnType);
+    }
+    flush(state);
+    return percentileResult(estimateQuantile(state.digest, q), returnType);
   },
 };
 

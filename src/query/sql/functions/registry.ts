@@ -8,6 +8,7 @@ import { GROUPING_FUNCTIONS } from './aggregate-grouping.js';
 import { LIST_AGGREGATE_FUNCTIONS } from './aggregate-list.js';
 import { NTH_AGGREGATE_FUNCTIONS } from './aggregate-nth.js';
 import { ORDERED_AGGREGATE_FUNCTIONS } from './aggregate-ordered.js';
+import { PERCENTILE_FUNCTIONS } from './aggregate-percentile.js';
 import { REGRESSION_AGGREGATE_FUNCTIONS } from './aggregate-regression.js';
 import { SKETCH_FUNCTIONS } from './aggregate-sketch.js';
 import { STATS_AGGREGATE_FUNCTIONS } from './aggregate-stats.js';
@@ -45,6 +46,7 @@ for (const family of [
   ORDERED_AGGREGATE_FUNCTIONS,
   LIST_AGGREGATE_FUNCTIONS,
   STATS_AGGREGATE_FUNCTIONS,
+  PERCENTILE_FUNCTIONS,
   REGRESSION_AGGREGATE_FUNCTIONS,
   NTH_AGGREGATE_FUNCTIONS,
   WEIGHTED_PERCENTILE_FUNCTIONS,

@@ -21,10 +21,7 @@ export function ryuFloat(value: number): string {
     const text = String(value);
     return Number.isInteger(value) ? `${text}.0` : text;
   }
-  const sign = value < 0 ? '-' : '';
-  // toExponential() with no argument yields the shortest digits that read back to `value`.
-  const exponential = abs.toExponential();
-  return sign + ryuLayout(exponential, F64_PLAIN);
+  return ryuFloatByLayout(value);
 }
 
 /** Where `ryu` stops writing plain digits: 10^max and 10^min (f64 and f32 differ). */
@@ -64,8 +61,8 @@ export function ryuFloat32(value: number): string {
   return (value < 0 ? '-' : '') + ryuLayout(exponential, F32_PLAIN);
 }
 
-/** `ryuFloat` without its plain-range shortcut (for tests of the shortcut). */
+/** A finite non-zero float laid out from its exponential text: `ryuFloat` past its shortcut (and tests of it). */
 export function ryuFloatByLayout(value: number): string {
-  const sign = value < 0 ? '-' : '';
-  return sign + ryuLayout(Math.abs(value).toExponential(), F64_PLAIN);
+  // toExponential() with no argument yields the shortest digits that read back to `value`.
+  return (value < 0 ? '-' : '') + ryuLayout(Math.abs(value).toExponential(), F64_PLAIN);
 }

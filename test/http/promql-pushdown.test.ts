@@ -11,7 +11,7 @@ import { labelsFromPairs } from '../../src/query/promql/labels.js';
 import { MemorySource } from '../../src/query/promql/memory-source.js';
 import { remoteRead, remoteWrite, type TestSeries } from '../helpers/prom-remote.js';
 import { type Traffic, traffic } from '../helpers/promql-traffic.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { metricSum, startServer, type TestServer } from '../helpers/server.js';
 
 const SERIES = 10_000;
 const JOBS = 10;
@@ -26,12 +26,7 @@ function delta(after: Traffic, before: Traffic): Traffic {
   return { raw: after.raw - before.raw, step: after.step - before.step, partial: after.partial - before.partial };
 }
 
-async function cancelledInShards(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(/^shoaldb_shard_queries_cancelled_total\{[^}]*\} (\d+)$/gm)) sum += Number(m[1]);
-  return sum;
-}
+const cancelledInShards = (url: string): Promise<number> => metricSum(url, 'shoaldb_shard_queries_cancelled_total');
 
 async function load(url: string): Promise<void> {
   // Deterministic, distinct rates so that topk has no ties.

@@ -3,14 +3,9 @@
  * the query's shared cancel flag and every shard gives up at its next scan chunk.
  */
 import t from 'tap';
-import { sql, startServer, writeLines } from '../helpers/server.js';
+import { metricSum, sql, startServer, writeLines } from '../helpers/server.js';
 
-async function cancelledInShards(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(/^shoaldb_shard_queries_cancelled_total\{[^}]*\} (\d+)$/gm)) sum += Number(m[1]);
-  return sum;
-}
+const cancelledInShards = (url: string): Promise<number> => metricSum(url, 'shoaldb_shard_queries_cancelled_total');
 
 t.test('a timed-out query answers 408 and is cancelled in the shards', async (t) => {
   const server = await startServer({ httpToml: 'timeout = "60s"\nbody_limit = "64MiB"' });

@@ -84,7 +84,8 @@ function finishState(state: PercentileState, returnType: DataType, order?: Aggre
   return percentileResult(estimateQuantile(state.digest, q), returnType);
 }
 
-function checkFraction(p: Value | undefined): number {
+/** The fraction argument, checked as DataFusion checks it (a plan error outside [0, 1]). */
+export function checkFraction(p: Value | undefined): number {
   if (p === undefined || p === null || !(Number(p) >= 0 && Number(p) <= 1)) {
     throw planError(`Percentile value must be between 0.0 and 1.0 inclusive, ${String(p)} is invalid`);
   }

@@ -170,11 +170,16 @@ function addDistinct(state: DistinctCountState, key: unknown): void {
   }
   const seen = state.seen as Set<unknown>;
   seen.add(key);
-  if (seen.size <= EXACT_DISTINCT_MAX) return;
+  if (seen.size > EXACT_DISTINCT_MAX) toSketch(state);
+}
+
+/** Moves a state's values into a sketch; returns it. */
+function toSketch(state: DistinctCountState): HllSketch {
   const sketch = newHll();
-  for (const k of seen) hllInsert(sketch, sketchText(k));
+  for (const k of state.seen as Set<unknown>) hllInsert(sketch, sketchText(k));
   state.sketch = sketch;
   state.seen = null;
+  return sketch;
 }
 
 const approxDistinct: AggregateFunction<DistinctCountState> = {
@@ -195,13 +200,7 @@ const approxDistinct: AggregateFunction<DistinctCountState> = {
   },
   merge(into, from) {
     if (from.sketch !== null) {
-      if (into.sketch === null) {
-        const sketch = newHll();
-        for (const k of into.seen as Set<unknown>) hllInsert(sketch, sketchText(k));
-        into.sketch = sketch;
-        into.seen = null;
-      }
-      hllMerge(into.sketch, from.sketch);
+      hllMerge(into.sketch ?? toSketch(into), from.sketch);
       return;
     }
     for (const k of from.seen as Set<unknown>) addDistinct(into, k);

@@ -7,10 +7,9 @@
  * fuller batches into a t-digest of 100 centroids (tdigest.ts), which bounds the state.
  */
 import type { DataType } from '../../../shared/types.js';
-import { planError } from '../types/coercion.js';
 import { isNumeric } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
-import { DIGEST_BATCH, percentileResult } from './aggregate-percentile.js';
+import { checkFraction, DIGEST_BATCH, percentileResult } from './aggregate-percentile.js';
 import { estimateQuantile, mergeDigests, newDigest, TDIGEST_MAX_SIZE, type TDigest } from './tdigest.js';
 import { signatureError } from './typed.js';
 import type { AggregateFunction } from './types.js';
@@ -58,10 +57,7 @@ const approxPercentileContWithWeight: AggregateFunction<WeightedState> = {
     if (argTypes.length !== 3 || !numeric(t) || !numeric(w)) {
       throw signatureError('approx_percentile_cont_with_weight', argTypes);
     }
-    const p = literals[2];
-    if (p === undefined || p === null || Number(p) < 0 || Number(p) > 1) {
-      throw planError(`Percentile value must be between 0.0 and 1.0 inclusive, ${String(p)} is invalid`);
-    }
+    checkFraction(literals[2]);
     return {
       argTypes: [t as DataType, 'Float64', 'Float64'],
       returnType: t === 'Null' ? 'Float64' : (t as DataType),

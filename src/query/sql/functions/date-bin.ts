@@ -37,6 +37,16 @@ class LastBin {
   highLo = 0;
   wordsValid = false;
 
+  /** The stride in the argument's unit when whole (bins are then `strideUnits` apart), else 0. */
+  private strideUnits = 0;
+  /**
+   * The last bin `compute` made, in the argument's unit, as a BigInt and as words: `nextFrom`
+   * reckons the next bins from it in doubles, exact while a cell is within 2^51 of it.
+   */
+  private base = 0n;
+  private baseHi = 0;
+  private baseLo = 0;
+
   constructor(private readonly per: bigint) {}
 
   /** The bin of `value` for this stride and origin, remembered as the last one. */
@@ -62,28 +72,14 @@ class LastBin {
       this.lowLo = Number(this.low & 0xffffffffn) | 0;
       this.highHi = Number(this.high >> 32n);
       this.highLo = Number(this.high & 0xffffffffn) | 0;
+      // This bin is the base `nextFrom` reckons the next ones from.
+      const units = strideNanos % per === 0n ? strideNanos / per : 0n;
+      this.strideUnits = units > 0n && units < 2n ** 51n ? Number(units) : 0;
+      this.base = this.low;
+      this.baseHi = this.lowHi;
+      this.baseLo = this.lowLo;
     }
     return this.bin;
-  }
-
-  /** The stride in the argument's unit when whole (bins are then `strideUnits` apart), else 0. */
-  private strideUnits = 0;
-  /** A bin start (in the argument's unit) as a BigInt and as words, for `nextFrom`. */
-  private base = 0n;
-  private baseHi = 0;
-  private baseLo = 0;
-
-  /**
-   * After `compute`: remembers its bin as the base the next bins are reckoned from in doubles.
-   * Exact while a cell is within 2^52 of the base, which is always so for a batch's rows.
-   */
-  setBase(): void {
-    const strideNanos = typeof this.stride === 'string' ? intervalTextNanos(this.stride) : (this.stride as bigint);
-    const units = strideNanos % this.per === 0n ? strideNanos / this.per : 0n;
-    this.strideUnits = units > 0n && units < 2n ** 51n ? Number(units) : 0;
-    this.base = this.low;
-    this.baseHi = this.lowHi;
-    this.baseLo = this.lowLo;
   }
 
   /**
@@ -161,10 +157,15 @@ export const dateBin: ScalarFunction = {
       const stride = strides[r] as Value;
       const origin = origins === undefined ? undefined : (origins[r] as Value);
       const i = selection === undefined ? r : (selection[r] as number);
-      if (hot && stride === last.stride && origin === last.origin) {
-        const hi = words[2 * i + 1] as number;
-        const lo = (words[2 * i] as number) ^ SIGN;
-        if ((hi > lowHi || (hi === lowHi && lo >= lowLo)) && (hi < highHi || (hi === highHi && lo < highLo))) {
+      const sameCall = hot && stride === last.stride && origin === last.origin;
+      const hi = words[2 * i + 1] as number;
+      const lo = words[2 * i] as number;
+      if (sameCall) {
+        const flipped = lo ^ SIGN;
+        if (
+          (hi > lowHi || (hi === lowHi && flipped >= lowLo)) &&
+          (hi < highHi || (hi === highHi && flipped < highLo))
+        ) {
           out[r] = bin;
           continue;
         }
@@ -173,15 +174,8 @@ export const dateBin: ScalarFunction = {
         out[r] = null;
         continue;
       }
-      const next =
-        hot && stride === last.stride && origin === last.origin
-          ? last.nextFrom(words[2 * i + 1] as number, words[2 * i] as number)
-          : null;
-      if (next !== null) bin = next;
-      else {
-        bin = last.compute(stride, values[i] as bigint, origin);
-        if (last.wordsValid) last.setBase();
-      }
+      const next = sameCall ? last.nextFrom(hi, lo) : null;
+      bin = next ?? last.compute(stride, values[i] as bigint, origin);
       out[r] = bin;
       hot = last.wordsValid;
       lowHi = last.lowHi;

@@ -8,7 +8,6 @@
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, NANOS_PER_UNIT, timeUnitOf } from '../../../shared/types.js';
 import { lookupFunction } from '../functions/registry.js';
-import { signatureError } from '../functions/typed.js';
 import type { Expr, FunctionCall, Ident } from '../parse/ast.js';
 import { arithmeticTypes, commonType, comparisonType, planError } from '../types/coercion.js';
 import { fixedIntervalNanos, type Interval, intervalOfText, packInterval, parseInterval } from '../types/interval.js';
@@ -22,9 +21,11 @@ import {
   isNumericOrDecimal,
   isTimestamp,
 } from '../types/type-names.js';
-import { canCast, castValue, negateValue, type Value } from '../types/values.js';
+import { castValue, negateValue, type Value } from '../types/values.js';
+import { bindCase, bindIsDistinct, bindObjDescription } from './bind-forms.js';
 import { normalizeTypedString, numberLiteral } from './naming.js';
 import type { ArithmeticOperator, ComparisonOperator, PlanExpr, RangeAggregate } from './plan.js';
+import { castTo, literal, requireBoolean } from './plan-nodes.js';
 import { noFieldError, normalizeIdent, type Scope } from './scope.js';
 
 /** True when an expression is written as an interval: `INTERVAL '...'` or `'...'::INTERVAL`. */
@@ -76,27 +77,6 @@ export interface BindContext {
   windows?: { bind(call: FunctionCall, binder: Binder): PlanExpr } | undefined;
   /** Interprets `RANGE ... FILL ...` of an aggregate; present only in range queries. */
   range?: ((call: FunctionCall, binder: Binder) => RangeAggregate) | undefined;
-}
-
-/** A literal plan expression. */
-export function literal(value: Value, type: DataType): PlanExpr {
-  return { kind: 'literal', value, type };
-}
-
-/** Casts an expression to `type`; literals are cast at once so errors surface at plan time. */
-export function castTo(expr: PlanExpr, type: DataType): PlanExpr {
-  if (expr.type === type) return expr;
-  if (expr.kind === 'literal') return literal(castValue(expr.value, expr.type, type), type);
-  if (!canCast(expr.type, type)) {
-    throw planError(`Cannot automatically convert ${arrowNameOf(expr.type)} to ${arrowNameOf(type)}`);
-  }
-  return { kind: 'cast', arg: expr, safe: false, type };
-}
-
-function requireBoolean(expr: PlanExpr, what: string): PlanExpr {
-  if (expr.type === 'Boolean') return expr;
-  if (expr.type === 'Null') return castTo(expr, 'Boolean');
-  throw planError(`Cannot infer common argument type for ${what} (${arrowNameOf(expr.type)})`);
 }
 
 /** Binds expressions of one clause; `with` derives binders with other aggregate policies. */
@@ -208,7 +188,7 @@ export class Binder {
         return { kind: 'is', arg, test: expr.test, negated: expr.negated, type: 'Boolean' };
       }
       case 'is_distinct':
-        return this.bindIsDistinct(expr);
+        return bindIsDistinct(this, expr);
       case 'cast': {
         const arg = this.bind(expr.expr);
         const type = dataTypeOfSql(expr.dataType);
@@ -227,7 +207,7 @@ export class Binder {
       case 'function':
         return this.bindFunction(expr);
       case 'case':
-        return this.bindCase(expr);
+        return bindCase(this, expr);
       case 'interval':
         // An interval selected as a value (`SELECT INTERVAL '1 day'`): a packed constant.
         return literal(packInterval(this.intervalOf(expr)), 'IntervalMonthDayNano');
@@ -455,7 +435,7 @@ export class Binder {
       }
       return literal(this.ctx.database, 'String');
     }
-    if (written === 'obj_description') return this.bindObjDescription(call);
+    if (written === 'obj_description') return bindObjDescription(this, call, this.ctx.tableComments?.() ?? []);
     if (written === 'session_user' && this.ctx.user !== undefined) {
       if (call.args.length > 0) throw planError(`session_user function requires 0 arguments, got ${call.args.length}`);
       return literal(this.ctx.user, 'String');
@@ -520,87 +500,6 @@ export class Binder {
       name: fn.name,
       args: args.map((a, i) => castTo(a, sig.argTypes[i] ?? a.type)),
       type: sig.returnType,
-    };
-  }
-
-  /**
-   * `obj_description(oid [, catalog])`: the comment of the table whose id is `oid` (GreptimeDB's
-   * tables answer as pg_class rows by id). The catalog is not reachable where functions run (in
-   * shards too), so the comments travel as a trailing literal, as JSON `[[id, comment], ...]`.
-   */
-  private bindObjDescription(call: FunctionCall): PlanExpr {
-    const args = call.args.map((a) => this.bind(a));
-    const [oid, catalog] = args;
-    const integer = (t: DataType | undefined): boolean => t === 'Null' || (t !== undefined && isInteger(t));
-    if (
-      args.length < 1 ||
-      args.length > 2 ||
-      !integer(oid?.type) ||
-      !(catalog === undefined || catalog.type === 'String' || catalog.type === 'Null')
-    ) {
-      throw signatureError(
-        'obj_description',
-        args.map((a) => a.type),
-      );
-    }
-    const comments = JSON.stringify(this.ctx.tableComments?.() ?? []);
-    return {
-      kind: 'call',
-      name: 'obj_description',
-      args: [
-        castTo(oid as PlanExpr, 'Int64'),
-        castTo(catalog ?? literal('pg_class', 'String'), 'String'),
-        literal(comments, 'String'),
-      ],
-      type: 'String',
-    };
-  }
-
-  /**
-   * `a IS [NOT] DISTINCT FROM b` as a CASE over existing nodes, so evaluation needs nothing new:
-   * both NULL are not distinct, one NULL is distinct, otherwise `a <> b`. Never NULL.
-   */
-  private bindIsDistinct(expr: Extract<Expr, { kind: 'is_distinct' }>): PlanExpr {
-    const left = this.bind(expr.left);
-    const right = this.bind(expr.right);
-    const equal = this.compare('=', left, right);
-    const isNull = (arg: PlanExpr): PlanExpr => ({ kind: 'is', arg, test: 'NULL', negated: false, type: 'Boolean' });
-    const distinct = !expr.negated;
-    return {
-      kind: 'case',
-      operand: null,
-      whens: [
-        {
-          when: { kind: 'and', left: isNull(left), right: isNull(right), type: 'Boolean' },
-          result: literal(!distinct, 'Boolean'),
-        },
-        {
-          when: { kind: 'or', left: isNull(left), right: isNull(right), type: 'Boolean' },
-          result: literal(distinct, 'Boolean'),
-        },
-      ],
-      elseResult: distinct ? { kind: 'not', arg: equal, type: 'Boolean' } : equal,
-      type: 'Boolean',
-    };
-  }
-
-  private bindCase(expr: Extract<Expr, { kind: 'case' }>): PlanExpr {
-    const operand = expr.operand ? this.bind(expr.operand) : null;
-    const whens = expr.whens.map((w) => {
-      const when = operand
-        ? this.compare('=', operand, this.bind(w.when))
-        : requireBoolean(this.bind(w.when), 'CASE WHEN');
-      return { when, result: this.bind(w.result) };
-    });
-    const elseResult = expr.elseResult ? this.bind(expr.elseResult) : null;
-    const t = commonType([...whens.map((w) => w.result.type), ...(elseResult ? [elseResult.type] : [])]);
-    if (t === null) throw planError('CASE branches have no common type');
-    return {
-      kind: 'case',
-      operand: null,
-      whens: whens.map((w) => ({ when: w.when, result: castTo(w.result, t) })),
-      elseResult: elseResult ? castTo(elseResult, t) : null,
-      type: t,
     };
   }
 }

@@ -14,12 +14,9 @@ import { rangeQuery } from '../../../src/query/promql/engine.js';
 import { encodeStoredHistogram } from '../../../src/query/promql/histogram/stored-histogram.js';
 import type { BucketSpan, WireHistogram } from '../../../src/query/promql/histogram/wire-histogram.js';
 import { staleNaN } from '../../../src/query/promql/types.js';
-import { Catalog } from '../../../src/router/catalog.js';
-import type { ShardStore } from '../../../src/shard/store.js';
-import { encodeWriteBatch } from '../../../src/shared/codec/write-batch.js';
 import { prng } from '../../helpers/prng.js';
-import { openStore, type TestRow, tableRows, tempDir } from '../../shard/helpers.js';
-import { comparePushdown, EXACT, fnv, type PushdownEnv, SUMMED, sourceOf } from './helpers/pushdown-compare.js';
+import { comparePushdown, EXACT, type PushdownEnv, SUMMED, sourceOf } from './helpers/pushdown-compare.js';
+import { type StoredMetric, type StoredSample, storeMetrics } from './helpers/pushdown-stores.js';
 
 const SHARDS = 3;
 const T0 = 1_700_000_000_000;
@@ -170,58 +167,27 @@ function metrics(): MetricSpec[] {
   ];
 }
 
+/** The metrics as stored samples; each series starts 0-3 s after T0 (a scraper's jitter). */
 async function setUp(t: { teardown(fn: () => unknown): void }): Promise<PushdownEnv> {
-  const catalog = await Catalog.open(tempDir(t), SHARDS);
-  const stores: ShardStore[] = [];
-  for (let i = 0; i < SHARDS; i++) stores.push(await openStore(tempDir(t)));
-  t.teardown(() => Promise.all(stores.map((s) => s.close())));
-  for (const metric of metrics()) {
-    const { table } = await catalog.createTable(
-      {
-        db: 'public',
-        name: metric.name,
-        columns: [
-          { name: 'greptime_timestamp', type: 'TimestampMillisecond', semantic: 'TIMESTAMP', nullable: false },
-          { name: 'greptime_value', type: 'Float64', semantic: 'FIELD', nullable: true },
-          { name: 'greptime_histogram', type: 'Binary', semantic: 'FIELD', nullable: true },
-          ...metric.tags.map((name) => ({ name, type: 'String' as const, semantic: 'TAG' as const, nullable: true })),
-        ],
-        timeIndex: 'greptime_timestamp',
-        primaryKey: metric.tags,
-        options: {},
-      },
-      false,
-    );
-    const idOf = (name: string): number => table.columns.find((c) => c.name === name)?.id as number;
-    const valueId = idOf('greptime_value');
-    const histogramId = idOf('greptime_histogram');
-    const perShard: TestRow[][] = stores.map(() => []);
-    for (const series of metric.series) {
-      const shard = fnv(`${table.id}|${JSON.stringify(series.tags)}`) % SHARDS;
-      const tags: Record<number, string> = {};
-      for (const [name, value] of Object.entries(series.tags)) tags[idOf(name)] = value;
+  const stored: StoredMetric[] = metrics().map((metric) => ({
+    name: metric.name,
+    tags: metric.tags,
+    histograms: true,
+    series: metric.series.map((series) => {
       const jitter = Math.floor(rand() * 3000);
+      const out: StoredSample[] = [];
       for (let k = 0; k <= SAMPLES; k++) {
         const sample = series.sample(k);
         if (sample === null) continue;
-        const fields =
-          'h' in sample
-            ? { [valueId]: null, [histogramId]: encodeStoredHistogram(sample.h) }
-            : { [valueId]: sample.f, [histogramId]: null };
-        (perShard[shard] as TestRow[]).push({ ts: BigInt(T0 + k * SCRAPE_MS + jitter), tags, fields });
+        const ts = T0 + k * SCRAPE_MS + jitter;
+        out.push(
+          'h' in sample ? { ts, value: null, histogram: encodeStoredHistogram(sample.h) } : { ts, value: sample.f },
+        );
       }
-    }
-    for (let s = 0; s < SHARDS; s++) {
-      const rows = perShard[s] as TestRow[];
-      if (rows.length === 0) continue;
-      await (stores[s] as ShardStore).write([
-        encodeWriteBatch({ tables: [tableRows(table.id, { [valueId]: 'f64', [histogramId]: 'str' }, rows)] }),
-      ]);
-    }
-  }
-  // Half of the data in segments, half in memtables.
-  await Promise.all(stores.map((s) => s.flush()));
-  return { catalog, stores, ops: [] };
+      return { tags: series.tags, samples: out };
+    }),
+  }));
+  return storeMetrics(t, SHARDS, stored);
 }
 
 /** Queries and their tolerance: EXACT, or SUMMED where partial sums add up in another order. */

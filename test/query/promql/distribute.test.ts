@@ -13,12 +13,9 @@
 import t from 'tap';
 import { rangeQuery } from '../../../src/query/promql/engine.js';
 import { PromqlError, staleNaN } from '../../../src/query/promql/types.js';
-import { Catalog } from '../../../src/router/catalog.js';
-import type { ShardStore } from '../../../src/shard/store.js';
-import { encodeWriteBatch } from '../../../src/shared/codec/write-batch.js';
 import { prng } from '../../helpers/prng.js';
-import { openStore, type TestRow, tableRows, tempDir } from '../../shard/helpers.js';
-import { comparePushdown, EXACT, fnv, type PushdownEnv, SUMMED, sourceOf } from './helpers/pushdown-compare.js';
+import { comparePushdown, EXACT, type PushdownEnv, SUMMED, sourceOf } from './helpers/pushdown-compare.js';
+import { type StoredMetric, type StoredSample, storeMetrics } from './helpers/pushdown-stores.js';
 
 const SHARDS = 3;
 const T0 = 1_700_000_000_000;
@@ -124,61 +121,24 @@ function metrics(): MetricSpec[] {
   return out;
 }
 
+/** The metrics as stored samples; each series starts 0-3 s after T0 (a scraper's jitter). */
 async function setUp(t: { teardown(fn: () => unknown): void }): Promise<PushdownEnv> {
-  const catalog = await Catalog.open(tempDir(t), SHARDS);
-  const stores: ShardStore[] = [];
-  for (let i = 0; i < SHARDS; i++) stores.push(await openStore(tempDir(t)));
-  t.teardown(() => Promise.all(stores.map((s) => s.close())));
-  for (const metric of metrics()) {
-    const columns = [
-      {
-        name: 'greptime_timestamp',
-        type: 'TimestampMillisecond' as const,
-        semantic: 'TIMESTAMP' as const,
-        nullable: false,
-      },
-      { name: 'greptime_value', type: 'Float64' as const, semantic: 'FIELD' as const, nullable: true },
-      ...metric.tags.map((name) => ({ name, type: 'String' as const, semantic: 'TAG' as const, nullable: true })),
-    ];
-    const { table } = await catalog.createTable(
-      {
-        db: 'public',
-        name: metric.name,
-        columns,
-        timeIndex: 'greptime_timestamp',
-        primaryKey: metric.tags,
-        options: {},
-      },
-      false,
-    );
-    const idOf = (name: string): number => table.columns.find((c) => c.name === name)?.id as number;
-    const valueId = idOf('greptime_value');
-    const perShard: TestRow[][] = stores.map(() => []);
-    const samples = (HOURS_OF_DATA * 60 * MINUTE) / SCRAPE_MS;
-    for (const series of metric.series) {
-      const shard = fnv(`${table.id}|${JSON.stringify(series.tags)}`) % SHARDS;
-      const tags: Record<number, string> = {};
-      for (const [name, value] of Object.entries(series.tags)) tags[idOf(name)] = value;
+  const samples = (HOURS_OF_DATA * 60 * MINUTE) / SCRAPE_MS;
+  const stored: StoredMetric[] = metrics().map((metric) => ({
+    name: metric.name,
+    tags: metric.tags,
+    series: metric.series.map((series) => {
       const jitter = Math.floor(rand() * 3000);
+      const out: StoredSample[] = [];
       for (let k = 0; k <= samples; k++) {
         const ts = T0 + k * SCRAPE_MS + jitter;
         const value = series.value(k, ts);
-        if (value === null) continue;
-        (perShard[shard] as TestRow[]).push({ ts: BigInt(ts), tags, fields: { [valueId]: value } });
+        if (value !== null) out.push({ ts, value });
       }
-    }
-    for (let s = 0; s < SHARDS; s++) {
-      const rows = perShard[s] as TestRow[];
-      if (rows.length > 0) {
-        await (stores[s] as ShardStore).write([
-          encodeWriteBatch({ tables: [tableRows(table.id, { [valueId]: 'f64' }, rows)] }),
-        ]);
-      }
-    }
-  }
-  // Half of the data in segments, half in memtables.
-  await Promise.all(stores.map((s) => s.flush()));
-  return { catalog, stores, ops: [] };
+      return { tags: series.tags, samples: out };
+    }),
+  }));
+  return storeMetrics(t, SHARDS, stored);
 }
 
 /**

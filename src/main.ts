@@ -26,6 +26,12 @@ setFlagsFromString('--no-allocation-site-pretenuring');
  * metric ingest took 10-20% less CPU a sample for 20-50 MiB more peak RSS (bench/RESULTS.md).
  */
 setFlagsFromString('--heap-growing-percent=300');
+/**
+ * `gc()` in the shard isolates (created after this line): a shard collects once a flush or a
+ * compaction has retired its inputs, since at 4× growth their buffers would otherwise wait for
+ * the next mark-compact (src/shard/retired-memory.ts). Nothing else calls it.
+ */
+setFlagsFromString('--expose-gc');
 
 async function main(): Promise<void> {
   const warnings: string[] = [];

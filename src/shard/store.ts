@@ -26,6 +26,7 @@ import { faultPoint } from './fault-points.js';
 import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
+import { collectRetiredMemory } from './retired-memory.js';
 import { scanTable } from './scan.js';
 import { pageCacheStats, setPageCacheBytes } from './segment/page-cache.js';
 import type { SegmentFile } from './segment/segment-reader.js';
@@ -214,6 +215,7 @@ export class ShardStore implements ScanSource {
     } catch (err) {
       throw storageError(`flush failed in shard ${this.state.config.shardId}`, err);
     }
+    collectRetiredMemory();
     this.scheduleCompactions(this.state.config.segment.compactionTrigger);
   }
 
@@ -364,6 +366,7 @@ export class ShardStore implements ScanSource {
         () => {
           this.flushScheduled = false;
           this.flushFailure = null;
+          collectRetiredMemory();
           this.scheduleCompactions(state.config.segment.compactionTrigger);
           if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
         },
@@ -395,7 +398,9 @@ export class ShardStore implements ScanSource {
         })
         .then(
           (merged) => {
-            if (merged) this.scheduleCompactions(minSegments);
+            if (!merged) return;
+            collectRetiredMemory();
+            this.scheduleCompactions(minSegments);
           },
           (err: unknown) => {
             if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');

@@ -17,6 +17,7 @@ import { syncColumnIndexes } from './index-sync.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { PIPELINES_DB, PIPELINES_TABLE, PipelineStore } from './pipelines/store.js';
+import { syncRetention } from './retention-sync.js';
 import { adminRoutes } from './routes/admin.js';
 import { dashboardRoutes, loadDashboardAssets } from './routes/dashboard.js';
 import { debugRoutes } from './routes/debug.js';
@@ -59,6 +60,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     (err) => log.error({ err: String(err) }, 'shard recovery failed'),
   );
   syncColumnIndexes(catalog, cluster, recovered, log);
+  syncRetention(catalog, cluster, recovered, log);
   const ingest = new IngestPipeline(catalog, cluster);
   const metrics = new ServerMetrics(
     () => cluster.stats(),

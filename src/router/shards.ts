@@ -279,6 +279,7 @@ export class ShardCluster {
         },
         keyRefsPerThread: config.ingest.keyRefs,
         querySliceMs: config.query.sliceMs,
+        retentionCheckIntervalMs: config.storage.retentionCheckIntervalMs,
         queryShareUnderWrites: config.query.shareUnderWritesPercent / 100,
         logLevel: config.logging.level,
         writesWaiting: shard.writesWaiting.buffer,

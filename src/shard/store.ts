@@ -16,7 +16,7 @@ import { encodeKeyDefinitions, type WriteBatch } from '../shared/codec/write-bat
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DbError, StorageFull, StorageUnavailable } from '../shared/errors.js';
-import type { ShardStats } from '../shared/messages.js';
+import type { ShardStats, TableRetention } from '../shared/messages.js';
 import { countRejection, rejectionCounts } from '../shared/rejections.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
 import { endSpan, startSpan } from '../shared/tracing/active-tracer.js';
@@ -26,6 +26,7 @@ import { faultPoint } from './fault-points.js';
 import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
+import { retireExpiredStep } from './retention.js';
 import { scanTable } from './scan.js';
 import { pageCacheStats, setPageCacheBytes } from './segment/page-cache.js';
 import type { SegmentFile } from './segment/segment-reader.js';
@@ -58,6 +59,9 @@ export class ShardStore implements ScanSource {
   /** Tables with a background compaction queued and not yet started. */
   private readonly compactionsQueued = new Set<number>();
   private flushRetryAtMs = 0;
+  /** A retention step is queued and not yet started. */
+  private retentionQueued = false;
+  private retentionTimer: NodeJS.Timeout | null = null;
   /** Why the last background flush failed; null once one succeeds. */
   private flushFailure: unknown = null;
   private closed = false;
@@ -76,6 +80,7 @@ export class ShardStore implements ScanSource {
     }
     const store = new ShardStore(state);
     await store.writeLock.run(() => store.maybeFlush());
+    store.startRetentionTimer();
     return store;
   }
 
@@ -192,7 +197,9 @@ export class ShardStore implements ScanSource {
 
   private apply(batches: WriteBatch[]): void {
     const state = this.state;
-    const isDropped = (id: number) => state.dropped.has(id);
+    // A table with ttl `instant` keeps nothing: its rows go to the WAL (which is all a write
+    // awaits) but never reach the memtable, as GreptimeDB discards them on insert.
+    const isDropped = (id: number) => state.dropped.has(id) || state.retention.get(id)?.ttlMs === 0;
     for (const batch of batches) {
       for (const t of batch.tables) if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
       state.counters.rowsWritten += state.active.apply(batch, isDropped);
@@ -245,6 +252,49 @@ export class ShardStore implements ScanSource {
     this.state.indexSpecs = new Map(tables.map((t) => [t.tableId, t.columns]));
   }
 
+  /**
+   * Replaces every table's retention (tables not listed keep their rows) and runs a retention
+   * pass at once, so a shorter ttl takes effect without waiting for the timer.
+   */
+  setRetention(tables: readonly TableRetention[]): void {
+    this.state.retention = new Map(tables.map((t) => [t.tableId, t]));
+    this.scheduleRetention();
+  }
+
+  /** Runs a retention pass every `storage.retention_check_interval` (0: never). */
+  private startRetentionTimer(): void {
+    const intervalMs = this.state.config.retentionCheckIntervalMs;
+    if (!(intervalMs > 0)) return;
+    this.retentionTimer = setInterval(() => this.scheduleRetention(), intervalMs);
+    // The timer must not keep the thread alive on its own.
+    this.retentionTimer.unref();
+  }
+
+  /**
+   * Queues one retention step (retention.ts) behind the jobs already queued; a step that retired
+   * something queues the next, so a long pass is many short jobs with others between them.
+   */
+  private scheduleRetention(): void {
+    const state = this.state;
+    if (state.closing || this.retentionQueued || state.retention.size === 0) return;
+    this.retentionQueued = true;
+    this.jobs
+      .run(() => {
+        this.retentionQueued = false;
+        return retireExpiredStep(state, Date.now());
+      })
+      .then(
+        (retired) => {
+          if (retired) this.scheduleRetention();
+        },
+        (err: unknown) => {
+          this.retentionQueued = false;
+          if (!(err instanceof ClosingError))
+            state.log.error({ err }, 'retention step failed; retried by the next pass');
+        },
+      );
+  }
+
   /** The storage's figures; the worker adds its decoders' (`seriesCached`) and its heap's. */
   stats(): Omit<ShardStats, 'seriesCached' | 'heap'> {
     const s = this.state;
@@ -280,6 +330,7 @@ export class ShardStore implements ScanSource {
     if (this.closed) return;
     const state = this.state;
     state.closing = true;
+    if (this.retentionTimer !== null) clearInterval(this.retentionTimer);
     await this.writeLock.run(() => {});
     await this.jobs.run(() => {});
     this.closed = true;

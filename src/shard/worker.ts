@@ -93,6 +93,9 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
       case 'indexes':
         requireStore().setIndexes(task.tables);
         return { ok: true, value: null };
+      case 'retention':
+        requireStore().setRetention(task.tables);
+        return { ok: true, value: null };
       case 'stats':
         return {
           ok: true,

@@ -103,6 +103,14 @@ export class ShardState {
     if (this.closing) throw new ClosingError();
   }
 
+  /**
+   * Whether rows written to a table are left out of the memtable: it is dropped, or its ttl is
+   * `instant` (GreptimeDB discards those rows on insert). Used by writes and by WAL replay.
+   */
+  keepsNoRows(tableId: number): boolean {
+    return this.dropped.has(tableId) || this.retention.get(tableId)?.ttlMs === 0;
+  }
+
   /** Every open segment file. */
   allSegments(): SegmentFile[] {
     return [...this.segments.values()].flat();

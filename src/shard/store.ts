@@ -68,11 +68,16 @@ export class ShardStore implements ScanSource {
 
   private constructor(private readonly state: ShardState) {}
 
-  /** Opens (creating if needed) and recovers the shard directory `config.dir`. */
-  static async open(config: ShardConfig, log: Logger): Promise<ShardStore> {
+  /**
+   * Opens (creating if needed) and recovers the shard directory `config.dir`. `retention` is the
+   * tables' ttl as the catalog has it, known before the WAL replay so that `instant` tables get
+   * no rows back.
+   */
+  static async open(config: ShardConfig, log: Logger, retention: readonly TableRetention[] = []): Promise<ShardStore> {
     assert(config.segment.blockRows > 0 && config.memtable.flushBytes > 0 && config.wal.segmentBytes > 0);
     const state = new ShardState(config, log);
     setPageCacheBytes(config.segment.pageCacheBytes ?? 0);
+    state.retention = new Map(retention.map((t) => [t.tableId, t]));
     try {
       recover(state);
     } catch (err) {
@@ -199,7 +204,7 @@ export class ShardStore implements ScanSource {
     const state = this.state;
     // A table with ttl `instant` keeps nothing: its rows go to the WAL (which is all a write
     // awaits) but never reach the memtable, as GreptimeDB discards them on insert.
-    const isDropped = (id: number) => state.dropped.has(id) || state.retention.get(id)?.ttlMs === 0;
+    const isDropped = (id: number) => state.keepsNoRows(id);
     for (const batch of batches) {
       for (const t of batch.tables) if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
       state.counters.rowsWritten += state.active.apply(batch, isDropped);

@@ -19,8 +19,8 @@ import type { ProfileKind } from './thread-profiler.js';
 export type ShardQueryPlan = { lang: 'sql'; plan: ShardPlan } | { lang: 'promql'; plan: PromqlShardPlan };
 
 export type ShardTask =
-  /** First task of every shard: open (recover) the storage under config.dir. */
-  | { op: 'open'; config: ShardConfig }
+  /** First task of every shard: open (recover) the storage under config.dir, with every table's ttl. */
+  | { op: 'open'; config: ShardConfig; retention?: TableRetention[] | undefined }
   /**
    * Group commit: several encoded WriteBatch payloads (one per ingest request) written to the WAL
    * together, made durable with one fsync, then applied to the memtable in order. The router keeps

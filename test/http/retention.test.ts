@@ -89,7 +89,8 @@ t.test("a table without its own ttl takes its database's", async (t) => {
 });
 
 t.test("invalid ttl values are a 400 at CREATE and ALTER; 'instant' stores nothing", async (t) => {
-  const server = await startServer({ storageToml: STORAGE_TOML });
+  const dataDir = tempDir();
+  let server = await startServer({ dataDir, storageToml: STORAGE_TOML });
   t.teardown(() => server.stop());
   for (const statement of [
     `CREATE TABLE bad ${COLUMNS} WITH (ttl = 'abc')`,
@@ -109,4 +110,7 @@ t.test("invalid ttl values are a 400 at CREATE and ALTER; 'instant' stores nothi
   t.equal(r.status, 400, 'ALTER with a bad ttl');
   await ok(server.url, `INSERT INTO i (host, v, ts) VALUES ('h', 1, ${Date.now()})`);
   t.equal(await count(server.url, 'i'), 0, "rows of an 'instant' table are not stored");
+  await server.stop();
+  server = await startServer({ dataDir, storageToml: STORAGE_TOML });
+  t.equal(await count(server.url, 'i'), 0, 'nor brought back by the WAL replay after a restart');
 });

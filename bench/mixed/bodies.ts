@@ -64,8 +64,15 @@ export class BodySource {
 
   /** The next step's body and its time (ms). Writers share one source, so steps never repeat. */
   take(): { body: Buffer; ms: number } {
+    return this.takeAt(this.firstMs + this.steps * this.stepMs);
+  }
+
+  /**
+   * The next body with every line at `ms` instead of the next step's time (the soak with a ttl
+   * follows the wall clock); the caller keeps the times distinct, or rows overwrite each other.
+   */
+  takeAt(ms: number): { body: Buffer; ms: number } {
     const step = this.steps++;
-    const ms = this.firstMs + step * this.stepMs;
     const { bytes, timeAt } = this.templates[step % TEMPLATES] as Template;
     const body = Buffer.from(bytes);
     const time = Buffer.from(`${ms}000000`, 'latin1');

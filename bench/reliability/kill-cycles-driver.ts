@@ -49,7 +49,10 @@ const FAULT_ORDER: readonly FaultPointName[] = [
   'segment.before-rename',
   'manifest.after-rename',
 ];
-if (new Set(FAULT_ORDER).size !== FAULT_POINTS.length) throw new Error('FAULT_ORDER must list every fault point once');
+// Retention's point is reached only by tables with a ttl, which these cycles do not make: its
+// crash is tested in test/http/retention-crash.test.ts.
+const CYCLED_POINTS = FAULT_POINTS.filter((p) => !p.startsWith('retention.'));
+if (new Set(FAULT_ORDER).size !== CYCLED_POINTS.length) throw new Error('FAULT_ORDER must list every fault point once');
 type Protocol = (typeof PROTOCOLS)[number];
 
 export interface KillCycleOptions {

@@ -7,11 +7,14 @@
  *
  * 1. Calibrate: line protocol at 4 requests in flight; the rate reached is "sustainable".
  * 2. Soak: bodies paced at half that rate (up to 8 in flight when the server falls behind), a
- *    PromQL and a SQL query over the last minute of data in turn every 2 s, /health every 500 ms.
+ *    PromQL and a SQL query over the last 60 bodies in turn every 2 s, /health every 500 ms.
  * 3. Check: count(*) of the table, to compare with the acknowledged rows.
  *
  * Data: the mixed bench's bodies (1,000 hosts × 5 cores, 5,000 rows a body), one step per second
- * of data, starting ten days back, so an hour at any rate this machine reaches stays in the past.
+ * of data, starting ten days back, so an hour at any rate this machine reaches stays in the past;
+ * the stored volume grows all along. With `ttl` (soak-ttl.ts) the table has a retention and each
+ * body is stamped with the wall clock, so the volume levels off after one ttl, and the check
+ * compares only the rows inside the ttl window.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,6 +22,7 @@ import { post, postForAnswer } from '../http-client.js';
 import { BodySource, ROWS_PER_BODY } from '../mixed/bodies.js';
 import { quantile } from '../peers/stats.js';
 import { startServerProcess } from './server-process.js';
+import { AckedTimes, mixpTableSql, soakTtlMs, WallClockTimes, windowMarginMs } from './soak-ttl.js';
 
 const STEP_MS = 1000;
 const START_AGO_MS = 10 * 24 * 3600_000;
@@ -35,6 +39,10 @@ export interface SoakOptions {
   dataDir: string;
   /** TOML appended to the generated configuration (default: none, the default configuration). */
   toml?: string;
+  /** Create `mixp` with this ttl (a duration) and stamp bodies with the wall clock (soak-ttl.ts). */
+  ttl?: string | undefined;
+  /** `storage.retention_check_interval` of the server (default: the server's default). */
+  retentionCheckInterval?: string | undefined;
   log?: (line: string) => void;
 }
 
@@ -58,6 +66,10 @@ export interface SoakSample {
   /** Memtable flushes and compactions since the server started, over all shards. */
   flushes: number;
   compactions: number;
+  /** Bytes of the live segments, in MiB: the stored volume. */
+  segmentMiB: number;
+  /** Segments retired for being past the ttl since the server started. */
+  segmentsExpired: number;
 }
 
 export interface SoakResult {
@@ -71,6 +83,8 @@ export interface SoakResult {
   queries: number;
   failedQueries: number;
   failedHealth: number;
+  /** With a ttl: the rows at or after `fromMs`, acknowledged and stored. */
+  window?: { fromMs: number; ackedRows: number; storedRows: number };
 }
 
 function rssMiB(pid: number): number {
@@ -93,7 +107,8 @@ async function gauge(base: string, name: string): Promise<number> {
 
 export function sampleLine(s: SoakSample): string {
   return (
-    `min ${s.minute}: ${s.rowsPerS} rows/s, RSS ${s.rssMiB} MiB, fds ${s.fds}, segments ${s.segments}, ` +
+    `min ${s.minute}: ${s.rowsPerS} rows/s, RSS ${s.rssMiB} MiB, fds ${s.fds}, segments ${s.segments} ` +
+    `(${s.segmentMiB} MiB, ${s.segmentsExpired} expired), ` +
     `WAL files ${s.walFiles}, query p50 ${s.queryP50.toFixed(1)} p99 ${s.queryP99.toFixed(1)} ms ` +
     `(${s.queries} run, ${s.failedQueries} failed), /health p99 ${s.healthP99.toFixed(1)} ms`
   );
@@ -101,7 +116,9 @@ export function sampleLine(s: SoakSample): string {
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const log = o.log ?? (() => {});
-  const server = await startServerProcess(o.dataDir, o.toml ?? '');
+  const env: NodeJS.ProcessEnv = {};
+  if (o.retentionCheckInterval !== undefined) env.SHOALDB_STORAGE__RETENTION_CHECK_INTERVAL = o.retentionCheckInterval;
+  const server = await startServerProcess(o.dataDir, o.toml ?? '', env);
   const pid = server.child.pid as number;
   const base = server.url;
   const writeUrl = new URL(`${base}/v1/lineproto/write?db=public&precision=ns`);
@@ -111,12 +128,25 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let acked = 0;
     let lastMs = 0;
     let refused = 0;
+    const ttlMs = o.ttl === undefined ? null : soakTtlMs(o.ttl);
+    const clock = new WallClockTimes();
+    const ackedTimes = new AckedTimes();
+    if (o.ttl !== undefined) {
+      const created = await postForAnswer(
+        agent,
+        new URL(`${base}/v1/sql?db=public`),
+        Buffer.from(new URLSearchParams({ sql: mixpTableSql(o.ttl) }).toString()),
+        FORM,
+      );
+      if (created.status !== 200) throw new Error(`CREATE TABLE mixp: ${created.status} ${created.text}`);
+    }
 
     const send = async (): Promise<void> => {
-      const { body, ms } = bodies.take();
+      const { body, ms } = ttlMs === null ? bodies.take() : bodies.takeAt(clock.next());
       const status = await post(agent, writeUrl, body);
       if (status === 204 || status === 200) {
         acked += ROWS_PER_BODY;
+        ackedTimes.add(ms);
         lastMs = Math.max(lastMs, ms);
       } else refused++;
     };
@@ -131,6 +161,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     );
     const sustainable = acked / ((performance.now() - t0) / 1000);
     const bodiesPerS = sustainable / 2 / ROWS_PER_BODY;
+    // Queries read the last 60 bodies: a minute of one-second steps, or with wall-clock times the
+    // span 60 bodies take (about a second), so they cost the same in both modes.
+    const queryWindowMs = ttlMs === null ? 60 * STEP_MS : Math.max(1, Math.round(60_000 / bodiesPerS));
     log(`sustainable ${Math.round(sustainable)} rows/s; soak at ${Math.round(sustainable / 2)} rows/s`);
 
     // 2. Soak. A loop that throws ends the others at once (end = 0) so none outlives the server.
@@ -167,12 +200,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       while (Date.now() < end) {
         await new Promise((r) => setTimeout(r, QUERY_EVERY_MS));
         if (lastMs === 0) continue;
-        const from = lastMs - 60_000;
+        const from = lastMs - queryWindowMs;
         const [url, body] =
           turn++ % 2 === 0
             ? [
                 new URL(`${base}/v1/metricsapi/api/v1/query`),
-                new URLSearchParams({ query: 'avg by (host) (avg_over_time(mixp[1m]))', time: String(lastMs / 1000) }),
+                new URLSearchParams({
+                  query: `avg by (host) (avg_over_time(mixp[${queryWindowMs}ms]))`,
+                  time: String(lastMs / 1000),
+                }),
               ]
             : [
                 new URL(`${base}/v1/sql?db=public`),
@@ -227,6 +263,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           failedHealth,
           flushes: await gauge(base, 'shoaldb_flushes_total'),
           compactions: await gauge(base, 'shoaldb_compactions_total'),
+          segmentMiB: Math.round((await gauge(base, 'shoaldb_segment_bytes')) / 1024 / 1024),
+          segmentsExpired: await gauge(base, 'shoaldb_segments_expired_total'),
         };
         totals.queries += queries;
         totals.failedQueries += failedQueries;
@@ -252,17 +290,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     for (const r of loops) if (r.status === 'rejected') throw r.reason;
 
     // 3. Count what is stored.
-    const counted = await postForAnswer(
-      agent,
-      new URL(`${base}/v1/sql?db=public`),
-      Buffer.from(new URLSearchParams({ sql: 'SELECT count(*) FROM mixp' }).toString()),
-      FORM,
-    );
-    const storedRows = Number(
-      (JSON.parse(counted.text) as { output: Array<{ records: { rows: number[][] } }> }).output[0]?.records
-        .rows[0]?.[0],
-    );
+    const count = async (where: string): Promise<number> => {
+      const counted = await postForAnswer(
+        agent,
+        new URL(`${base}/v1/sql?db=public`),
+        Buffer.from(new URLSearchParams({ sql: `SELECT count(*) FROM mixp${where}` }).toString()),
+        FORM,
+      );
+      return Number(
+        (JSON.parse(counted.text) as { output: Array<{ records: { rows: number[][] } }> }).output[0]?.records
+          .rows[0]?.[0],
+      );
+    };
+    const storedRows = await count('');
+    let window: SoakResult['window'];
+    if (ttlMs !== null) {
+      const fromMs = Date.now() - ttlMs + windowMarginMs(ttlMs);
+      const stored = await count(` WHERE greptime_timestamp >= '${new Date(fromMs).toISOString()}'`);
+      window = { fromMs, ackedRows: ackedTimes.rowsFrom(fromMs), storedRows: stored };
+    }
     return {
+      ...(window ? { window } : {}),
       sustainable,
       samples,
       ackedRows: acked,
@@ -290,6 +338,7 @@ export function thirdsTable(samples: SoakSample[]): string[] {
     ['RSS MiB', (s) => s.rssMiB],
     ['open fds', (s) => s.fds],
     ['live segments', (s) => s.segments],
+    ['segment MiB', (s) => s.segmentMiB],
     ['WAL files', (s) => s.walFiles],
     ['query p50 ms', (s) => s.queryP50],
     ['query p99 ms', (s) => s.queryP99],

@@ -17,6 +17,7 @@ import { syncColumnIndexes } from './index-sync.js';
 import { IngestPipeline } from './ingest/pipeline.js';
 import { ServerMetrics } from './metrics.js';
 import { PIPELINES_DB, PIPELINES_TABLE, PipelineStore } from './pipelines/store.js';
+import { syncRetention, tableRetentionsOf } from './retention-sync.js';
 import { adminRoutes } from './routes/admin.js';
 import { dashboardRoutes, loadDashboardAssets } from './routes/dashboard.js';
 import { debugRoutes } from './routes/debug.js';
@@ -53,12 +54,18 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   const userProvider = createUserProvider(config.userProvider, (msg) => log.warn(msg));
   await initZstd();
   const catalog = await Catalog.open(config.storage.dataHome, config.storage.shards);
-  const { cluster, recovered } = await ShardCluster.start(config, log, catalog.deadTableIds());
+  const { cluster, recovered } = await ShardCluster.start(
+    config,
+    log,
+    catalog.deadTableIds(),
+    tableRetentionsOf(catalog),
+  );
   recovered.then(
     () => log.info({ shards: cluster.count }, 'all shards recovered'),
     (err) => log.error({ err: String(err) }, 'shard recovery failed'),
   );
   syncColumnIndexes(catalog, cluster, recovered, log);
+  syncRetention(catalog, cluster, recovered, log);
   const ingest = new IngestPipeline(catalog, cluster);
   const metrics = new ServerMetrics(
     () => cluster.stats(),

@@ -42,10 +42,10 @@ export class Catalog {
   /** Serialises persistence so two concurrent changes never interleave their file writes. */
   private writeChain: Promise<void> = Promise.resolve();
   /**
-   * Awaited after each change is on disk, before the change resolves (the router tells shards
-   * about column indexes this way). It must not throw.
+   * Awaited in turn after each change is on disk, before the change resolves (the router tells
+   * shards about column indexes and retention this way). They must not throw.
    */
-  onChange: (() => Promise<void>) | null = null;
+  private readonly changeListeners: Array<() => Promise<void>> = [];
 
   private constructor(
     dir: string,
@@ -267,6 +267,15 @@ export class Catalog {
     return { generation: this.generation, databases: this.listDatabases(), tables: this.allTables() };
   }
 
+  /** Adds a listener awaited after every change (see `changeListeners`). */
+  onChange(listener: () => Promise<void>): void {
+    this.changeListeners.push(listener);
+  }
+
+  private async notifyChange(): Promise<void> {
+    for (const listener of this.changeListeners) await listener();
+  }
+
   private persist(): Promise<void> {
     this.generation++;
     const doc: CatalogDocument = {
@@ -277,7 +286,7 @@ export class Catalog {
       tables: [...this.tables.values()],
     };
     const text = JSON.stringify(doc);
-    const next = this.writeChain.then(() => writeFileAtomic(this.file, text)).then(() => this.onChange?.());
+    const next = this.writeChain.then(() => writeFileAtomic(this.file, text)).then(() => this.notifyChange());
     // A failed write must not poison the chain for later changes; the caller sees the failure.
     this.writeChain = next.catch(() => undefined);
     return next;

@@ -33,7 +33,7 @@ export function syncColumnIndexes(
       log.warn({ err: String(err) }, 'could not send column indexes to the shards');
     }
   };
-  catalog.onChange = send;
+  catalog.onChange(send);
   recovered.then(
     () => {
       ready = true;

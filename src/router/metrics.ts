@@ -308,6 +308,18 @@ export class ServerMetrics {
       'counter',
       (s) => s.indexSectionsCorrupt,
     );
+    mirror(
+      'shoaldb_segments_expired_total',
+      "Segments retired whole because every row was past its table's ttl",
+      'counter',
+      (s) => s.segmentsExpired,
+    );
+    mirror(
+      'shoaldb_rows_expired_total',
+      "Rows in segments retired for being past their table's ttl",
+      'counter',
+      (s) => s.rowsExpired,
+    );
     mirror('shoaldb_memtable_bytes', 'Estimated memtable size', 'gauge', (s) => s.memtableBytes);
     mirror('shoaldb_memtable_rows', 'Rows held in memtables', 'gauge', (s) => s.memtableRows);
     mirror('shoaldb_shard_key_refs', 'Series keys a shard knows by id (ingest.key_refs)', 'gauge', (s) => s.keyRefs);

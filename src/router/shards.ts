@@ -20,6 +20,7 @@ import {
   type ShardReply,
   type ShardStats,
   type ShardTask,
+  type TableRetention,
   zeroShardCounters,
 } from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
@@ -248,6 +249,7 @@ export class ShardCluster {
     config: Config,
     log: Logger,
     deadTableIds: number[],
+    retention: TableRetention[] = [],
   ): Promise<{ cluster: ShardCluster; recovered: Promise<void> }> {
     const filename = workerFilename();
     const shards: Shard[] = [];
@@ -279,12 +281,13 @@ export class ShardCluster {
         },
         keyRefsPerThread: config.ingest.keyRefs,
         querySliceMs: config.query.sliceMs,
+        retentionCheckIntervalMs: config.storage.retentionCheckIntervalMs,
         queryShareUnderWrites: config.query.shareUnderWritesPercent / 100,
         logLevel: config.logging.level,
         writesWaiting: shard.writesWaiting.buffer,
       };
       try {
-        await shard.run({ op: 'open', config: shardConfig });
+        await shard.run({ op: 'open', config: shardConfig, retention });
         if (deadTableIds.length > 0) await shard.run({ op: 'drop', tableIds: deadTableIds });
         shard.ready = true;
       } catch (err) {

@@ -15,6 +15,9 @@
  *   the output, at the inputs' position) → in memory: same swap → retire inputs (unlink; fds close
  *   when the last reader unpins)
  *
+ * A compaction that includes the table's oldest segment leaves out rows past the table's ttl
+ * (retention.ts): that is how a segment straddling the ttl boundary loses its expired part.
+ *
  * A crash before the manifest write leaves the inputs live and the output an orphan (deleted at
  * open); after it, the output is live and the inputs are orphans. Never both, never neither.
  */
@@ -23,7 +26,8 @@ import { BACKGROUND_SPAN, inSpan } from '../shared/tracing/active-tracer.js';
 import { faultPoint } from './fault-points.js';
 import { unlinkQuietSync } from './fs-util.js';
 import { cloneManifest } from './manifest.js';
-import { type FieldSpec, sortSpecs, specKey } from './merge/part.js';
+import { type FieldSpec, I64_MIN, sortSpecs, specKey } from './merge/part.js';
+import { tableCutoff } from './retention.js';
 import { buildSegment } from './segment/build-segment.js';
 import { SegmentFile } from './segment/segment-reader.js';
 import { SegmentSource } from './segment/segment-source.js';
@@ -122,6 +126,9 @@ async function compactSegments(
   const inputs = live.slice(run.from, run.to);
   // Tombstones may still hide rows of older segments unless the oldest is among the inputs.
   const tombstones = run.from === 0 ? 'drop' : 'keep';
+  // Rows past the ttl are left out under the same condition: a left-out tombstone or newer
+  // version could otherwise bring back a row of an older segment outside the run.
+  const expiredBefore = run.from === 0 ? tableCutoff(state, tableId, Date.now()) : I64_MIN;
   const started = Date.now();
   const startedAt = performance.now();
   for (const f of inputs) f.pin();
@@ -137,6 +144,7 @@ async function compactSegments(
       mode: state.mergeModeOf(tableId),
       blockRows: state.config.segment.blockRows,
       tombstones,
+      fromTs: expiredBefore,
       indexes: state.indexSpecs.get(tableId),
       checkpoint: () => state.checkpoint(),
     });

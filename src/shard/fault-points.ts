@@ -26,6 +26,8 @@ export const FAULT_POINTS = [
   'compaction.after-output',
   /** The manifest lists the compaction's output; its inputs are not unlinked yet. */
   'compaction.before-retire',
+  /** The manifest no longer lists the segments a retention step expired; they are not unlinked yet. */
+  'retention.before-retire',
   /** A WAL record is appended, not yet fdatasynced (so not acknowledged). */
   'wal.after-append',
 ] as const;

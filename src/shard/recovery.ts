@@ -200,7 +200,7 @@ function loadManifest(state: ShardState): { manifest: Manifest; rebuilt: boolean
 }
 
 function replayWal(state: ShardState, files: number[]): void {
-  const isDropped = (tableId: number) => state.dropped.has(tableId);
+  const isDropped = (tableId: number) => state.keepsNoRows(tableId);
   // Key ids as the WAL defines them, in record order (see key-refs.ts); they are the writing
   // process's, so tables are applied with key strings and the memtable learns no ids here.
   const keysById = new Map<number, Map<number, string>>();

@@ -18,7 +18,7 @@ import type { MergeMode } from '../shared/codec/write-batch.js';
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DurationHistogram } from '../shared/duration-histogram.js';
-import { emptyRecovery, type ShardStats, zeroShardCounters } from '../shared/messages.js';
+import { emptyRecovery, type ShardStats, type TableRetention, zeroShardCounters } from '../shared/messages.js';
 import { KeyRefs } from './key-refs.js';
 import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
@@ -53,6 +53,8 @@ export class ShardState {
   readonly counters = zeroShardCounters();
   /** Indexed columns per table, as the router last sent them (op `indexes`); not persisted. */
   indexSpecs = new Map<number, SegmentIndexSpec[]>();
+  /** Tables with a ttl, as the router last sent them (op `retention`); not persisted. */
+  retention = new Map<number, TableRetention>();
   readonly timings = {
     walFsync: new DurationHistogram(),
     flush: new DurationHistogram(),
@@ -99,6 +101,14 @@ export class ShardState {
     if (this.closing) throw new ClosingError();
     await nextTurn();
     if (this.closing) throw new ClosingError();
+  }
+
+  /**
+   * Whether rows written to a table are left out of the memtable: it is dropped, or its ttl is
+   * `instant` (GreptimeDB discards those rows on insert). Used by writes and by WAL replay.
+   */
+  keepsNoRows(tableId: number): boolean {
+    return this.dropped.has(tableId) || this.retention.get(tableId)?.ttlMs === 0;
   }
 
   /** Every open segment file. */

@@ -16,7 +16,7 @@ import { encodeKeyDefinitions, type WriteBatch } from '../shared/codec/write-bat
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DbError, StorageFull, StorageUnavailable } from '../shared/errors.js';
-import type { ShardStats } from '../shared/messages.js';
+import type { ShardStats, TableRetention } from '../shared/messages.js';
 import { countRejection, rejectionCounts } from '../shared/rejections.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
 import { endSpan, startSpan } from '../shared/tracing/active-tracer.js';
@@ -26,6 +26,7 @@ import { faultPoint } from './fault-points.js';
 import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
+import { retireExpiredStep } from './retention.js';
 import { collectRetiredMemory } from './retired-memory.js';
 import { scanTable } from './scan.js';
 import { pageCacheStats, setPageCacheBytes } from './segment/page-cache.js';
@@ -59,17 +60,25 @@ export class ShardStore implements ScanSource {
   /** Tables with a background compaction queued and not yet started. */
   private readonly compactionsQueued = new Set<number>();
   private flushRetryAtMs = 0;
+  /** A retention step is queued and not yet started. */
+  private retentionQueued = false;
+  private retentionTimer: NodeJS.Timeout | null = null;
   /** Why the last background flush failed; null once one succeeds. */
   private flushFailure: unknown = null;
   private closed = false;
 
   private constructor(private readonly state: ShardState) {}
 
-  /** Opens (creating if needed) and recovers the shard directory `config.dir`. */
-  static async open(config: ShardConfig, log: Logger): Promise<ShardStore> {
+  /**
+   * Opens (creating if needed) and recovers the shard directory `config.dir`. `retention` is the
+   * tables' ttl as the catalog has it, known before the WAL replay so that `instant` tables get
+   * no rows back.
+   */
+  static async open(config: ShardConfig, log: Logger, retention: readonly TableRetention[] = []): Promise<ShardStore> {
     assert(config.segment.blockRows > 0 && config.memtable.flushBytes > 0 && config.wal.segmentBytes > 0);
     const state = new ShardState(config, log);
     setPageCacheBytes(config.segment.pageCacheBytes ?? 0);
+    state.retention = new Map(retention.map((t) => [t.tableId, t]));
     try {
       recover(state);
     } catch (err) {
@@ -77,6 +86,7 @@ export class ShardStore implements ScanSource {
     }
     const store = new ShardStore(state);
     await store.writeLock.run(() => store.maybeFlush());
+    store.startRetentionTimer();
     return store;
   }
 
@@ -193,7 +203,9 @@ export class ShardStore implements ScanSource {
 
   private apply(batches: WriteBatch[]): void {
     const state = this.state;
-    const isDropped = (id: number) => state.dropped.has(id);
+    // A table with ttl `instant` keeps nothing: its rows go to the WAL (which is all a write
+    // awaits) but never reach the memtable, as GreptimeDB discards them on insert.
+    const isDropped = (id: number) => state.keepsNoRows(id);
     for (const batch of batches) {
       for (const t of batch.tables) if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
       state.counters.rowsWritten += state.active.apply(batch, isDropped);
@@ -247,6 +259,49 @@ export class ShardStore implements ScanSource {
     this.state.indexSpecs = new Map(tables.map((t) => [t.tableId, t.columns]));
   }
 
+  /**
+   * Replaces every table's retention (tables not listed keep their rows) and runs a retention
+   * pass at once, so a shorter ttl takes effect without waiting for the timer.
+   */
+  setRetention(tables: readonly TableRetention[]): void {
+    this.state.retention = new Map(tables.map((t) => [t.tableId, t]));
+    this.scheduleRetention();
+  }
+
+  /** Runs a retention pass every `storage.retention_check_interval` (0: never). */
+  private startRetentionTimer(): void {
+    const intervalMs = this.state.config.retentionCheckIntervalMs;
+    if (!(intervalMs > 0)) return;
+    this.retentionTimer = setInterval(() => this.scheduleRetention(), intervalMs);
+    // The timer must not keep the thread alive on its own.
+    this.retentionTimer.unref();
+  }
+
+  /**
+   * Queues one retention step (retention.ts) behind the jobs already queued; a step that retired
+   * something queues the next, so a long pass is many short jobs with others between them.
+   */
+  private scheduleRetention(): void {
+    const state = this.state;
+    if (state.closing || this.retentionQueued || state.retention.size === 0) return;
+    this.retentionQueued = true;
+    this.jobs
+      .run(() => {
+        this.retentionQueued = false;
+        return retireExpiredStep(state, Date.now());
+      })
+      .then(
+        (retired) => {
+          if (retired) this.scheduleRetention();
+        },
+        (err: unknown) => {
+          this.retentionQueued = false;
+          if (!(err instanceof ClosingError))
+            state.log.error({ err }, 'retention step failed; retried by the next pass');
+        },
+      );
+  }
+
   /** The storage's figures; the worker adds its decoders' (`seriesCached`) and its heap's. */
   stats(): Omit<ShardStats, 'seriesCached' | 'heap'> {
     const s = this.state;
@@ -282,6 +337,7 @@ export class ShardStore implements ScanSource {
     if (this.closed) return;
     const state = this.state;
     state.closing = true;
+    if (this.retentionTimer !== null) clearInterval(this.retentionTimer);
     await this.writeLock.run(() => {});
     await this.jobs.run(() => {});
     this.closed = true;

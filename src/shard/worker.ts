@@ -50,7 +50,7 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
     switch (task.op) {
       case 'open':
         log = pino({ name: `shard-${task.config.shardId}`, level: task.config.logLevel });
-        store = await ShardStore.open(task.config, log);
+        store = await ShardStore.open(task.config, log, task.retention);
         querySliceMs = task.config.querySliceMs;
         pacer = new QueryPacer(task.config.queryShareUnderWrites);
         writesWaiting = new WritesWaiting(task.config.writesWaiting);
@@ -92,6 +92,9 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         return { ok: true, value: null };
       case 'indexes':
         requireStore().setIndexes(task.tables);
+        return { ok: true, value: null };
+      case 'retention':
+        requireStore().setRetention(task.tables);
         return { ok: true, value: null };
       case 'stats':
         return {

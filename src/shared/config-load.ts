@@ -218,6 +218,8 @@ const KEY_DOCS: Readonly<Record<string, string>> = {
   'http.enable_cors': 'Answer CORS preflights and add access-control-allow-origin: *.',
   'storage.data_home': "Directory holding every shard's WAL and segments.",
   'storage.shards': 'Worker threads, each owning one partition of the data (default: CPU count).',
+  'storage.retention_check_interval':
+    'How often each shard retires segments whose rows are all past their table\'s ttl; "0s" = never.',
   'wal.sync_mode': '"fsync": acknowledge a write once it is on disk; "none": page cache only.',
   'wal.segment_size': 'A WAL file is rotated once it grows past this.',
   'ingest.line_max_bytes': 'Longest line-protocol line; a longer one fails its request with 400.',
@@ -358,6 +360,7 @@ const KEYS: readonly KeyEntry[] = [
   inSection('http', 'enable_cors', bool, 'enableCors'),
   inSection('storage', 'data_home', nonEmptyString, 'dataHome'),
   inSection('storage', 'shards', int(1, SHARDS_MAX), 'shards'),
+  inSection('storage', 'retention_check_interval', duration, 'retentionCheckIntervalMs'),
   inSection('wal', 'sync_mode', oneOf<WalSyncMode>(['fsync', 'none']), 'syncMode'),
   inSection('wal', 'segment_size', size(1), 'segmentBytes'),
   inSection('ingest', 'line_max_bytes', size(1), 'lineMaxBytes'),

@@ -69,6 +69,8 @@ export interface HttpConfig {
 export interface StorageConfig {
   dataHome: string;
   shards: number;
+  /** How often each shard looks for segments past their table's `ttl`; 0 = never. */
+  retentionCheckIntervalMs: number;
 }
 
 export interface WalConfig {
@@ -266,7 +268,7 @@ export function defaultConfig(): Config {
       apiServerAddr: '127.0.0.1:4006',
       enableCors: true,
     },
-    storage: { dataHome: './data', shards },
+    storage: { dataHome: './data', shards, retentionCheckIntervalMs: 60_000 },
     wal: { syncMode: 'fsync', segmentBytes: 128 * 1024 * 1024 },
     ingest: { lineMaxBytes: LINE_BYTES_MAX_DEFAULT, shardQueueBytes: 256 * 1024 * 1024, keyRefs: 262_144 },
     memtable: memtableDefaults(os.totalmem(), shards),
@@ -305,6 +307,8 @@ export interface ShardConfig {
   keyRefsPerThread: number;
   /** `query.slice_time`: see QueryConfig.sliceMs. */
   querySliceMs: number;
+  /** `storage.retention_check_interval`: see StorageConfig.retentionCheckIntervalMs. */
+  retentionCheckIntervalMs: number;
   /** `query.share_under_writes` as a fraction in (0, 1]. */
   queryShareUnderWrites: number;
   logLevel: string;

@@ -19,8 +19,8 @@ import type { ProfileKind } from './thread-profiler.js';
 export type ShardQueryPlan = { lang: 'sql'; plan: ShardPlan } | { lang: 'promql'; plan: PromqlShardPlan };
 
 export type ShardTask =
-  /** First task of every shard: open (recover) the storage under config.dir. */
-  | { op: 'open'; config: ShardConfig }
+  /** First task of every shard: open (recover) the storage under config.dir, with every table's ttl. */
+  | { op: 'open'; config: ShardConfig; retention?: TableRetention[] | undefined }
   /**
    * Group commit: several encoded WriteBatch payloads (one per ingest request) written to the WAL
    * together, made durable with one fsync, then applied to the memtable in order. The router keeps
@@ -50,6 +50,12 @@ export type ShardTask =
    * it build those indexes into new segments. Sent after open and whenever the catalog changes them.
    */
   | { op: 'indexes'; tables: Array<{ tableId: number; columns: SegmentIndexSpec[] }> }
+  /**
+   * Every table's retention (replaces what the shard knew; tables not listed keep their rows
+   * forever): the shard's retention pass retires segments past it (src/shard/retention.ts). Sent
+   * after open and whenever the catalog changes.
+   */
+  | { op: 'retention'; tables: TableRetention[] }
   /** Starts (endpoint set) or stops (null: exports what is queued first) the shard's own tracer provider. */
   | { op: 'tracing'; endpoint: string | null; sampleRatio: number; shardId: number }
   | { op: 'stats' }
@@ -61,6 +67,15 @@ export type ShardTask =
   /** `cpu`: stops and replies with the V8 CPU profile; `heap`: stops sampling and replies null. */
   | { op: 'profile-stop'; kind: ProfileKind }
   | { op: 'close' };
+
+/** One table's `ttl` as the shard applies it. */
+export interface TableRetention {
+  tableId: number;
+  /** Rows older than now minus this are expired; 0 is `instant` (nothing is kept). */
+  ttlMs: number;
+  /** Time index units per second (the unit segment times are in). */
+  unitsPerSecond: number;
+}
 
 export type ShardReply<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
 
@@ -103,6 +118,10 @@ export function zeroShardCounters() {
     seriesVisited: 0,
     /** Segment index sections that failed their checksum or decoding (scans then read every block). */
     indexSectionsCorrupt: 0,
+    /** Segments the retention pass retired whole because every row was past its table's ttl. */
+    segmentsExpired: 0,
+    /** Rows in those segments (rows compactions leave out for being past the ttl are not counted). */
+    rowsExpired: 0,
   };
 }
 

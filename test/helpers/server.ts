@@ -30,6 +30,8 @@ export interface StartOptions {
   /** Extra TOML appended after the generated [http]/[storage] sections (top-level keys first). */
   topLevelToml?: string;
   httpToml?: string;
+  /** Extra keys of the generated [storage] section. */
+  storageToml?: string;
   extraToml?: string;
   /** Reuse a data directory (restart after kill). */
   dataDir?: string;
@@ -54,6 +56,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     '[storage]',
     `data_home = ${JSON.stringify(dataDir)}`,
     `shards = ${opts.shards ?? 2}`,
+    opts.storageToml ?? '',
     '[logging]',
     'level = "info"',
     opts.extraToml ?? '',

@@ -30,6 +30,7 @@ export function shardConfig(dir: string, overrides: Partial<Omit<ShardConfig, 'd
     segment: { blockRows: 1024, compactionTrigger: 100 },
     keyRefsPerThread: 1024,
     querySliceMs: 5,
+    retentionCheckIntervalMs: 0,
     queryShareUnderWrites: 1,
     logLevel: 'silent',
     ...overrides,

@@ -66,6 +66,7 @@ enable_cors = false
 [storage]
 data_home = "/var/lib/shoaldb"
 shards = 3
+retention_check_interval = "30s"
 
 [wal]
 sync_mode = "none"
@@ -126,7 +127,7 @@ heap_profiling = true
       apiServerAddr: '[::1]:5006',
       enableCors: false,
     },
-    storage: { dataHome: '/var/lib/shoaldb', shards: 3 },
+    storage: { dataHome: '/var/lib/shoaldb', shards: 3, retentionCheckIntervalMs: 30_000 },
     wal: { syncMode: 'none', segmentBytes: 32 * 1024 * 1024 },
     ingest: { lineMaxBytes: 64 * 1024, shardQueueBytes: 0, keyRefs: 1000 },
     memtable: { flushBytes: 1024 * 1024, rejectBytes: 8 * 1024 * 1024 },
@@ -385,6 +386,7 @@ enable_cors = true
 [storage]
 data_home = "./data"
 shards = 4
+retention_check_interval = "1m"
 
 [wal]
 sync_mode = "fsync"

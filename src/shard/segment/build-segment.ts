@@ -37,6 +37,8 @@ export interface BuildSegmentOptions {
    * delete); a compaction of all of a table's segments drops them with what they delete.
    */
   tombstones: 'keep' | 'drop';
+  /** Rows before this time (the table's unit) are left out: they are past the ttl. I64_MIN unless given. */
+  fromTs?: bigint | undefined;
   /** Columns to build term indexes for (the table's, as the router last sent them). */
   indexes?: readonly SegmentIndexSpec[] | undefined;
   /** Overrides INDEX_SECTION_BYTES_MAX (tests). */
@@ -80,7 +82,7 @@ export async function buildSegment(o: BuildSegmentOptions): Promise<SegmentSumma
       parts.length = 0;
       for (let j = 0; j < group.count; j++) {
         const source = o.sources[group.sources[j] as number] as SeriesSource;
-        source.collectParts(group.indexes[j] as number, I64_MIN, I64_MAX, parts);
+        source.collectParts(group.indexes[j] as number, o.fromTs ?? I64_MIN, I64_MAX, parts);
       }
       if (parts.length === 0) continue;
       buf.markSeries(group.key);

@@ -10,6 +10,7 @@
  * UNSET ... INDEX, SET 'k' = 'v' [, ...], UNSET 'k' [, ...]. A column holds one index.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { parseTtlMs } from '../../../shared/ttl.js';
 import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import type { AlterOperation, Statement } from '../parse/ast.js';
@@ -186,6 +187,7 @@ function applyOperation(
         if (!MUTABLE_OPTIONS.test(key)) {
           throw new DbError(ErrorCode.InvalidArguments, `Invalid set table option request: invalid key: ${o.key}`);
         }
+        if (key === 'ttl') parseTtlMs(o.value, 'table');
         next.options[key] = o.value;
       }
       return;

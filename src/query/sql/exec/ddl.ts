@@ -6,6 +6,7 @@
  */
 import { normalizeIndexOptions } from '../../../shared/column-index.js';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { checkTtlOption } from '../../../shared/ttl.js';
 import type { ColumnIndex, ColumnSchema, DataType } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import type { ColumnDef, Expr, Ident, IndexKind, OptionEntry, Statement } from '../parse/ast.js';
@@ -129,6 +130,7 @@ export function newTableOf(
   });
   const options: Record<string, string> = {};
   for (const o of stmt.options) options[o.key.toLowerCase()] = o.value;
+  checkTtlOption(options, 'table');
   return { db, name, columns, timeIndex, primaryKey, options };
 }
 

@@ -8,6 +8,7 @@
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { endSpan, startSpan } from '../../../shared/tracing/active-tracer.js';
+import { checkTtlOption } from '../../../shared/ttl.js';
 import { affected, columnarRecords, type ResultColumn, records, type StatementResult } from '../../result.js';
 import type { EvalContext } from '../functions/types.js';
 import type { Query, Statement } from '../parse/ast.js';
@@ -126,6 +127,7 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
       validateDatabaseName(name);
       const options: Record<string, string> = {};
       for (const o of statement.options) options[o.key.toLowerCase()] = o.value;
+      checkTtlOption(options, 'database');
       await env.createDatabase(name, options, statement.ifNotExists);
       return affected(1);
     }

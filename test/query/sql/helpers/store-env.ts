@@ -22,6 +22,7 @@ function config(dir: string, shardId: number): ShardConfig {
     segment: { blockRows: 4, compactionTrigger: 4 },
     keyRefsPerThread: 1024,
     querySliceMs: 5,
+    retentionCheckIntervalMs: 0,
     queryShareUnderWrites: 1,
     logLevel: 'silent',
   };

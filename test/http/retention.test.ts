@@ -1,0 +1,116 @@
+/**
+ * Table and database `ttl` over HTTP: segments whose rows are all past the ttl are retired by the
+ * shards' retention pass (storage.retention_check_interval, short here), rows inside it stay, the
+ * option is checked at CREATE and ALTER, and what expired stays gone after a restart.
+ */
+import t from 'tap';
+import { metricSum, rowsOf, sql, startServer, tempDir } from '../helpers/server.js';
+
+const STORAGE_TOML = 'retention_check_interval = "200ms"';
+const HOUR_MS = 3_600_000;
+const COLUMNS = '(host STRING, v DOUBLE, ts TIMESTAMP TIME INDEX, PRIMARY KEY (host))';
+
+async function ok(url: string, statement: string, db?: string) {
+  const r = await sql(url, statement, db);
+  if (r.status !== 200) throw new Error(`${statement}: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+async function count(url: string, table: string, db?: string): Promise<number> {
+  return Number(rowsOf(await ok(url, `SELECT count(*) FROM ${table}`, db))[0]?.[0]);
+}
+
+/** Inserts `n` rows at `tsMs` (one per host) and flushes them into segments of their own. */
+async function insertFlushed(url: string, table: string, tsMs: number, n: number, db?: string): Promise<void> {
+  const values = Array.from({ length: n }, (_, i) => `('h${i}', ${i}, ${tsMs})`).join(', ');
+  await ok(url, `INSERT INTO ${table} (host, v, ts) VALUES ${values}`, db);
+  await ok(url, `ADMIN flush_table('${table}')`, db);
+}
+
+async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return check();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+t.test('rows past the ttl disappear after a retention pass, rows inside it stay, also after restart', async (t) => {
+  const dataDir = tempDir();
+  let server = await startServer({ dataDir, storageToml: STORAGE_TOML });
+  t.teardown(() => server.stop());
+  await ok(server.url, `CREATE TABLE r ${COLUMNS} WITH (ttl = '1h')`);
+  const now = Date.now();
+  await insertFlushed(server.url, 'r', now - 2 * HOUR_MS, 40);
+  await insertFlushed(server.url, 'r', now, 25);
+
+  t.ok(await waitFor(async () => (await count(server.url, 'r')) === 25), 'only the rows inside the ttl remain');
+  t.ok((await metricSum(server.url, 'shoaldb_segments_expired_total')) >= 1, 'expired segments are counted');
+  t.equal(await metricSum(server.url, 'shoaldb_rows_expired_total'), 40, 'and their rows');
+
+  await server.stop();
+  server = await startServer({ dataDir, storageToml: STORAGE_TOML });
+  t.equal(await count(server.url, 'r'), 25, 'after a restart the kept rows are there and the expired ones are not');
+  await sleep(600);
+  t.equal(await count(server.url, 'r'), 25, 'and later passes leave them');
+});
+
+t.test('ALTER TABLE SET ttl takes effect; forever and no ttl keep everything', async (t) => {
+  const server = await startServer({ storageToml: STORAGE_TOML });
+  t.teardown(() => server.stop());
+  await ok(server.url, `CREATE TABLE a ${COLUMNS}`);
+  await ok(server.url, `CREATE TABLE f ${COLUMNS} WITH (ttl = 'forever')`);
+  const old = Date.now() - 30 * 24 * HOUR_MS;
+  await insertFlushed(server.url, 'a', old, 30);
+  await insertFlushed(server.url, 'f', old, 30);
+  await sleep(1000);
+  t.equal(await count(server.url, 'a'), 30, 'a table without ttl keeps its rows');
+  t.equal(await count(server.url, 'f'), 30, "a table with ttl 'forever' keeps its rows");
+
+  await ok(server.url, "ALTER TABLE a SET 'ttl' = '7d'");
+  t.ok(await waitFor(async () => (await count(server.url, 'a')) === 0), 'the new ttl expires the old rows');
+  t.equal(await count(server.url, 'f'), 30, 'other tables are untouched');
+});
+
+t.test("a table without its own ttl takes its database's", async (t) => {
+  const server = await startServer({ storageToml: STORAGE_TOML });
+  t.teardown(() => server.stop());
+  await ok(server.url, "CREATE DATABASE d WITH (ttl = '1h')");
+  await ok(server.url, `CREATE TABLE inherits ${COLUMNS}`, 'd');
+  await ok(server.url, `CREATE TABLE keeps ${COLUMNS} WITH (ttl = 'forever')`, 'd');
+  const old = Date.now() - 2 * HOUR_MS;
+  await insertFlushed(server.url, 'inherits', old, 10, 'd');
+  await insertFlushed(server.url, 'keeps', old, 10, 'd');
+  t.ok(await waitFor(async () => (await count(server.url, 'inherits', 'd')) === 0), "the database's ttl applies");
+  t.equal(await count(server.url, 'keeps', 'd'), 10, "the table's own ttl wins");
+});
+
+t.test("invalid ttl values are a 400 at CREATE and ALTER; 'instant' stores nothing", async (t) => {
+  const dataDir = tempDir();
+  let server = await startServer({ dataDir, storageToml: STORAGE_TOML });
+  t.teardown(() => server.stop());
+  for (const statement of [
+    `CREATE TABLE bad ${COLUMNS} WITH (ttl = 'abc')`,
+    `CREATE TABLE bad ${COLUMNS} WITH (ttl = '10')`,
+    "CREATE DATABASE bad WITH (ttl = 'soon')",
+    "CREATE DATABASE bad WITH (ttl = 'instant')",
+  ]) {
+    const r = await sql(server.url, statement);
+    t.equal(r.status, 400, statement);
+    t.equal(r.body.code, 1004, `${statement}: code`);
+    t.match(r.body.error, /ttl/i, `${statement}: message`);
+  }
+  t.equal((await sql(server.url, 'SHOW TABLES')).text.includes('"bad"'), false, 'no table was made');
+
+  await ok(server.url, `CREATE TABLE i ${COLUMNS} WITH (ttl = 'instant')`);
+  const r = await sql(server.url, "ALTER TABLE i SET 'ttl' = '1y2'");
+  t.equal(r.status, 400, 'ALTER with a bad ttl');
+  await ok(server.url, `INSERT INTO i (host, v, ts) VALUES ('h', 1, ${Date.now()})`);
+  t.equal(await count(server.url, 'i'), 0, "rows of an 'instant' table are not stored");
+  await server.stop();
+  server = await startServer({ dataDir, storageToml: STORAGE_TOML });
+  t.equal(await count(server.url, 'i'), 0, 'nor brought back by the WAL replay after a restart');
+});

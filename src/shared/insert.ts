@@ -72,4 +72,6 @@ export interface InsertOptions {
   /** Merge mode and options of auto-created tables. */
   createMergeMode: MergeMode;
   createOptions?: Record<string, string> | undefined;
+  /** The request said `auto_create_table=false` (a missing table then fails with the hint's message). */
+  autoCreateHintDisabled?: boolean | undefined;
 }

@@ -16,6 +16,7 @@ import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { answerOf, ClientError } from '../errors/catalogue.js';
 import type { RequestContext, Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import { ackAnswerJson, parseAckQuery } from '../ingest/hec/ack-query.js';
 import { AckRegistry, type AckTicket } from '../ingest/hec/ack-registry.js';
@@ -160,11 +161,10 @@ export function hecRoutes(deps: HecDeps, metrics: ServerMetrics, config: HecConf
         const pipeline = ctx.headers.get('x-greptime-pipeline-name') ?? ctx.query.get('pipeline_name');
         const written = pipeline
           ? await writeThroughPipeline(deps, rows, db, pipeline, ctx.query.get('version'))
-          : await ingest.write(hecInserts(rows, db), {
-              autoCreateTable: true,
-              autoAddColumns: true,
-              createMergeMode: 'append',
-            });
+          : await ingest.write(
+              hecInserts(rows, db),
+              withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' }),
+            );
         metrics.ingestRows.inc({ protocol: PROTOCOL }, written);
         metrics.ingestRequests.inc({ protocol: PROTOCOL, outcome: 'ok' });
         // The rows are durable now. A request already answered (timed out, client gone) never

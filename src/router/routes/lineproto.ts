@@ -3,6 +3,7 @@
 import { VERSION } from '../../shared/version.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf, parsePrecision } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -26,7 +27,7 @@ export function lineprotoRoutes(ingest: IngestPipeline, metrics: ServerMetrics, 
           precision,
           lineMaxBytes,
           nowNs: BigInt(Date.now()) * 1_000_000n,
-          options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_non_null' },
+          options: withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_non_null' }),
         });
         metrics.ingestRows.inc({ protocol: 'lineproto' }, rows);
         metrics.ingestRequests.inc({ protocol: 'lineproto', outcome: 'ok' });

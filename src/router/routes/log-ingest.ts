@@ -8,6 +8,7 @@ import { DbError, httpStatusOf } from '../../shared/errors.js';
 import { checkPermission } from '../auth/credentials.js';
 import { errorResponse } from '../errors/error-response.js';
 import type { HttpResponse, Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -69,7 +70,7 @@ export function logIngestRoutes(deps: LogIngestDeps, metrics: ServerMetrics): Ro
               ignoreErrors,
               skipError,
               pipeline,
-              options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' },
+              options: withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' }),
             },
             () => {
               writing = true;

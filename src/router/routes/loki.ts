@@ -19,6 +19,7 @@ import { checkPermission } from '../auth/credentials.js';
 import { ClientError } from '../errors/catalogue.js';
 import { errorResponse } from '../errors/error-response.js';
 import { empty, type HttpResponse, type Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import { lokiRecords } from '../ingest/loki/to-records.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
@@ -144,7 +145,7 @@ export function lokiRoutes(deps: LokiDeps, metrics: ServerMetrics): Route[] {
               table,
               content,
               maxBytes,
-              options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' },
+              options: withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' }),
             },
             () => {
               writing = true;

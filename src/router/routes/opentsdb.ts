@@ -16,9 +16,11 @@ import { DbError, httpStatusOf } from '../../shared/errors.js';
 import { type PointError, parsePutBody } from '../../shared/ingest/opentsdb/put-points.js';
 import { type PutRuns, PutSeriesResolver } from '../../shared/ingest/opentsdb/put-series.js';
 import { seriesInserts, type TableLookup, type TableRuns } from '../../shared/ingest/series-inserts.js';
+import type { InsertOptions } from '../../shared/insert.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type HttpResponse, json, type Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -34,11 +36,16 @@ const WRITE_OPTIONS = { autoCreateTable: true, autoAddColumns: true, createMerge
  * before writing any, so a refusal (4xx) has stored nothing and the second pass writes no row
  * twice.
  */
-async function writeTables(ingest: IngestPipeline, put: PutRuns, tables: TableRuns[]): Promise<PointError[]> {
+async function writeTables(
+  ingest: IngestPipeline,
+  put: PutRuns,
+  tables: TableRuns[],
+  options: InsertOptions,
+): Promise<PointError[]> {
   try {
     await ingest.write(
       tables.map((t) => t.insert),
-      WRITE_OPTIONS,
+      options,
     );
     return [];
   } catch (err) {
@@ -47,7 +54,7 @@ async function writeTables(ingest: IngestPipeline, put: PutRuns, tables: TableRu
   const failed: PointError[] = [];
   for (const table of tables) {
     try {
-      await ingest.write([table.insert], WRITE_OPTIONS);
+      await ingest.write([table.insert], options);
     } catch (err) {
       if (!(err instanceof DbError) || httpStatusOf(err.code) >= 500) throw err;
       for (const run of table.runs) {
@@ -96,7 +103,7 @@ export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Rout
               protocol: 'opentsdb',
               body: ctx.body,
               db,
-              options: WRITE_OPTIONS,
+              options: withHints(ctx, WRITE_OPTIONS),
             });
             metrics.ingestRows.inc({ protocol: PROTOCOL }, rows);
             count('ok');
@@ -107,7 +114,10 @@ export function opentsdbRoutes(deps: OpentsdbDeps, metrics: ServerMetrics): Rout
           const invalid = put.invalid;
           const good = put.runs.series.length;
           await yieldToEventLoop();
-          const refused = good > 0 ? await writeTables(ingest, put, seriesInserts(put.runs, lookup)) : [];
+          const refused =
+            good > 0
+              ? await writeTables(ingest, put, seriesInserts(put.runs, lookup), withHints(ctx, WRITE_OPTIONS))
+              : [];
           const failures = [...invalid, ...refused].sort((a, b) => a.index - b.index);
           const success = good - refused.length;
           metrics.ingestRows.inc({ protocol: PROTOCOL }, success);

@@ -8,6 +8,7 @@
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import { DEFAULT_LOG_TABLE, logsToInserts } from '../ingest/otlp/logs-to-inserts.js';
 import { logsToRecords } from '../ingest/otlp/logs-to-records.js';
@@ -49,7 +50,10 @@ export function otlpLogRoutes(ingest: IngestPipeline, store: PipelineStore, metr
       await yieldToEventLoop();
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (mapped.accepted > 0) {
-        await ingest.write([mapped.insert], { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' });
+        await ingest.write(
+          [mapped.insert],
+          withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' }),
+        );
       }
       return {
         rows: mapped.accepted,

@@ -13,6 +13,7 @@ import { metricsOptionsOf } from '../../shared/ingest/otlp/metrics-options.js';
 import type { Catalog } from '../catalog.js';
 import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -41,7 +42,7 @@ export function otlpMetricsRoutes(deps: OtlpMetricsDeps, metrics: ServerMetrics)
         db,
         encoding,
         metricsOptions,
-        options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' },
+        options: withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' }),
       });
       return {
         rows: written.rows,

@@ -8,6 +8,7 @@ import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
 import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import { checkTracePipeline, tableNameOf } from '../ingest/otlp/trace-log-headers.js';
 import { DEFAULT_TRACE_TABLE, tracesToInserts } from '../ingest/otlp/traces-to-inserts.js';
@@ -35,11 +36,10 @@ export function otlpTraceRoutes(deps: OtlpTraceDeps, metrics: ServerMetrics): Ro
       await yieldToEventLoop();
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (mapped.accepted > 0) {
-        await ingest.write([mapped.spans], {
-          autoCreateTable: true,
-          autoAddColumns: true,
-          createMergeMode: 'append',
-        });
+        await ingest.write(
+          [mapped.spans],
+          withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'append' }),
+        );
         // The service and operation lists are sets: re-sending one replaces its row.
         await ingest.write(mapped.auxiliary, {
           autoCreateTable: true,

@@ -16,6 +16,7 @@ import { checkPermission } from '../auth/credentials.js';
 import type { Catalog } from '../catalog.js';
 import { ClientError } from '../errors/catalogue.js';
 import { empty, type HttpResponse, type RequestContext, type Route, text } from '../http/context.js';
+import { withHints } from '../http/hints.js';
 import { databaseOf } from '../http/params.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 import { encodeChunkedReadResponse, encodeReadResponse } from '../ingest/prom-remote/read-encode.js';
@@ -137,7 +138,7 @@ export function promRemoteRoutes(deps: PromRemoteDeps, metrics: ServerMetrics): 
             db,
             bodyLimitBytes,
             version,
-            options: { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' },
+            options: withHints(ctx, { autoCreateTable: true, autoAddColumns: true, createMergeMode: 'last_row' }),
           });
           metrics.ingestRows.inc({ protocol: WRITE_PROTOCOL }, done.rows);
           metrics.ingestRequests.inc({ protocol: WRITE_PROTOCOL, outcome: 'ok' });

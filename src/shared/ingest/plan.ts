@@ -72,6 +72,11 @@ export function planInsert(schema: SchemaView, insert: TableInsert, options: Ins
   const table = schema.getTable(insert.db, insert.table);
   if (!table) {
     if (!options.autoCreateTable) {
+      if (options.autoCreateHintDisabled) {
+        throw new InvalidArgument(
+          `Table \`${insert.table}\` does not exist, and \`auto_create_table\` hint is disabled`,
+        );
+      }
       throw new DbError(ErrorCode.TableNotFound, `Table not found: greptime.${insert.db}.${insert.table}`);
     }
     const columns = insert.columns.map((c) => ({

@@ -15,13 +15,22 @@ import type { Value } from '../types/values.js';
 export function groupsResult(keys: readonly Value[][], states: readonly unknown[][]): GroupsResult {
   const count = keys.length;
   const keyCount = count === 0 ? 0 : (keys[0] as Value[]).length;
-  const columns: PackedKeys[] = [];
+  const columns: Value[][] = [];
   for (let c = 0; c < keyCount; c++) {
     const column = new Array<Value>(count);
     for (let g = 0; g < count; g++) column[g] = (keys[g] as Value[])[c] as Value;
-    columns.push(packKeys(column));
+    columns.push(column);
   }
-  return { kind: 'groups', count, keys: columns, states: states.map(packStates) };
+  return groupsResultOfColumns(count, columns, states);
+}
+
+/** The same answer from key columns (`columns[c][g]`: key column c of group g). */
+export function groupsResultOfColumns(
+  count: number,
+  columns: readonly Value[][],
+  states: readonly unknown[][],
+): GroupsResult {
+  return { kind: 'groups', count, keys: columns.map(packKeys), states: states.map(packStates) };
 }
 
 /**

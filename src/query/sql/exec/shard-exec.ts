@@ -20,7 +20,7 @@ import { tagValue } from '../types/tag-text.js';
 import { castValue, type Value, valueKey } from '../types/values.js';
 import { createState, updateStates } from './aggregate-exec.js';
 import { blockFiltersOf } from './block-filters.js';
-import { groupsResult } from './group-wire.js';
+import { groupsResultOfColumns } from './group-wire.js';
 import { KeyIndex } from './key-index.js';
 import { RangeSink } from './range-exec.js';
 import { RowSink } from './row-sink.js';
@@ -251,7 +251,12 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
 
 class AggregateSink implements Sink {
   private readonly groupIndex = new KeyIndex();
-  private readonly keys: Value[][] = [];
+  /**
+   * `keyColumns[c][g]`: key column c of group g. Kept as columns, as the answer sends them: an
+   * array per group was one more object per group surviving the query's scavenges.
+   */
+  private readonly keyColumns: Value[][] = [];
+  private groups = 0;
   /** `states[a][g]`: state of aggregate a for group g. */
   private readonly states: unknown[][];
 
@@ -269,9 +274,9 @@ class AggregateSink implements Sink {
   private readonly groupOfKey = (key: Value[]): number => this.groupIndex.numberOf(key, this.newGroup);
 
   private readonly newGroup = (key: readonly Value[]): number => {
-    const g = this.keys.length;
+    const g = this.groups++;
     this.budget.charge(GROUP_BYTES + key.length * CELL_BYTES, 'grouping in a shard');
-    this.keys.push(key.slice());
+    for (let c = 0; c < key.length; c++) (this.keyColumns[c] ??= []).push(key[c] as Value);
     this.output.aggregates.forEach((call, a) => {
       (this.states[a] as unknown[]).push(createState(call));
     });
@@ -321,7 +326,7 @@ class AggregateSink implements Sink {
   }
 
   finish(): ShardResult {
-    return groupsResult(this.keys, this.states);
+    return groupsResultOfColumns(this.groups, this.keyColumns, this.states);
   }
 }
 

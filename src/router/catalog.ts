@@ -130,6 +130,16 @@ export class Catalog {
     return true;
   }
 
+  /** Replaces a database's options (ALTER DATABASE SET / UNSET). */
+  async setDatabaseOptions(name: string, options: Record<string, string>): Promise<void> {
+    if ((VIRTUAL_DATABASES as readonly string[]).includes(name)) {
+      throw new DbError(ErrorCode.Unsupported, `Cannot alter the system database ${name}`);
+    }
+    const db = this.requireDatabase(name);
+    this.databases.set(name, { ...db, options: { ...options } });
+    await this.persist();
+  }
+
   /** Removes the database and returns the tables it held (their data is the caller's to drop). */
   async dropDatabase(name: string): Promise<TableSchema[]> {
     if ((VIRTUAL_DATABASES as readonly string[]).includes(name)) {

@@ -55,6 +55,10 @@ export function createSqlEnv(deps: SqlEnvDeps, user: AuthedUser | null): SqlEnv 
       mayWrite();
       return catalog.createDatabase(name, options, ifNotExists);
     },
+    async alterDatabase(name, options) {
+      mayWrite();
+      await catalog.setDatabaseOptions(name, options);
+    },
     async dropDatabase(name, ifExists) {
       mayWrite();
       if (!catalog.getDatabase(name)) {

@@ -114,3 +114,33 @@ t.test("invalid ttl values are a 400 at CREATE and ALTER; 'instant' stores nothi
   server = await startServer({ dataDir, storageToml: STORAGE_TOML });
   t.equal(await count(server.url, 'i'), 0, 'nor brought back by the WAL replay after a restart');
 });
+
+t.test('ALTER DATABASE SET and UNSET the ttl its tables inherit', async (t) => {
+  const server = await startServer({ storageToml: STORAGE_TOML });
+  t.teardown(() => server.stop());
+  await ok(server.url, 'CREATE DATABASE ad');
+  await ok(server.url, `CREATE TABLE old_rows ${COLUMNS}`, 'ad');
+  await insertFlushed(server.url, 'old_rows', Date.now() - 2 * HOUR_MS, 12, 'ad');
+  await sleep(600);
+  t.equal(await count(server.url, 'old_rows', 'ad'), 12, 'no ttl yet: the rows stay');
+
+  await ok(server.url, "ALTER DATABASE ad SET 'ttl' = '1h'");
+  t.ok(await waitFor(async () => (await count(server.url, 'old_rows', 'ad')) === 0), "the database's new ttl applies");
+
+  await ok(server.url, "ALTER DATABASE ad UNSET 'ttl'");
+  await insertFlushed(server.url, 'old_rows', Date.now() - 2 * HOUR_MS, 5, 'ad');
+  await sleep(600);
+  t.equal(await count(server.url, 'old_rows', 'ad'), 5, 'after UNSET old rows stay again');
+
+  for (const [statement, pattern] of [
+    ["ALTER DATABASE ad SET 'ttl' = 'soon'", /ttl/i],
+    ["ALTER DATABASE ad SET 'ttl' = 'instant'", /instant/],
+    ["ALTER DATABASE ad SET 'append_mode' = 'true'", /invalid key: append_mode/],
+  ] as const) {
+    const r = await sql(server.url, statement);
+    t.equal(r.status, 400, statement);
+    t.match(r.body.error, pattern, `${statement}: message`);
+  }
+  const missing = await sql(server.url, "ALTER DATABASE nowhere SET 'ttl' = '1d'");
+  t.equal(missing.body.code, 4004, 'a missing database');
+});

@@ -10,7 +10,7 @@
  * UNSET ... INDEX, SET 'k' = 'v' [, ...], UNSET 'k' [, ...]. A column holds one index.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import { parseTtlMs } from '../../../shared/ttl.js';
+import { checkTtlOption, parseTtlMs } from '../../../shared/ttl.js';
 import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import type { AlterOperation, Statement } from '../parse/ast.js';
@@ -201,6 +201,35 @@ function applyOperation(
       }
       return;
   }
+}
+
+/** Database options ALTER DATABASE may set or unset (GreptimeDB's: the default ttl, compaction). */
+const DATABASE_OPTIONS = /^(ttl|compaction\..+)$/;
+
+/** Executes ALTER DATABASE SET / UNSET: every key checked, then the options stored at once. */
+export async function executeAlterDatabase(
+  stmt: Extract<Statement, { kind: 'alter_database' }>,
+  env: SqlEnv,
+): Promise<void> {
+  const name = stmt.name.map(normalizeIdent).join('.');
+  const db = env.getDatabase(name);
+  if (!db) throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${name}`);
+  const options = { ...db.options };
+  const op = stmt.operation;
+  const verb = op.kind === 'set_options' ? 'set' : 'unset';
+  const keys = op.kind === 'set_options' ? op.options.map((o) => o.key) : op.keys;
+  for (const k of keys) {
+    if (!DATABASE_OPTIONS.test(k.toLowerCase())) {
+      throw new DbError(ErrorCode.InvalidArguments, `Invalid ${verb} database option request: invalid key: ${k}`);
+    }
+  }
+  if (op.kind === 'set_options') {
+    for (const o of op.options) options[o.key.toLowerCase()] = o.value;
+    checkTtlOption(options, 'database');
+  } else {
+    for (const k of op.keys) delete options[k.toLowerCase()];
+  }
+  await env.alterDatabase(name, options);
 }
 
 /** Executes ALTER TABLE: checks every operation against the evolving shape, then stores it once. */

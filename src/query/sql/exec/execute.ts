@@ -21,7 +21,7 @@ import { normalizeIdent } from '../plan/scope.js';
 import { planError } from '../types/coercion.js';
 import { isValidTimezone } from '../types/timestamps.js';
 import { executeAdmin } from './admin.js';
-import { executeAlter } from './alter.js';
+import { executeAlter, executeAlterDatabase } from './alter.js';
 import { newTableLike, newTableOf, validateDatabaseName } from './ddl.js';
 import { executeDelete } from './delete.js';
 import { explainStatement } from './explain.js';
@@ -174,6 +174,9 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
     }
     case 'set':
       applySet(statement, session, ctx);
+      return affected(0);
+    case 'alter_database':
+      await executeAlterDatabase(statement, env);
       return affected(0);
     case 'alter_table':
       await executeAlter(statement, session, env, ctx);

@@ -313,6 +313,12 @@ export type Statement =
   | { kind: 'use'; db: Ident }
   | { kind: 'set'; variable: string; value: Expr }
   | { kind: 'alter_table'; name: ObjectName; operations: AlterOperation[] }
+  /** `ALTER DATABASE db SET 'k'='v', ...` or `... UNSET 'k', ...`. */
+  | {
+      kind: 'alter_database';
+      name: ObjectName;
+      operation: Extract<AlterOperation, { kind: 'set_options' | 'unset_options' }>;
+    }
   | { kind: 'truncate_table'; name: ObjectName }
   | { kind: 'explain'; analyze: boolean; verbose: boolean; statement: Statement }
   | { kind: 'show_collation'; filter: ShowFilter | null }

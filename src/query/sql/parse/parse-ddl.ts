@@ -259,6 +259,13 @@ function parseAlterOperation(ts: TokenStream): AlterOperation {
  */
 export function parseAlter(ts: TokenStream): Statement {
   ts.expectKeyword('ALTER');
+  if (ts.consumeKeyword('DATABASE')) {
+    const name = ts.parseObjectName();
+    if (!ts.isKeyword('SET') && !ts.isKeyword('UNSET'))
+      return ts.expected('SET or UNSET after ALTER DATABASE', ts.peek());
+    const operation = parseAlterOperation(ts) as Extract<AlterOperation, { kind: 'set_options' | 'unset_options' }>;
+    return { kind: 'alter_database', name, operation };
+  }
   if (!ts.consumeKeyword('TABLE')) {
     const t = ts.peek();
     return ts.unsupported(`ALTER ${t.kind === 'eof' ? 'EOF' : t.value.toUpperCase()}`);

@@ -371,6 +371,8 @@ export function printStatement(statement: Statement): string {
       return `SET ${statement.variable} = ${printExpr(statement.value)}`;
     case 'alter_table':
       return `ALTER TABLE ${printObjectName(statement.name)} ${statement.operations.map(printAlterOperation).join(', ')}`;
+    case 'alter_database':
+      return `ALTER DATABASE ${printObjectName(statement.name)} ${printAlterOperation(statement.operation)}`;
     case 'truncate_table':
       return `TRUNCATE TABLE ${printObjectName(statement.name)}`;
     case 'explain':

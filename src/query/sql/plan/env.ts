@@ -69,6 +69,8 @@ export interface SqlEnv {
   listTables(db: string): TableSchema[];
   /** Returns false (and changes nothing) when it exists and ifNotExists is set; throws 4011 otherwise. */
   createDatabase(name: string, options: Record<string, string>, ifNotExists: boolean): Promise<boolean>;
+  /** Replaces a database's options (ALTER DATABASE); throws 4004 when it does not exist. */
+  alterDatabase(name: string, options: Record<string, string>): Promise<void>;
   /** Drops the database and its tables' data; throws 4004 unless ifExists. */
   dropDatabase(name: string, ifExists: boolean): Promise<boolean>;
   /** Returns false when it exists and ifNotExists is set; throws 4000 otherwise. */

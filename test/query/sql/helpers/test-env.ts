@@ -93,6 +93,11 @@ export class TestEnv implements SqlEnv {
     this.databases.set(name, { name, options, createdAtMs: Date.now() });
     return true;
   }
+  async alterDatabase(name: string, options: Record<string, string>): Promise<void> {
+    const db = this.databases.get(name);
+    if (!db) throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${name}`);
+    this.databases.set(name, { ...db, options: { ...options } });
+  }
   async dropDatabase(name: string, ifExists: boolean): Promise<boolean> {
     if (!this.databases.has(name)) {
       if (ifExists) return false;

@@ -4,7 +4,7 @@
  * zero duration means forever. A table without its own `ttl` takes its database's. A database may
  * not be `instant` (GreptimeDB refuses it too: a database default that stores nothing is a trap).
  */
-import { InvalidArgument } from './errors.js';
+import { DbError, ErrorCode, InvalidArgument } from './errors.js';
 import { tryDurationMs } from './size-duration.js';
 import type { DatabaseSchema, DataType, TableSchema } from './types.js';
 
@@ -30,8 +30,10 @@ export function parseTtlMs(text: string, owner: 'table' | 'database'): TtlMs {
       `Invalid ttl ${JSON.stringify(text)}: expected 'forever', 'instant' or a duration such as '7d' or '1h30m'`,
     );
   }
-  if (ttl === 0 && owner === 'database')
-    throw new InvalidArgument("Invalid database ttl: 'instant' is for tables only");
+  // GreptimeDB's own answer (its sqlness show_ttl case): an unexpected error, not a bad argument.
+  if (ttl === 0 && owner === 'database') {
+    throw new DbError(ErrorCode.Unexpected, `Failed to parse value ${text} into key ttl`);
+  }
   return ttl;
 }
 
@@ -39,6 +41,41 @@ export function parseTtlMs(text: string, owner: 'table' | 'database'): TtlMs {
 export function checkTtlOption(options: Readonly<Record<string, string>>, owner: 'table' | 'database'): void {
   const text = options.ttl;
   if (text !== undefined) parseTtlMs(text, owner);
+}
+
+const SECOND_MS = 1000;
+const DAY_MS = 86_400 * SECOND_MS;
+/** humantime's calendar units: a year of 365.25 days, a month of 30.44 days. */
+const YEAR_MS = 31_557_600 * SECOND_MS;
+const MONTH_MS = 2_630_016 * SECOND_MS;
+
+/**
+ * A ttl as GreptimeDB prints it back (SHOW CREATE TABLE / DATABASE, SHOW FULL DATABASES): `forever`,
+ * `instant`, or the duration in humantime's format (`1s`, `6h`, `1day`, `7days`, `1h 30m`);
+ * text that is not a ttl is returned as it is.
+ */
+export function displayTtl(text: string): string {
+  const ttl = tryTtlMs(text);
+  if (ttl === undefined) return text;
+  if (ttl === null) return 'forever';
+  if (ttl === 0) return 'instant';
+  const parts: string[] = [];
+  let rest = ttl;
+  const take = (unitMs: number): number => {
+    const n = Math.floor(rest / unitMs);
+    rest -= n * unitMs;
+    return n;
+  };
+  const plural = (n: number, name: string) => n > 0 && parts.push(`${n}${name}${n > 1 ? 's' : ''}`);
+  const item = (n: number, name: string) => n > 0 && parts.push(`${n}${name}`);
+  plural(take(YEAR_MS), 'year');
+  plural(take(MONTH_MS), 'month');
+  plural(take(DAY_MS), 'day');
+  item(take(3_600_000), 'h');
+  item(take(60_000), 'm');
+  item(take(SECOND_MS), 's');
+  item(rest, 'ms');
+  return parts.length === 0 ? '0s' : parts.join(' ');
 }
 
 /** A table's effective retention: its own `ttl`, else its database's, else forever. */

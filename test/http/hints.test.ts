@@ -30,7 +30,7 @@ t.test('hints on writes', async (t) => {
     });
     t.equal(res.status, 204, res.text);
     const ddl = await createSql(server, 'hinted');
-    t.match(ddl, /ttl = '7d'/);
+    t.match(ddl, /ttl = '7days'/);
     t.match(ddl, /append_mode = 'true'/);
     t.match(ddl, /skip_wal = 'true'/);
   });
@@ -53,7 +53,7 @@ t.test('hints on writes', async (t) => {
       'x-greptime-hint-ttl': '1h',
     });
     t.equal(both.status, 204);
-    t.match(await createSql(server, 'bothkinds'), /ttl = '2d'/);
+    t.match(await createSql(server, 'bothkinds'), /ttl = '2days'/);
   });
 
   t.test('hints do not change a table that exists', async (t) => {
@@ -65,7 +65,7 @@ t.test('hints on writes', async (t) => {
       ).status,
       204,
     );
-    t.match(await createSql(server, 'hinted'), /ttl = '7d'/);
+    t.match(await createSql(server, 'hinted'), /ttl = '7days'/);
   });
 
   t.test('auto_create_table=false refuses a write to a missing table', async (t) => {
@@ -104,6 +104,6 @@ t.test('hints on writes', async (t) => {
     t.equal(res.status, 204, res.text);
     const ddl = await createSql(server, 'hinted_metric');
     t.match(ddl, /merge_mode = 'last_non_null'/);
-    t.match(ddl, /ttl = '30d'/);
+    t.match(ddl, /ttl = '30days'/);
   });
 });

@@ -10,7 +10,7 @@
  * UNSET ... INDEX, SET 'k' = 'v' [, ...], UNSET 'k' [, ...]. A column holds one index.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import { checkTtlOption, parseTtlMs } from '../../../shared/ttl.js';
+import { checkTtlOption, parseTtlMs, tryTtlMs } from '../../../shared/ttl.js';
 import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import type { AlterOperation, Statement } from '../parse/ast.js';
@@ -217,16 +217,21 @@ export async function executeAlterDatabase(
   const options = { ...db.options };
   const op = stmt.operation;
   const verb = op.kind === 'set_options' ? 'set' : 'unset';
-  const keys = op.kind === 'set_options' ? op.options.map((o) => o.key) : op.keys;
-  for (const k of keys) {
-    if (!DATABASE_OPTIONS.test(k.toLowerCase())) {
-      throw new DbError(ErrorCode.InvalidArguments, `Invalid ${verb} database option request: invalid key: ${k}`);
-    }
-  }
+  const refuse = (key: string, value?: string): never => {
+    const shown = value === undefined ? '' : `, value: ${value}`;
+    throw new DbError(ErrorCode.InvalidArguments, `Invalid ${verb} database option, key: ${key}${shown}`);
+  };
   if (op.kind === 'set_options') {
-    for (const o of op.options) options[o.key.toLowerCase()] = o.value;
+    for (const o of op.options) {
+      const key = o.key.toLowerCase();
+      if (!DATABASE_OPTIONS.test(key)) refuse(o.key, o.value);
+      // A database default that stores nothing is refused here as GreptimeDB does (its sqlness show_ttl).
+      if (key === 'ttl' && tryTtlMs(o.value) === 0) refuse(o.key, o.value);
+      options[key] = o.value;
+    }
     checkTtlOption(options, 'database');
   } else {
+    for (const k of op.keys) if (!DATABASE_OPTIONS.test(k.toLowerCase())) refuse(k);
     for (const k of op.keys) delete options[k.toLowerCase()];
   }
   await env.alterDatabase(name, options);

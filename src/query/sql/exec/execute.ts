@@ -32,6 +32,7 @@ import {
   showCharset,
   showCollation,
   showColumns,
+  showCreateDatabase,
   showCreateTable,
   showDatabases,
   showTables,
@@ -95,6 +96,7 @@ function accessOf(statement: Statement): 'read' | 'write' | null {
     case 'show_databases':
     case 'show_tables':
     case 'show_create_table':
+    case 'show_create_database':
     case 'show_columns':
     case 'describe':
     case 'explain':
@@ -162,6 +164,8 @@ async function executeStatement(statement: Statement, session: SqlSession, env: 
       return showTables(statement, session, env, ctx);
     case 'show_create_table':
       return showCreateTable(statement, session, env);
+    case 'show_create_database':
+      return showCreateDatabase(statement, env);
     case 'show_columns':
       return showColumns(statement, session, env, ctx);
     case 'describe':

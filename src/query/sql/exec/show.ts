@@ -3,7 +3,8 @@
  * GreptimeDB's (column names, sort order, how types and defaults are spelled).
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
-import type { ColumnIndex, TableSchema } from '../../../shared/types.js';
+import { displayTtl } from '../../../shared/ttl.js';
+import type { ColumnIndex, DatabaseSchema, TableSchema } from '../../../shared/types.js';
 import { records, type StatementResult, stringRecords } from '../../result.js';
 import { compileLike } from '../functions/like.js';
 import type { EvalContext } from '../functions/types.js';
@@ -67,7 +68,7 @@ export function showDatabases(
     return [
       name,
       Object.entries(options)
-        .map(([k, v]) => `${k}='${v}'`)
+        .map(([k, v]) => `${k}='${k === 'ttl' ? displayTtl(v) : v}'`)
         .join(' '),
     ];
   });
@@ -138,8 +139,11 @@ export function indexClauseSql(index: ColumnIndex): string {
   return `${head} WITH(${options.map(([k, v]) => `${k} = ${printString(v)}`).join(', ')})`;
 }
 
-/** GreptimeDB's canonical DDL of a table, as SHOW CREATE TABLE prints it. */
-export function createTableSql(table: TableSchema): string {
+/**
+ * GreptimeDB's canonical DDL of a table, as SHOW CREATE TABLE prints it. The ttl shown is the one
+ * in effect, in GreptimeDB's form: the table's own, else its database's (`database`).
+ */
+export function createTableSql(table: TableSchema, database?: DatabaseSchema): string {
   const lines = table.columns.map((c) => {
     let line = `  ${quoteName(c.name)} ${sqlNameOf(c.type)} ${c.nullable ? 'NULL' : 'NOT NULL'}`;
     if (c.defaultSql !== undefined) line += ` DEFAULT ${c.defaultSql}`;
@@ -149,7 +153,13 @@ export function createTableSql(table: TableSchema): string {
   if (table.timeIndex) lines.push(`  TIME INDEX (${quoteName(table.timeIndex)})`);
   if (table.primaryKey.length > 0) lines.push(`  PRIMARY KEY (${table.primaryKey.map(quoteName).join(', ')})`);
   let out = `CREATE TABLE IF NOT EXISTS ${quoteName(table.name)} (\n${lines.join(',\n')}\n)\n\nENGINE=mito\n`;
-  const options = Object.entries(table.options);
+  const shown: Record<string, string> = {};
+  const inherited = database?.options.ttl;
+  if (table.options.ttl === undefined && inherited !== undefined && inherited.trim() !== '') {
+    shown.ttl = displayTtl(inherited);
+  }
+  for (const [k, v] of Object.entries(table.options)) shown[k] = k === 'ttl' ? displayTtl(v) : v;
+  const options = Object.entries(shown);
   if (options.length > 0) {
     out += `WITH(\n${options.map(([k, v]) => `  ${k} = ${printString(v)}`).join(',\n')}\n)`;
   }
@@ -163,7 +173,24 @@ export function showCreateTable(
   env: SqlEnv,
 ): StatementResult {
   const table = lookupTable(stmt.name, session, env);
-  return stringRecords(['Table', 'Create Table'], [[table.name, createTableSql(table)]]);
+  return stringRecords(['Table', 'Create Table'], [[table.name, createTableSql(table, env.getDatabase(table.db))]]);
+}
+
+/** SHOW CREATE DATABASE: `Database`, `Create Database` (options in GreptimeDB's form). */
+export function showCreateDatabase(
+  stmt: Extract<Statement, { kind: 'show_create_database' }>,
+  env: SqlEnv,
+): StatementResult {
+  const name = stmt.name.map(normalizeIdent).join('.');
+  const db = env.getDatabase(name);
+  if (!db) throw new DbError(ErrorCode.DatabaseNotFound, `Database not found: ${name}`);
+  let text = `CREATE DATABASE IF NOT EXISTS ${name}`;
+  const options = Object.entries(db.options);
+  if (options.length > 0) {
+    const shown = options.map(([k, v]) => `  ${k} = ${printString(k === 'ttl' ? displayTtl(v) : v)}`);
+    text += `\nWITH(\n${shown.join(',\n')}\n)`;
+  }
+  return stringRecords(['Database', 'Create Database'], [[name, text]]);
 }
 
 /** SHOW [FULL] COLUMNS FROM t [FROM db]: MySQL layout plus `Greptime_type`, sorted by name. */

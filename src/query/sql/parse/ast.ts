@@ -308,6 +308,7 @@ export type Statement =
   | { kind: 'show_databases'; full: boolean; filter: ShowFilter | null }
   | { kind: 'show_tables'; full: boolean; db: ObjectName | null; filter: ShowFilter | null }
   | { kind: 'show_create_table'; name: ObjectName }
+  | { kind: 'show_create_database'; name: ObjectName }
   | { kind: 'show_columns'; full: boolean; table: ObjectName; db: ObjectName | null; filter: ShowFilter | null }
   | { kind: 'describe'; name: ObjectName }
   | { kind: 'use'; db: Ident }

@@ -175,6 +175,9 @@ function parseShow(ts: TokenStream): Statement {
     if (ts.consumeKeyword('FROM') || ts.consumeKeyword('IN')) db = ts.parseObjectName();
     return { kind: 'show_tables', full, db, filter: parseShowFilter(ts) };
   }
+  if (!full && (ts.consumeKeywords('CREATE', 'DATABASE') || ts.consumeKeywords('CREATE', 'SCHEMA'))) {
+    return { kind: 'show_create_database', name: ts.parseObjectName() };
+  }
   if (!full && ts.consumeKeywords('CREATE', 'TABLE')) return { kind: 'show_create_table', name: ts.parseObjectName() };
   if (!full && ts.consumeKeyword('COLLATION')) return { kind: 'show_collation', filter: parseShowFilter(ts) };
   if (!full && (ts.consumeKeyword('CHARSET') || ts.consumeKeywords('CHARACTER', 'SET'))) {

@@ -363,6 +363,8 @@ export function printStatement(statement: Statement): string {
     }
     case 'show_create_table':
       return `SHOW CREATE TABLE ${printObjectName(statement.name)}`;
+    case 'show_create_database':
+      return `SHOW CREATE DATABASE ${printObjectName(statement.name)}`;
     case 'describe':
       return `DESCRIBE TABLE ${printObjectName(statement.name)}`;
     case 'use':

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { segmentIndexSpecsOf } from '../shared/column-index.js';
 import type { Catalog } from './catalog.js';
+import { syncCatalogCopy } from './catalog-sync.js';
 import type { ShardCluster } from './shards.js';
 
 /** Starts sending index specs to the shards; `recovered` resolves when every shard is open. */
@@ -17,28 +18,10 @@ export function syncColumnIndexes(
   recovered: Promise<unknown>,
   log: Logger,
 ): void {
-  let ready = false;
-  let sent = '';
-  const send = async (): Promise<void> => {
-    if (!ready) return;
-    const tables = segmentIndexSpecsOf(catalog.allTables());
-    const text = JSON.stringify(tables);
-    if (text === sent) return;
-    sent = text;
-    try {
-      await cluster.broadcast({ op: 'indexes', tables });
-    } catch (err) {
-      // Sent again with the next catalog change; until then new segments lack the index.
-      sent = '';
-      log.warn({ err: String(err) }, 'could not send column indexes to the shards');
-    }
-  };
-  catalog.onChange(send);
-  recovered.then(
-    () => {
-      ready = true;
-      return send();
-    },
-    () => {},
-  );
+  // A failed send leaves new segments without the index until the next change: speed, not data.
+  syncCatalogCopy(catalog, cluster, recovered, log, {
+    what: 'column indexes',
+    current: (c) => segmentIndexSpecsOf(c.allTables()),
+    task: (tables) => ({ op: 'indexes', tables }),
+  });
 }

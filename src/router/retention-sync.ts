@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { TableRetention } from '../shared/messages.js';
 import { effectiveTtlMs, unitsPerSecondOf } from '../shared/ttl.js';
 import type { Catalog } from './catalog.js';
+import { syncCatalogCopy } from './catalog-sync.js';
 import type { ShardCluster } from './shards.js';
 
 /** The retention of every table with a ttl, as the shards apply it. */
@@ -24,28 +25,10 @@ export function tableRetentionsOf(catalog: Catalog): TableRetention[] {
 
 /** Starts sending retention to the shards; `recovered` resolves when every shard is open. */
 export function syncRetention(catalog: Catalog, cluster: ShardCluster, recovered: Promise<unknown>, log: Logger): void {
-  let ready = false;
-  let sent = '';
-  const send = async (): Promise<void> => {
-    if (!ready) return;
-    const tables = tableRetentionsOf(catalog);
-    const text = JSON.stringify(tables);
-    if (text === sent) return;
-    sent = text;
-    try {
-      await cluster.broadcast({ op: 'retention', tables });
-    } catch (err) {
-      // Sent again with the next catalog change; until then expired rows stay a little longer.
-      sent = '';
-      log.warn({ err: String(err) }, 'could not send table retention to the shards');
-    }
-  };
-  catalog.onChange(send);
-  recovered.then(
-    () => {
-      ready = true;
-      return send();
-    },
-    () => {},
-  );
+  // A failed send keeps the shards' older retention until the next change: expiry comes later.
+  syncCatalogCopy(catalog, cluster, recovered, log, {
+    what: 'table retention',
+    current: tableRetentionsOf,
+    task: (tables) => ({ op: 'retention', tables }),
+  });
 }

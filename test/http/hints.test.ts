@@ -106,4 +106,20 @@ t.test('hints on writes', async (t) => {
     t.match(ddl, /merge_mode = 'last_non_null'/);
     t.match(ddl, /ttl = '30days'/);
   });
+
+  t.test('/v1/ingest: hints give the pipeline tables options its rows do not set', async (t) => {
+    const ingest = (table: string, hints: string) =>
+      fetch(`${server.url}/v1/ingest?db=public&table=${table}&pipeline_name=greptime_identity`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-greptime-hints': hints },
+        body: JSON.stringify([{ msg: 'hello', n: 1 }]),
+      });
+    const res = await ingest('logs_hinted', 'ttl=3d');
+    t.equal(res.status, 200, await res.text());
+    t.match(await createSql(server, 'logs_hinted'), /ttl = '3days'/);
+    const refused = await ingest('logs_nocreate', 'auto_create_table=false');
+    t.equal(refused.status, 400);
+    t.match(await refused.text(), 'Table `logs_nocreate` does not exist');
+    t.notOk(await tableExists(server, 'logs_nocreate'));
+  });
 });

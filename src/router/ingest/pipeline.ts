@@ -25,6 +25,21 @@ import { KeyRefRefused, type ShardCluster } from '../shards.js';
 /** Decode attempts before giving up when the catalog keeps changing under a request. */
 const DECODE_ATTEMPTS_MAX = 16;
 
+/**
+ * A decoded table's own options (a pipeline's `greptime_*` keys) over the request's (its hint
+ * headers): the table's options win key by key, and a request that forbids creating tables
+ * forbids it for every table.
+ */
+function withRequestOptions(own: InsertOptions | undefined, request: InsertOptions): InsertOptions {
+  if (own === undefined) return request;
+  return {
+    ...own,
+    autoCreateTable: own.autoCreateTable && request.autoCreateTable,
+    autoCreateHintDisabled: own.autoCreateHintDisabled ?? request.autoCreateHintDisabled,
+    createOptions: { ...(request.createOptions ?? {}), ...(own.createOptions ?? {}) },
+  };
+}
+
 export class IngestPipeline {
   constructor(
     private readonly catalog: Catalog,
@@ -107,7 +122,7 @@ export class IngestPipeline {
       if (reply.kind === 'schema') {
         onTables?.();
         // As in write(): every insert is checked before any table or column is made.
-        const optionsOf = (i: number): InsertOptions => reply.options?.[i] ?? request.options;
+        const optionsOf = (i: number): InsertOptions => withRequestOptions(reply.options?.[i], request.options);
         const plans = reply.inserts.map((insert, i) => planInsert(this.catalog, insert, optionsOf(i)));
         for (let i = 0; i < plans.length; i++) await this.applySchemaChanges(plans[i] as PlannedInsert, optionsOf(i));
         continue;

@@ -27,9 +27,9 @@ setFlagsFromString('--no-allocation-site-pretenuring');
  */
 setFlagsFromString('--heap-growing-percent=300');
 /**
- * `gc()` in the shard isolates (created after this line): a shard collects once a flush or a
- * compaction has retired its inputs, since at 4× growth their buffers would otherwise wait for
- * the next mark-compact (src/shard/retired-memory.ts). Nothing else calls it.
+ * `gc()` in the shard isolates (created after this line): a shard collects once a flush has
+ * retired its memtable, since at 4× growth its buffers would otherwise wait for the next
+ * mark-compact (src/shard/retired-memory.ts). Nothing else calls it.
  */
 setFlagsFromString('--expose-gc');
 

@@ -454,9 +454,7 @@ export class ShardStore implements ScanSource {
         })
         .then(
           (merged) => {
-            if (!merged) return;
-            collectRetiredMemory();
-            this.scheduleCompactions(minSegments);
+            if (merged) this.scheduleCompactions(minSegments);
           },
           (err: unknown) => {
             if (!(err instanceof ClosingError)) state.log.error({ err, tableId }, 'background compaction failed');

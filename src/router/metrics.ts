@@ -320,6 +320,12 @@ export class ServerMetrics {
       'counter',
       (s) => s.rowsExpired,
     );
+    mirror(
+      'shoaldb_shard_memory_collections_total',
+      'Full garbage collections a shard ran after a flush retired its memtable',
+      'counter',
+      (s) => s.memoryCollections,
+    );
     mirror('shoaldb_memtable_bytes', 'Estimated memtable size', 'gauge', (s) => s.memtableBytes);
     mirror('shoaldb_memtable_rows', 'Rows held in memtables', 'gauge', (s) => s.memtableRows);
     mirror('shoaldb_shard_key_refs', 'Series keys a shard knows by id (ingest.key_refs)', 'gauge', (s) => s.keyRefs);

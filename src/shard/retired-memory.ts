@@ -16,11 +16,13 @@ import { performance } from 'node:perf_hooks';
 const MIN_INTERVAL_MS = 5000;
 let lastMs = Number.NEGATIVE_INFINITY;
 
-export function collectRetiredMemory(): void {
+/** Runs the collection unless one ran in the last MIN_INTERVAL_MS; true when it ran. */
+export function collectRetiredMemory(): boolean {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) return;
+  if (gc === undefined) return false;
   const now = performance.now();
-  if (now - lastMs < MIN_INTERVAL_MS) return;
+  if (now - lastMs < MIN_INTERVAL_MS) return false;
   lastMs = now;
   gc();
+  return true;
 }

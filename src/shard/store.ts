@@ -227,7 +227,7 @@ export class ShardStore implements ScanSource {
     } catch (err) {
       throw storageError(`flush failed in shard ${this.state.config.shardId}`, err);
     }
-    collectRetiredMemory();
+    if (collectRetiredMemory()) this.state.counters.memoryCollections++;
     this.scheduleCompactions(this.state.config.segment.compactionTrigger);
   }
 
@@ -422,7 +422,7 @@ export class ShardStore implements ScanSource {
         () => {
           this.flushScheduled = false;
           this.flushFailure = null;
-          collectRetiredMemory();
+          if (collectRetiredMemory()) this.state.counters.memoryCollections++;
           this.scheduleCompactions(state.config.segment.compactionTrigger);
           if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
         },

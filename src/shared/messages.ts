@@ -122,6 +122,8 @@ export function zeroShardCounters() {
     segmentsExpired: 0,
     /** Rows in those segments (rows compactions leave out for being past the ttl are not counted). */
     rowsExpired: 0,
+    /** Full collections run after a flush retired its memtable (src/shard/retired-memory.ts). */
+    memoryCollections: 0,
   };
 }
 

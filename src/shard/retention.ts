@@ -43,7 +43,7 @@ export function tableCutoff(state: ShardState, tableId: number, nowMs: number): 
 }
 
 /** A table's live segments whose newest row is before its cutoff, oldest first. */
-export function expiredSegments(state: ShardState, tableId: number, nowMs: number): SegmentFile[] {
+function expiredSegments(state: ShardState, tableId: number, nowMs: number): SegmentFile[] {
   const cutoff = tableCutoff(state, tableId, nowMs);
   if (cutoff === I64_MIN) return [];
   const entries = state.manifest.tables[String(tableId)]?.segments ?? [];
@@ -52,14 +52,14 @@ export function expiredSegments(state: ShardState, tableId: number, nowMs: numbe
   return (state.segments.get(tableId) ?? []).filter((f) => expiredIds.has(f.id));
 }
 
-/** Tables that have an expired segment at `nowMs` and can be changed now. */
-export function tablesWithExpiredSegments(state: ShardState, nowMs: number): number[] {
-  const out: number[] = [];
+/** The first table (that can be changed now) with expired segments, and those segments. */
+function firstExpired(state: ShardState, nowMs: number): { tableId: number; segments: SegmentFile[] } | null {
   for (const tableId of state.retention.keys()) {
     if (state.brokenTables.has(tableId) || state.dropped.has(tableId)) continue;
-    if (expiredSegments(state, tableId, nowMs).length > 0) out.push(tableId);
+    const segments = expiredSegments(state, tableId, nowMs);
+    if (segments.length > 0) return { tableId, segments };
   }
-  return out;
+  return null;
 }
 
 /**
@@ -69,9 +69,10 @@ export function tablesWithExpiredSegments(state: ShardState, nowMs: number): num
  */
 export async function retireExpiredStep(state: ShardState, nowMs: number): Promise<boolean> {
   await state.checkpoint();
-  const tableId = tablesWithExpiredSegments(state, nowMs)[0];
-  if (tableId === undefined) return false;
-  const expired = expiredSegments(state, tableId, nowMs).slice(0, RETIRE_SEGMENTS_PER_STEP);
+  const first = firstExpired(state, nowMs);
+  if (first === null) return false;
+  const { tableId } = first;
+  const expired = first.segments.slice(0, RETIRE_SEGMENTS_PER_STEP);
   const ids = new Set(expired.map((f) => f.id));
   const next = cloneManifest(state.manifest);
   const table = next.tables[String(tableId)];

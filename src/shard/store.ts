@@ -205,10 +205,10 @@ export class ShardStore implements ScanSource {
     const state = this.state;
     // A table with ttl `instant` keeps nothing: its rows go to the WAL (which is all a write
     // awaits) but never reach the memtable, as GreptimeDB discards them on insert.
-    const isDropped = (id: number) => state.keepsNoRows(id);
+    const skipped = (id: number) => state.keepsNoRows(id);
     for (const batch of batches) {
-      for (const t of batch.tables) if (!isDropped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
-      state.counters.rowsWritten += state.active.apply(batch, isDropped);
+      for (const t of batch.tables) if (!skipped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
+      state.counters.rowsWritten += state.active.apply(batch, skipped);
     }
   }
 

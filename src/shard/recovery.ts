@@ -26,6 +26,7 @@ import {
   readManifest,
   writeManifestSync,
 } from './manifest.js';
+import { rowAdmitter } from './retention.js';
 import { SegmentCorrupt, SegmentFile } from './segment/segment-reader.js';
 import type { ShardState } from './state.js';
 import { replayWalFile } from './wal/wal-reader.js';
@@ -201,6 +202,7 @@ function loadManifest(state: ShardState): { manifest: Manifest; rebuilt: boolean
 
 function replayWal(state: ShardState, files: number[]): void {
   const isDropped = (tableId: number) => state.keepsNoRows(tableId);
+  const admit = rowAdmitter(state, Date.now());
   // Key ids as the WAL defines them, in record order (see key-refs.ts); they are the writing
   // process's, so tables are applied with key strings and the memtable learns no ids here.
   const keysById = new Map<number, Map<number, string>>();
@@ -241,7 +243,7 @@ function replayWal(state: ShardState, files: number[]): void {
         t.seriesKeyBlob = undefined;
         t.seriesKeys = keys;
       }
-      state.recovery.replayedRows += state.active.apply(batch, isDropped);
+      state.recovery.replayedRows += state.active.apply(batch, admit);
       return null;
     });
     state.recovery.replayedRecords += result.records;

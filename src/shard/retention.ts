@@ -13,33 +13,36 @@
  * segments takes several short jobs and lets flushes and writes run between them.
  */
 
-import type { TableRetention } from '../shared/messages.js';
+import type { TableRows } from '../shared/codec/write-batch.js';
+import { expiryCutoff } from '../shared/ttl.js';
 import { faultPoint } from './fault-points.js';
 import { cloneManifest } from './manifest.js';
-import { I64_MAX, I64_MIN } from './merge/part.js';
+import { liveRowsOf } from './memtable/live-rows.js';
+import { I64_MIN } from './merge/part.js';
 import type { SegmentFile } from './segment/segment-reader.js';
 import type { ShardState } from './state.js';
 
 /** Segments one retention step retires at most (one manifest write). */
 export const RETIRE_SEGMENTS_PER_STEP = 32;
 
-/**
- * The first time (in the table's time index unit) still inside the ttl at `nowMs`: rows before it
- * are expired. `instant` expires every row.
- */
-export function expiryCutoff(retention: TableRetention, nowMs: number): bigint {
-  if (retention.ttlMs === 0) return I64_MAX;
-  const edgeMs = BigInt(Math.floor(nowMs - retention.ttlMs));
-  const scaled = edgeMs * BigInt(retention.unitsPerSecond);
-  // Round up: a second-unit row at 10.5 s − ttl is not expired before 11 s − ttl in milliseconds.
-  const cutoff = scaled >= 0n ? (scaled + 999n) / 1000n : scaled / 1000n;
-  return cutoff < I64_MIN ? I64_MIN : cutoff;
-}
-
 /** The cutoff of a table at `nowMs`, or I64_MIN (nothing expired) when it keeps rows forever. */
 export function tableCutoff(state: ShardState, tableId: number, nowMs: number): bigint {
   const retention = state.retention.get(tableId);
   return retention === undefined ? I64_MIN : expiryCutoff(retention, nowMs);
+}
+
+/**
+ * What a write (or the WAL replay) keeps of each table's rows at `nowMs`: nothing of a dropped or
+ * `instant` table, and none of the rows already past a ttl (GreptimeDB's frontend filters those
+ * on insert, sqlness `ttl/ttl_ingestion_filter`). They are in the WAL all the same: it is
+ * replayed through the same filter.
+ */
+export function rowAdmitter(state: ShardState, nowMs: number): (rows: TableRows) => TableRows | null {
+  return (rows) => {
+    if (state.keepsNoRows(rows.tableId)) return null;
+    const cutoff = tableCutoff(state, rows.tableId, nowMs);
+    return cutoff === I64_MIN ? rows : liveRowsOf(rows, cutoff);
+  };
 }
 
 /** A table's live segments whose newest row is before its cutoff, oldest first. */

@@ -26,7 +26,7 @@ import { faultPoint } from './fault-points.js';
 import { flushFrozen } from './flush.js';
 import { Memtable } from './memtable/memtable.js';
 import { recover } from './recovery.js';
-import { retireExpiredStep } from './retention.js';
+import { retireExpiredStep, rowAdmitter } from './retention.js';
 import { collectRetiredMemory } from './retired-memory.js';
 import { scanTable } from './scan.js';
 import { pageCacheStats, setPageCacheBytes } from './segment/page-cache.js';
@@ -203,12 +203,12 @@ export class ShardStore implements ScanSource {
 
   private apply(batches: WriteBatch[]): void {
     const state = this.state;
-    // A table with ttl `instant` keeps nothing: its rows go to the WAL (which is all a write
-    // awaits) but never reach the memtable, as GreptimeDB discards them on insert.
-    const skipped = (id: number) => state.keepsNoRows(id);
+    // Rows of tables that keep none (dropped, ttl `instant`) and rows already past a ttl go to
+    // the WAL (which is all a write awaits) but never reach the memtable.
+    const admit = rowAdmitter(state, Date.now());
     for (const batch of batches) {
-      for (const t of batch.tables) if (!skipped(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
-      state.counters.rowsWritten += state.active.apply(batch, skipped);
+      for (const t of batch.tables) if (!state.keepsNoRows(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
+      state.counters.rowsWritten += state.active.apply(batch, admit);
     }
   }
 
@@ -261,11 +261,12 @@ export class ShardStore implements ScanSource {
 
   /**
    * Replaces every table's retention (tables not listed keep their rows) and runs a retention
-   * pass at once, so a shorter ttl takes effect without waiting for the timer.
+   * pass at once (unless passes are off), so a shorter ttl takes effect without waiting for the timer.
    */
   setRetention(tables: readonly TableRetention[]): void {
     this.state.retention = new Map(tables.map((t) => [t.tableId, t]));
-    this.scheduleRetention();
+    // An interval of 0 turns the pass off, also the one a ttl change would start.
+    if (this.state.config.retentionCheckIntervalMs > 0) this.scheduleRetention();
   }
 
   /** Runs a retention pass every `storage.retention_check_interval` (0: never). */

@@ -8,6 +8,9 @@ import { DbError, ErrorCode, InvalidArgument } from './errors.js';
 import { tryDurationMs } from './size-duration.js';
 import type { DatabaseSchema, DataType, TableSchema } from './types.js';
 
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
 /** Rows live this many milliseconds past their time index; `null` is forever, `0` is instant. */
 export type TtlMs = number | null;
 
@@ -98,4 +101,17 @@ export function unitsPerSecondOf(type: DataType): number {
     default:
       return 1000;
   }
+}
+
+/**
+ * The first time (in the table's time index unit) still inside the ttl at `nowMs`: rows before it
+ * are expired. `instant` expires every row.
+ */
+export function expiryCutoff(retention: { ttlMs: number; unitsPerSecond: number }, nowMs: number): bigint {
+  if (retention.ttlMs === 0) return I64_MAX;
+  const edgeMs = BigInt(Math.floor(nowMs - retention.ttlMs));
+  const scaled = edgeMs * BigInt(retention.unitsPerSecond);
+  // Round up: a second-unit row at 10.5 s − ttl is not expired before 11 s − ttl in milliseconds.
+  const cutoff = scaled >= 0n ? (scaled + 999n) / 1000n : scaled / 1000n;
+  return cutoff < I64_MIN ? I64_MIN : cutoff;
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { expiryCutoff } from '../../src/shard/retention.js';
+import { expiryCutoff } from '../../src/shared/ttl.js';
 import { openStore, payload, scanRows, type TestRow, tempDir } from './helpers.js';
 
 const COLUMNS = [

@@ -4,7 +4,7 @@
  * segments. `walFileLast` ties a frozen memtable to the WAL: every record of its rows lives in
  * WAL files numbered up to it, and none of a newer memtable's do.
  */
-import type { WriteBatch } from '../../shared/codec/write-batch.js';
+import type { TableRows, WriteBatch } from '../../shared/codec/write-batch.js';
 import { TableMemtable } from './table-memtable.js';
 
 export class Memtable {
@@ -15,11 +15,16 @@ export class Memtable {
   /** Highest WAL file number holding rows of this memtable; set when it is frozen. */
   walFileLast = 0;
 
-  /** Applies a validated batch, skipping dropped tables; returns the rows applied. */
-  apply(batch: WriteBatch, isDropped: (tableId: number) => boolean): number {
+  /**
+   * Applies a validated batch; `admit` gives each table's rows as they are to be kept (null: none,
+   * e.g. the table is dropped). Returns the rows applied.
+   */
+  apply(batch: WriteBatch, admit: (rows: TableRows) => TableRows | null): number {
     let applied = 0;
-    for (const rows of batch.tables) {
-      if (rows.rowCount === 0 || isDropped(rows.tableId)) continue;
+    for (const written of batch.tables) {
+      if (written.rowCount === 0) continue;
+      const rows = admit(written);
+      if (rows === null) continue;
       let table = this.tables.get(rows.tableId);
       // A new table's initial columns count too.
       let before = 0;

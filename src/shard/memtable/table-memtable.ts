@@ -224,14 +224,21 @@ export class TableMemtable {
     const keys = rows.seriesKeys;
     const blob = rows.seriesKeyBlob;
     const batchSeries = new Array<MemSeries>(blob?.ends.length ?? keys?.length ?? rows.seriesTags.length);
+    // Series left without rows (their rows expired) are not added: a series with none breaks flushes.
+    const used = rows.seriesUsed;
     if (blob) {
       const byId = this.keyIdsOf(blob);
-      for (let k = 0; k < batchSeries.length; k++) batchSeries[k] = this.seriesOfBlob(blob, k, byId, rows.resolvedKeys);
+      for (let k = 0; k < batchSeries.length; k++) {
+        if (used === undefined || used[k] === 1) batchSeries[k] = this.seriesOfBlob(blob, k, byId, rows.resolvedKeys);
+      }
     } else if (keys) {
-      for (let k = 0; k < keys.length; k++) batchSeries[k] = this.seriesOf(keys[k] as string);
+      for (let k = 0; k < keys.length; k++) {
+        if (used === undefined || used[k] === 1) batchSeries[k] = this.seriesOf(keys[k] as string);
+      }
     } else {
       const order = keyOrderOf(rows.tagIds);
       for (let k = 0; k < rows.seriesTags.length; k++) {
+        if (used !== undefined && used[k] !== 1) continue;
         batchSeries[k] = this.seriesOf(seriesKeyOfTuple(order, rows.seriesTags[k] as Array<string | null>));
       }
     }

@@ -56,6 +56,11 @@ export interface TableRows {
    * sent by reference have no bytes to make one from); see src/shard/key-refs.ts.
    */
   resolvedKeys?: Array<string | undefined> | undefined;
+  /**
+   * Not on the wire: set when the shard left rows out after decoding (past the ttl); series whose
+   * entry is 0 have no rows left and are not added to the memtable.
+   */
+  seriesUsed?: Uint8Array | undefined;
   /** Field columns. */
   fields: Array<{ id: number; vector: Vector }>;
 }

@@ -17,6 +17,7 @@ import {
   timeUnitOf,
   type Vector,
 } from '../types.js';
+import { gatherVector } from '../vector-gather.js';
 import { mergeModeOf, type SchemaView } from './plan.js';
 
 /**
@@ -73,28 +74,6 @@ function convertTimestamps(values: BigInt64Array, from: DataType, to: DataType):
   const out = new BigInt64Array(values.length);
   for (let i = 0; i < values.length; i++) out[i] = ((values[i] as bigint) * fromNs) / toNs;
   return out;
-}
-
-/** Picks the rows of `v` at `rows` into a new vector. */
-function gather(v: Vector, rows: Uint32Array, n: number): Vector {
-  let values: Vector['values'];
-  if (v.kind === 'str') {
-    const src = v.values as Array<string | null>;
-    const out = new Array<string | null>(n);
-    for (let i = 0; i < n; i++) out[i] = src[rows[i] as number] ?? null;
-    values = out;
-  } else {
-    const src = v.values as Float64Array;
-    const out = new (src.constructor as Float64ArrayConstructor)(n);
-    for (let i = 0; i < n; i++) out[i] = src[rows[i] as number] as number;
-    values = out as Vector['values'];
-  }
-  let valid: Uint8Array | undefined;
-  if (v.valid) {
-    valid = new Uint8Array(n);
-    for (let i = 0; i < n; i++) valid[i] = v.valid[rows[i] as number] as number;
-  }
-  return { kind: v.kind, values, valid };
 }
 
 /**
@@ -273,7 +252,7 @@ function splitByShard(
       seriesKeys: keys && !encoded ? seriesKeys : undefined,
       seriesKeyBlob: encoded ? blobOf(encoded, picked, { shard: s, byRef }) : undefined,
       rowSeries: localSeries,
-      fields: fields.map((f) => ({ id: f.id, vector: gather(f.vector, rows, count) })),
+      fields: fields.map((f) => ({ id: f.id, vector: gatherVector(f.vector, rows, count) })),
     };
   }
   return out;

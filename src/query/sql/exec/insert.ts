@@ -6,9 +6,11 @@
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { InsertColumn, TableInsert } from '../../../shared/insert.js';
+import { effectiveTtlMs, expiryCutoff, unitsPerSecondOf } from '../../../shared/ttl.js';
 import {
   allocValues,
   type ColumnSchema,
+  type DatabaseSchema,
   type DataType,
   physicalKindOf,
   type TableSchema,
@@ -82,15 +84,42 @@ export async function executeInsert(
       rowCount++;
     }
   }
-  if (rowCount === 0) return 0;
+  const live = withoutExpiredRows(table, env.getDatabase(db), values, rowCount, Date.now());
+  if (live.rowCount === 0) return 0;
   const insert: TableInsert = {
     db,
     table: table.name,
-    rowCount,
-    columns: table.columns.map((c, i) => insertColumnOf(c, values[i] as Value[])),
+    rowCount: live.rowCount,
+    columns: table.columns.map((c, i) => insertColumnOf(c, live.values[i] as Value[])),
   };
   await env.insert(insert);
-  return rowCount;
+  return live.rowCount;
+}
+
+/**
+ * The rows still inside the table's ttl at `nowMs`, as GreptimeDB's frontend filters an insert
+ * (sqlness `ttl/ttl_ingestion_filter`): the others are not written, and not counted as affected.
+ * `instant` keeps none. The shards apply the same filter to every other write path.
+ */
+function withoutExpiredRows(
+  table: TableSchema,
+  database: DatabaseSchema | undefined,
+  values: Value[][],
+  rowCount: number,
+  nowMs: number,
+): { values: Value[][]; rowCount: number } {
+  const ttlMs = effectiveTtlMs(table, database);
+  const timeIndex = table.columns.findIndex((c) => c.semantic === 'TIMESTAMP');
+  if (ttlMs === null || timeIndex < 0) return { values, rowCount };
+  const cutoff = expiryCutoff(
+    { ttlMs, unitsPerSecond: unitsPerSecondOf((table.columns[timeIndex] as ColumnSchema).type) },
+    nowMs,
+  );
+  const times = values[timeIndex] as Value[];
+  const keep: number[] = [];
+  for (let r = 0; r < rowCount; r++) if (BigInt(times[r] as bigint) >= cutoff) keep.push(r);
+  if (keep.length === rowCount) return { values, rowCount };
+  return { values: values.map((column) => keep.map((r) => column[r] as Value)), rowCount: keep.length };
 }
 
 function targetColumns(stmt: Extract<Statement, { kind: 'insert' }>, table: TableSchema): number[] {

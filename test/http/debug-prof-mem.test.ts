@@ -62,7 +62,9 @@ t.test('heap profiling is off until activated and dumps hold the memtable alloca
   res = await call(u, 'POST', '/debug/prof/mem');
   t.equal(res.status, 200, 'text is the default output');
   t.match(res.body.toString(), /^Type: inuse_space \(bytes\)$/m);
-  t.match(res.body.toString(), /src\/shard\/memtable\/\S+\.ts:\d+/);
+  // Frames name sources in the text too; which ones depends on this later dump (a flush and the
+  // collection after it may have let the memtable go since the one above).
+  t.match(res.body.toString(), /src\/\S+\.ts:\d+/);
   res = await call(u, 'POST', '/debug/prof/mem?output=flamegraph');
   t.match(res.body.toString(), /^<\?xml[^>]*>\s*<svg /);
   res = await call(u, 'POST', '/debug/prof/mem?output=pdf');

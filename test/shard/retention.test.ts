@@ -14,6 +14,8 @@ const COLUMNS = [
   { id: 0, kind: 'i64' as const, role: 'time' as const },
   { id: 10, kind: 'f64' as const, role: 'field' as const },
 ];
+// Passes on (0 turns them off, also those a ttl change starts), the timer too far off to fire here.
+const PASSES_ON = { retentionCheckIntervalMs: 3_600_000 };
 const HOUR_MS = 3_600_000;
 const RETENTION = { tableId: 5, ttlMs: HOUR_MS, unitsPerSecond: 1000 };
 
@@ -40,7 +42,7 @@ t.test('the cutoff is now minus the ttl in the time index unit; instant expires 
 
 t.test('a retention step retires wholly expired segments and keeps one that straddles the ttl', async (t) => {
   const dir = tempDir(t);
-  const store = await openStore(dir);
+  const store = await openStore(dir, PASSES_ON);
   t.teardown(() => store.close());
   const now = Date.now();
   await store.write([payload(5, { 10: 'f64' }, rows(30, now - 3 * HOUR_MS))]);
@@ -61,7 +63,7 @@ t.test('a retention step retires wholly expired segments and keeps one that stra
 
 t.test('a compaction over the oldest segment cuts the rows past the ttl', async (t) => {
   const dir = tempDir(t);
-  const store = await openStore(dir);
+  const store = await openStore(dir, PASSES_ON);
   t.teardown(() => store.close());
   const now = Date.now();
   await store.write([payload(5, { 10: 'f64' }, rows(120, now - 2 * HOUR_MS + 30_000))]);
@@ -84,7 +86,7 @@ t.test('a compaction over the oldest segment cuts the rows past the ttl', async 
 
 t.test("rows of an 'instant' table are not kept", async (t) => {
   const dir = tempDir(t);
-  const store = await openStore(dir);
+  const store = await openStore(dir, PASSES_ON);
   t.teardown(() => store.close());
   store.setRetention([{ ...RETENTION, ttlMs: 0 }]);
   await store.write([payload(5, { 10: 'f64' }, rows(10, Date.now()))]);

@@ -13,6 +13,7 @@
  * record references is defined earlier in the same WAL file, either by a record that carries its
  * bytes or by a definitions record written just before (`KeyDefinitions`). A key remembers the
  * WAL file it was last defined in, so a steady stream of known series adds nothing to the WAL.
+ * Payloads that are not logged (skip_wal) define nothing: their keys are learned, not marked.
  */
 import type { KeyDefinitions, TableRows, WriteBatch } from '../shared/codec/write-batch.js';
 import { blobKey } from '../shared/series-key-blob.js';

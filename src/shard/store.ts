@@ -67,7 +67,7 @@ export class ShardStore implements ScanSource {
   /** Why the last background flush failed; null once one succeeds. */
   private flushFailure: unknown = null;
   private closed = false;
-  /** close() has begun: writes are refused while it flushes the rows no WAL record holds. */
+  /** close() has begun: writes stay refused while it lifts `closing` to flush unlogged rows. */
   private stopping = false;
 
   private constructor(private readonly state: ShardState) {}
@@ -380,11 +380,11 @@ export class ShardStore implements ScanSource {
   async close(): Promise<void> {
     if (this.closed) return;
     const state = this.state;
+    state.closing = true;
     this.stopping = true;
     if (this.retentionTimer !== null) clearInterval(this.retentionTimer);
-    await this.flushUnlogged();
-    state.closing = true;
     await this.writeLock.run(() => {});
+    await this.flushUnlogged();
     await this.jobs.run(() => {});
     this.closed = true;
     state.wal.close();
@@ -392,17 +392,24 @@ export class ShardStore implements ScanSource {
   }
 
   /**
-   * Part of close(): flushes every memtable if one holds rows without a WAL record. It runs behind
-   * the jobs already queued (a compaction in progress finishes first). A failure is logged: those
-   * rows are then lost, as in a crash, but the close goes on.
+   * Part of close(), after the last write: flushes every memtable if one holds rows without a WAL
+   * record. The jobs queued before it stop at their next checkpoint (`closing`); this one runs
+   * with `closing` lifted, writes staying refused by `stopping`. A failure is logged: those rows
+   * are then lost, as in a crash, but the close goes on.
    */
   private async flushUnlogged(): Promise<void> {
     const state = this.state;
-    await this.writeLock.run(() => {});
     if (!state.active.unlogged && !state.frozen.some((m) => m.unlogged)) return;
     try {
       await this.writeLock.run(() => this.freeze());
-      await this.jobs.run(() => flushFrozen(state));
+      await this.jobs.run(async () => {
+        state.closing = false;
+        try {
+          await flushFrozen(state);
+        } finally {
+          state.closing = true;
+        }
+      });
     } catch (err) {
       state.log.error({ err }, 'flush at close failed: rows of skip_wal tables not yet flushed are lost');
     }

@@ -38,6 +38,7 @@ import { promRemoteRoutes } from './routes/prom-remote.js';
 import { sqlRoutes } from './routes/sql.js';
 import { sqlToolRoutes } from './routes/sql-tools.js';
 import { ShardCluster } from './shards.js';
+import { skipWalTablesOf, syncSkipWal } from './skip-wal-sync.js';
 import { createSqlEnv } from './sql-env.js';
 import { TracingSwitch } from './tracing-switch.js';
 
@@ -59,6 +60,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     log,
     catalog.deadTableIds(),
     tableRetentionsOf(catalog),
+    skipWalTablesOf(catalog),
   );
   recovered.then(
     () => log.info({ shards: cluster.count }, 'all shards recovered'),
@@ -66,6 +68,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
   );
   syncColumnIndexes(catalog, cluster, recovered, log);
   syncRetention(catalog, cluster, recovered, log);
+  syncSkipWal(catalog, cluster, recovered, log);
   const ingest = new IngestPipeline(catalog, cluster);
   const metrics = new ServerMetrics(
     () => cluster.stats(),

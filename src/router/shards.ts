@@ -250,6 +250,7 @@ export class ShardCluster {
     log: Logger,
     deadTableIds: number[],
     retention: TableRetention[] = [],
+    skipWal: number[] = [],
   ): Promise<{ cluster: ShardCluster; recovered: Promise<void> }> {
     const filename = workerFilename();
     const shards: Shard[] = [];
@@ -287,7 +288,7 @@ export class ShardCluster {
         writesWaiting: shard.writesWaiting.buffer,
       };
       try {
-        await shard.run({ op: 'open', config: shardConfig, retention });
+        await shard.run({ op: 'open', config: shardConfig, retention, skipWal });
         if (deadTableIds.length > 0) await shard.run({ op: 'drop', tableIds: deadTableIds });
         shard.ready = true;
       } catch (err) {

@@ -13,6 +13,7 @@
  * record references is defined earlier in the same WAL file, either by a record that carries its
  * bytes or by a definitions record written just before (`KeyDefinitions`). A key remembers the
  * WAL file it was last defined in, so a steady stream of known series adds nothing to the WAL.
+ * Payloads that are not logged (skip_wal) define nothing: their keys are learned, not marked.
  */
 import type { KeyDefinitions, TableRows, WriteBatch } from '../shared/codec/write-batch.js';
 import { blobKey } from '../shared/series-key-blob.js';
@@ -76,9 +77,15 @@ export class KeyRefs {
    * Gives every keyed table of `batches` its `resolvedKeys` (the key string of each key with an
    * id), learning the keys sent in full. Returns the indices of the batches that reference a key
    * this shard does not know (they must not be written), and the definitions WAL file `walFile`
-   * needs ahead of the others' records.
+   * needs ahead of the others' records. `logged[b]` false: batch b is not written to the WAL
+   * (skip_wal), so its keys are resolved and learned but do not count as defined in the file: a
+   * later logged record referencing them must bring their definitions.
    */
-  resolve(batches: readonly WriteBatch[], walFile: number): { refused: number[]; definitions: KeyDefinitions | null } {
+  resolve(
+    batches: readonly WriteBatch[],
+    walFile: number,
+    logged?: readonly boolean[],
+  ): { refused: number[]; definitions: KeyDefinitions | null } {
     if (walFile !== this.walFile) {
       this.walFile = walFile;
       this.walEpoch++;
@@ -100,12 +107,13 @@ export class KeyRefs {
         const knowns = found[b]?.[i];
         const blob = t.seriesKeyBlob;
         if (knowns === undefined || blob === undefined) return;
+        const inWal = logged?.[b] ?? true;
         const resolved = new Array<string | undefined>(knowns.length);
         for (let k = 0; k < knowns.length; k++) {
           const known = knowns[k];
           if (known === undefined) continue;
           resolved[k] = known.key;
-          if (known.definedIn === this.walEpoch) continue;
+          if (!inWal || known.definedIn === this.walEpoch) continue;
           known.definedIn = this.walEpoch;
           if (blob.refs?.[k] !== 1) continue;
           definitions ??= { origins: [], ids: [], keys: [] };

@@ -55,6 +55,8 @@ export class ShardState {
   indexSpecs = new Map<number, SegmentIndexSpec[]>();
   /** Tables with a ttl, as the router last sent them (op `retention`); not persisted. */
   retention = new Map<number, TableRetention>();
+  /** Tables with `skip_wal = 'true'`, as the router last sent them (op `skip-wal`); not persisted. */
+  skipWal = new Set<number>();
   readonly timings = {
     walFsync: new DurationHistogram(),
     flush: new DurationHistogram(),

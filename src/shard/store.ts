@@ -32,6 +32,7 @@ import { scanTable } from './scan.js';
 import { pageCacheStats, setPageCacheBytes } from './segment/page-cache.js';
 import type { SegmentFile } from './segment/segment-reader.js';
 import { SerialQueue } from './serial-queue.js';
+import { needsWal } from './skip-wal.js';
 import { ClosingError, ShardState } from './state.js';
 import { encodeRecords } from './wal/wal-record.js';
 import { WalWriter } from './wal/wal-writer.js';
@@ -66,19 +67,27 @@ export class ShardStore implements ScanSource {
   /** Why the last background flush failed; null once one succeeds. */
   private flushFailure: unknown = null;
   private closed = false;
+  /** close() has begun: writes stay refused while it lifts `closing` to flush unlogged rows. */
+  private stopping = false;
 
   private constructor(private readonly state: ShardState) {}
 
   /**
    * Opens (creating if needed) and recovers the shard directory `config.dir`. `retention` is the
    * tables' ttl as the catalog has it, known before the WAL replay so that `instant` tables get
-   * no rows back.
+   * no rows back; `skipWal` the ids of the tables whose writes are not logged.
    */
-  static async open(config: ShardConfig, log: Logger, retention: readonly TableRetention[] = []): Promise<ShardStore> {
+  static async open(
+    config: ShardConfig,
+    log: Logger,
+    retention: readonly TableRetention[] = [],
+    skipWal: readonly number[] = [],
+  ): Promise<ShardStore> {
     assert(config.segment.blockRows > 0 && config.memtable.flushBytes > 0 && config.wal.segmentBytes > 0);
     const state = new ShardState(config, log);
     setPageCacheBytes(config.segment.pageCacheBytes ?? 0);
     state.retention = new Map(retention.map((t) => [t.tableId, t]));
+    state.skipWal = new Set(skipWal);
     try {
       recover(state);
     } catch (err) {
@@ -100,6 +109,10 @@ export class ShardStore implements ScanSource {
    * call before anything is written. Returns the indices of the payloads refused because they
    * name series keys by ids this shard no longer knows (key-refs.ts): nothing of those is
    * written, the others are.
+   *
+   * A payload whose tables all skip the WAL (skip-wal.ts) is applied without a record; a group of
+   * only such payloads resolves without waiting for any fdatasync. One call answers for its whole
+   * group, so such a payload sharing a group with logged ones is answered after their fdatasync.
    */
   async write(payloads: Uint8Array[]): Promise<number[]> {
     assert(!this.closed, 'write after close');
@@ -107,34 +120,27 @@ export class ShardStore implements ScanSource {
     if (batches.length === 0) return [];
     const appended = await this.writeLock.run(async () => {
       const state = this.state;
-      if (state.closing) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
+      if (state.closing || this.stopping) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
       this.checkMemtableRoom();
-      const { refused, definitions } = state.keyRefs.resolve(batches, state.wal.fileNumber);
+      const logged = batches.map((b) => needsWal(b, state.skipWal));
+      const { refused, definitions } = state.keyRefs.resolve(batches, state.wal.fileNumber, logged);
       state.counters.keyRefsRefused += refused.length;
-      const written = refused.length === 0 ? payloads : payloads.filter((_, i) => !refused.includes(i));
-      const writtenBatches = refused.length === 0 ? batches : batches.filter((_, i) => !refused.includes(i));
-      if (written.length === 0) return { refused, wal: null, durable: null };
-      const records = encodeRecords(definitions ? [encodeKeyDefinitions(definitions), ...written] : written);
+      const kept = batches.flatMap((_, i) => (refused.includes(i) ? [] : [i]));
+      if (kept.length === 0) return { refused, wal: null, durable: null };
+      const toLog = kept.filter((i) => logged[i]).map((i) => payloads[i] as Uint8Array);
+      // Definitions come only from logged batches (key-refs.ts), so they have a record to precede.
+      assert(definitions === null || toLog.length > 0);
       const wal = state.wal;
-      // Children of the shard.write span when tracing; null (and no allocation) otherwise.
-      const span = startSpan('wal.append');
-      try {
-        span?.setAttribute('wal.bytes', records.length);
-        await wal.append(records);
-        await faultPoint('wal.after-append');
-        endSpan(span);
-        state.counters.walBytesWritten += records.length;
-      } catch (err) {
-        endSpan(span, err);
-        state.keyRefs.forgetWalDefinitions();
-        // Rotating on every refused write of a full disk would leave a WAL file per request.
-        if (!wal.intact) this.rotateWalQuietly();
-        if (isDiskFull(err)) countRejection('disk_full');
-        throw storageError(`WAL write failed in shard ${state.config.shardId} (${state.walDir})`, err);
+      let durable: Promise<void> | null = null;
+      if (toLog.length > 0) {
+        await this.append(encodeRecords(definitions ? [encodeKeyDefinitions(definitions), ...toLog] : toLog));
+        // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
+        durable = state.config.wal.syncMode === 'fsync' ? this.durableOf(wal) : null;
       }
-      // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
-      const durable = state.config.wal.syncMode === 'fsync' ? this.durableOf(wal) : null;
-      this.apply(writtenBatches);
+      this.apply(
+        kept.map((i) => batches[i] as WriteBatch),
+        kept.map((i) => logged[i] === true),
+      );
       this.afterWrite();
       return { refused, wal, durable };
     });
@@ -149,6 +155,28 @@ export class ShardStore implements ScanSource {
       throw storageError(`WAL write failed in shard ${this.state.config.shardId}`, err);
     }
     return appended.refused;
+  }
+
+  /** Appends framed records to the current WAL file. Under writeLock. */
+  private async append(records: Uint8Array): Promise<void> {
+    const state = this.state;
+    const wal = state.wal;
+    // Children of the shard.write span when tracing; null (and no allocation) otherwise.
+    const span = startSpan('wal.append');
+    try {
+      span?.setAttribute('wal.bytes', records.length);
+      await wal.append(records);
+      await faultPoint('wal.after-append');
+      endSpan(span);
+      state.counters.walBytesWritten += records.length;
+    } catch (err) {
+      endSpan(span, err);
+      state.keyRefs.forgetWalDefinitions();
+      // Rotating on every refused write of a full disk would leave a WAL file per request.
+      if (!wal.intact) this.rotateWalQuietly();
+      if (isDiskFull(err)) countRejection('disk_full');
+      throw storageError(`WAL write failed in shard ${state.config.shardId} (${state.walDir})`, err);
+    }
   }
 
   /** `wal.durable()`, its fdatasyncs timed and counted. */
@@ -201,15 +229,18 @@ export class ShardStore implements ScanSource {
     );
   }
 
-  private apply(batches: WriteBatch[]): void {
+  /** Applies batches to the active memtable; `logged[i]` false: batch i has no WAL record. */
+  private apply(batches: WriteBatch[], logged: readonly boolean[]): void {
     const state = this.state;
     // Rows of tables that keep none (dropped, ttl `instant`) and rows already past a ttl go to
     // the WAL (which is all a write awaits) but never reach the memtable.
     const admit = rowAdmitter(state, Date.now());
-    for (const batch of batches) {
+    batches.forEach((batch, i) => {
       for (const t of batch.tables) if (!state.keepsNoRows(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
-      state.counters.rowsWritten += state.active.apply(batch, admit);
-    }
+      const rows = state.active.apply(batch, admit);
+      state.counters.rowsWritten += rows;
+      if (rows > 0 && logged[i] === false) state.active.unlogged = true;
+    });
   }
 
   /** Scans one table; see scan.ts. The snapshot is taken when iteration starts. */
@@ -267,6 +298,14 @@ export class ShardStore implements ScanSource {
     this.state.retention = new Map(tables.map((t) => [t.tableId, t]));
     // An interval of 0 turns the pass off, also the one a ttl change would start.
     if (this.state.config.retentionCheckIntervalMs > 0) this.scheduleRetention();
+  }
+
+  /**
+   * Replaces the tables whose writes skip the WAL. Takes effect from the next write; rows already
+   * in the memtable stay as they were written (logged or not) until flushed.
+   */
+  setSkipWal(tableIds: readonly number[]): void {
+    this.state.skipWal = new Set(tableIds);
   }
 
   /** Runs a retention pass every `storage.retention_check_interval` (0: never). */
@@ -333,17 +372,47 @@ export class ShardStore implements ScanSource {
     };
   }
 
-  /** Waits for the write in flight, stops background jobs, fsyncs and closes every file. */
+  /**
+   * Waits for the write in flight, stops background jobs, fsyncs and closes every file. Rows that
+   * skipped the WAL are flushed first, so a graceful stop keeps them (only a crash loses them);
+   * a shard without such rows closes as fast as before, leaving its memtable to the WAL replay.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     const state = this.state;
     state.closing = true;
+    this.stopping = true;
     if (this.retentionTimer !== null) clearInterval(this.retentionTimer);
     await this.writeLock.run(() => {});
+    await this.flushUnlogged();
     await this.jobs.run(() => {});
     this.closed = true;
     state.wal.close();
     for (const f of state.allSegments()) f.close();
+  }
+
+  /**
+   * Part of close(), after the last write: flushes every memtable if one holds rows without a WAL
+   * record. The jobs queued before it stop at their next checkpoint (`closing`); this one runs
+   * with `closing` lifted, writes staying refused by `stopping`. A failure is logged: those rows
+   * are then lost, as in a crash, but the close goes on.
+   */
+  private async flushUnlogged(): Promise<void> {
+    const state = this.state;
+    if (!state.active.unlogged && !state.frozen.some((m) => m.unlogged)) return;
+    try {
+      await this.writeLock.run(() => this.freeze());
+      await this.jobs.run(async () => {
+        state.closing = false;
+        try {
+          await flushFrozen(state);
+        } finally {
+          state.closing = true;
+        }
+      });
+    } catch (err) {
+      state.log.error({ err }, 'flush at close failed: rows of skip_wal tables not yet flushed are lost');
+    }
   }
 
   /**

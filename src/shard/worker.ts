@@ -50,7 +50,7 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
     switch (task.op) {
       case 'open':
         log = pino({ name: `shard-${task.config.shardId}`, level: task.config.logLevel });
-        store = await ShardStore.open(task.config, log, task.retention);
+        store = await ShardStore.open(task.config, log, task.retention, task.skipWal);
         querySliceMs = task.config.querySliceMs;
         pacer = new QueryPacer(task.config.queryShareUnderWrites);
         writesWaiting = new WritesWaiting(task.config.writesWaiting);
@@ -95,6 +95,9 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         return { ok: true, value: null };
       case 'retention':
         requireStore().setRetention(task.tables);
+        return { ok: true, value: null };
+      case 'skip-wal':
+        requireStore().setSkipWal(task.tableIds);
         return { ok: true, value: null };
       case 'stats':
         return {

@@ -19,8 +19,11 @@ import type { ProfileKind } from './thread-profiler.js';
 export type ShardQueryPlan = { lang: 'sql'; plan: ShardPlan } | { lang: 'promql'; plan: PromqlShardPlan };
 
 export type ShardTask =
-  /** First task of every shard: open (recover) the storage under config.dir, with every table's ttl. */
-  | { op: 'open'; config: ShardConfig; retention?: TableRetention[] | undefined }
+  /**
+   * First task of every shard: open (recover) the storage under config.dir, with every table's
+   * ttl and the ids of the tables that skip the WAL (so the first write after start is right).
+   */
+  | { op: 'open'; config: ShardConfig; retention?: TableRetention[] | undefined; skipWal?: number[] | undefined }
   /**
    * Group commit: several encoded WriteBatch payloads (one per ingest request) written to the WAL
    * together, made durable with one fsync, then applied to the memtable in order. The router keeps
@@ -56,6 +59,12 @@ export type ShardTask =
    * after open and whenever the catalog changes.
    */
   | { op: 'retention'; tables: TableRetention[] }
+  /**
+   * The ids of every table with `skip_wal = 'true'` (replaces what the shard knew): a payload
+   * whose tables all skip the WAL is applied to the memtable and acknowledged without being
+   * logged. Sent after open and whenever the catalog changes (src/router/skip-wal-sync.ts).
+   */
+  | { op: 'skip-wal'; tableIds: number[] }
   /** Starts (endpoint set) or stops (null: exports what is queued first) the shard's own tracer provider. */
   | { op: 'tracing'; endpoint: string | null; sampleRatio: number; shardId: number }
   | { op: 'stats' }

@@ -2,7 +2,9 @@
  * A memtable: the rows of every table written since the last freeze, in memory. The active
  * memtable takes writes; a frozen one is immutable, still readable, and waits to be flushed into
  * segments. `walFileLast` ties a frozen memtable to the WAL: every record of its rows lives in
- * WAL files numbered up to it, and none of a newer memtable's do.
+ * WAL files numbered up to it, and none of a newer memtable's do. Rows of payloads that skipped
+ * the WAL (tables with `skip_wal`) have no record anywhere; `unlogged` says the memtable holds
+ * some, so a graceful close flushes it rather than leave them to a replay that cannot find them.
  */
 import type { TableRows, WriteBatch } from '../../shared/codec/write-batch.js';
 import { TableMemtable } from './table-memtable.js';
@@ -14,6 +16,8 @@ export class Memtable {
   rows = 0;
   /** Highest WAL file number holding rows of this memtable; set when it is frozen. */
   walFileLast = 0;
+  /** Some rows were applied without a WAL record (see ShardStore.write). */
+  unlogged = false;
 
   /**
    * Applies a validated batch; `admit` gives each table's rows as they are to be kept (null: none,

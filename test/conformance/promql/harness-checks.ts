@@ -36,7 +36,8 @@ export const QUERY_CONTEXT_FUNCTIONS = /(start|end|range|step)\(\)/;
 export function atModifierVariants(query: string, timeMs: number): { query: string; timeMs: number }[] {
   let expr: Expr;
   try {
-    expr = parsePromql(query);
+    // A copy: parsed trees are shared and frozen (parse.ts), and this pins times into it.
+    expr = structuredClone(parsePromql(query));
   } catch {
     return [];
   }

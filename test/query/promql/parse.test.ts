@@ -198,3 +198,14 @@ t.test('comments are ignored wherever they appear', async (t) => {
   t.equal(exprToString(parsePromql('rate(\n  x[5m] # window\n)')), 'rate(x[5m])');
   t.equal(parseError('# only a comment'), '1:1: parse error: no expression found in input');
 });
+
+t.test('a repeated expression is parsed once: the same frozen tree comes back', async (t) => {
+  const text = 'sum by (job) (rate(http_requests_total{code="500"}[5m]))';
+  const first = parsePromql(text);
+  t.equal(parsePromql(text), first, 'the cached tree');
+  t.ok(Object.isFrozen(first), 'frozen, so no caller can change what the next one gets');
+  t.throws(() => {
+    (first as { type: string }).type = 'NumberLiteral';
+  }, TypeError);
+  t.not(parsePromql(`${text} `), first, 'another text is parsed on its own');
+});

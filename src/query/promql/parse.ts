@@ -76,8 +76,9 @@ export function parseExpr(query: string): Expr {
  * conversion, checks) was a sixth of the router's time for a one-series query. Parsed trees are
  * kept by text, frozen: planning and evaluation only read them (a write would throw).
  */
-const PARSED_MAX = 512;
-const PARSED_TEXT_MAX = 4096;
+// Bounded so that a stream of distinct long queries holds a few MiB at most.
+const PARSED_MAX = 256;
+const PARSED_TEXT_MAX = 1024;
 const parsed = new Map<string, Expr>();
 
 function deepFreeze(value: unknown): void {

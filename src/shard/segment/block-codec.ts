@@ -21,6 +21,7 @@ import {
   encodeStrings,
 } from './encoding.js';
 import { BlockCodec, COMPRESSION_MIN_SAVING, Validity } from './format.js';
+import { keepTimestamps, type PageEntry } from './page-cache.js';
 
 /** Per-column statistics of a block; min/max for numeric kinds with at least one present value. */
 export interface ColumnStats {
@@ -250,12 +251,16 @@ export class DecodedBlock {
   private readonly lengths: number[] = [];
   private readonly cache = new Map<number, ColumnData | null>();
 
+  private readonly body: Buffer;
+
   constructor(
     readonly index: number,
     readonly meta: BlockMeta,
-    private readonly body: Buffer,
+    page: PageEntry,
     private readonly specs: readonly FieldSpec[],
   ) {
+    const body = page.body;
+    this.body = body;
     const r = new ByteReader(body);
     let offset = (specs.length + 1) * 4;
     for (let c = 0; c <= specs.length; c++) {
@@ -265,8 +270,13 @@ export class DecodedBlock {
       offset += length;
     }
     if (offset !== body.length) throw new FormatError(`chunk lengths add up to ${offset}, body is ${body.length}`);
+    if (page.ts !== null) {
+      this.ts = page.ts;
+      return;
+    }
     this.ts = new BigInt64Array(meta.rowCount);
     decodeInt64s(this.reader(0), meta.rowCount, this.ts);
+    keepTimestamps(page, this.ts);
   }
 
   private reader(chunk: number): ByteReader {

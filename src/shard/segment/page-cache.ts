@@ -4,12 +4,24 @@
  * hours again and again, and reading, checking and inflating a block was most of a repeated
  * query's time in a shard. One cache per shard thread; a block is immutable while its file
  * lives, and a closed file's blocks are dropped with it.
+ *
+ * A cached block also keeps its decoded time index once a scan has decoded it (block-codec.ts):
+ * a scan of one series still decoded all of its block's 8,192 timestamps each time, a fifth of a
+ * shard's work for a one-series query. Readers only read it, as they read memtable columns.
  */
+
+/** An inflated block body and, once decoded, its time index. */
+export interface PageEntry {
+  readonly body: Buffer;
+  ts: BigInt64Array | null;
+  /** In the cache now (its bytes are counted); false once evicted, or when never kept. */
+  kept: boolean;
+}
 
 let capacityBytes = 0;
 let usedBytes = 0;
 /** Key: file number × 2^20 + block index. Map order is use order (a hit moves to the end). */
-const entries = new Map<number, Buffer>();
+const entries = new Map<number, PageEntry>();
 const BLOCKS_PER_FILE = 2 ** 20;
 let nextFile = 1;
 let hits = 0;
@@ -27,8 +39,8 @@ export function pageCacheFileNumber(): number {
 }
 
 /** Block `index` of file `file`, from the cache or `load` (then kept if it fits). */
-export function cachedBlock(file: number, index: number, load: () => Buffer): Buffer {
-  if (capacityBytes === 0 || index >= BLOCKS_PER_FILE) return load();
+export function cachedBlock(file: number, index: number, load: () => Buffer): PageEntry {
+  if (capacityBytes === 0 || index >= BLOCKS_PER_FILE) return { body: load(), ts: null, kept: false };
   const key = file * BLOCKS_PER_FILE + index;
   const hit = entries.get(key);
   if (hit !== undefined) {
@@ -38,30 +50,46 @@ export function cachedBlock(file: number, index: number, load: () => Buffer): Bu
     return hit;
   }
   misses++;
-  const body = load();
-  if (body.length <= capacityBytes / 8) {
-    entries.set(key, body);
-    usedBytes += body.length;
+  const entry: PageEntry = { body: load(), ts: null, kept: false };
+  if (entry.body.length <= capacityBytes / 8) {
+    entries.set(key, entry);
+    entry.kept = true;
+    usedBytes += entry.body.length;
     evict();
   }
-  return body;
+  return entry;
+}
+
+/** Keeps a block's decoded time index with it (counted while the block is cached). */
+export function keepTimestamps(entry: PageEntry, ts: BigInt64Array): void {
+  if (entry.ts !== null) return;
+  entry.ts = ts;
+  if (!entry.kept) return;
+  usedBytes += ts.byteLength;
+  evict();
+}
+
+function bytesOf(entry: PageEntry): number {
+  return entry.body.length + (entry.ts?.byteLength ?? 0);
 }
 
 /** Forgets the blocks of a file that closed. */
 export function dropPageCacheFile(file: number): void {
   const from = file * BLOCKS_PER_FILE;
-  for (const [key, body] of entries) {
+  for (const [key, entry] of entries) {
     if (key < from || key >= from + BLOCKS_PER_FILE) continue;
     entries.delete(key);
-    usedBytes -= body.length;
+    entry.kept = false;
+    usedBytes -= bytesOf(entry);
   }
 }
 
 function evict(): void {
-  for (const [key, body] of entries) {
+  for (const [key, entry] of entries) {
     if (usedBytes <= capacityBytes) return;
     entries.delete(key);
-    usedBytes -= body.length;
+    entry.kept = false;
+    usedBytes -= bytesOf(entry);
   }
 }
 

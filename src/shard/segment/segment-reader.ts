@@ -261,10 +261,10 @@ export class SegmentFile {
   readBlock(index: number): DecodedBlock {
     const meta = this.blocks[index] as BlockMeta;
     try {
-      const body = cachedBlock(this.cacheFile, index, () =>
+      const page = cachedBlock(this.cacheFile, index, () =>
         openBlockBody(readExactly(this.fd, meta.storedLength, meta.offset), meta),
       );
-      return new DecodedBlock(index, meta, body, this.columns);
+      return new DecodedBlock(index, meta, page, this.columns);
     } catch (err) {
       throw this.blockError(index, err);
     }

@@ -149,7 +149,12 @@ t.test('a block round-trips every kind with all-valid, all-null and mixed validi
   t.same(encoded.meta.columns[2]?.max, 2n ** 64n - 1n);
 
   const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
-  const block = new DecodedBlock(0, meta, openBlockBody(Buffer.from(encoded.stored), meta), SPECS);
+  const block = new DecodedBlock(
+    0,
+    meta,
+    { body: openBlockBody(Buffer.from(encoded.stored), meta), ts: null, kept: false },
+    SPECS,
+  );
   t.same([...block.ts], [...ts]);
   for (let c = 0; c < SPECS.length; c++) {
     const col = block.column(c);
@@ -184,7 +189,12 @@ t.test('a string column stores a dictionary when its values repeat, plain otherw
   t.equal(body.distinct[1], undefined, 'mostly distinct values stay plain');
   const encoded = encodeBlock({ length: n, ts, values: [agents, ids], valid }, specs);
   const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
-  const block = new DecodedBlock(0, meta, openBlockBody(Buffer.from(encoded.stored), meta), specs);
+  const block = new DecodedBlock(
+    0,
+    meta,
+    { body: openBlockBody(Buffer.from(encoded.stored), meta), ts: null, kept: false },
+    specs,
+  );
   const a = block.column(0);
   t.same(
     Array.from({ length: n }, (_, i) => (a?.valid?.[i] === 1 ? (a.values as string[])[i] : null)),
@@ -220,7 +230,9 @@ t.test('a plain string chunk written before the dictionary form still reads', as
     maxTs: 7n,
     columns: [{ nullCount: 0 }],
   };
-  const block = new DecodedBlock(0, meta, openBlockBody(raw, meta), [{ id: 1, kind: 'str' }]);
+  const block = new DecodedBlock(0, meta, { body: openBlockBody(raw, meta), ts: null, kept: false }, [
+    { id: 1, kind: 'str' },
+  ]);
   t.same(block.column(0)?.values, ['GET', 'GET', 'GET']);
 });
 

@@ -140,7 +140,9 @@ async function compactSegments(
       finalPath: abs,
       tableId,
       specs,
-      sources: inputs.map((f) => new SegmentSource(f, specs)),
+      // Past the page cache: these blocks are read once, from files about to retire, and
+      // caching them pushed out the blocks queries come back for.
+      sources: inputs.map((f) => new SegmentSource(f, specs, false)),
       mode: state.mergeModeOf(tableId),
       blockRows: state.config.segment.blockRows,
       tombstones,

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { SCAN_CHUNK_ROWS } from '../../src/shard/scan.js';
+import { pageCacheStats } from '../../src/shard/segment/page-cache.js';
 import { copyDir, openStore, payload, scanRows, type TestRow, tempDir } from './helpers.js';
 
 const COLUMNS = [
@@ -95,3 +96,26 @@ t.test('compact leaves tables with a single segment alone', async (t) => {
   t.equal(store.stats().segmentCount, 1);
   await store.close();
 });
+
+t.test(
+  "a compaction reads its inputs past the page cache: it neither fills it nor pushes out queries' blocks",
+  async (t) => {
+    const dir = tempDir(t);
+    const store = await openStore(dir, {
+      segment: { blockRows: 500, compactionTrigger: 100, pageCacheBytes: 8 << 20 },
+    });
+    t.teardown(() => store.close());
+    for (let s = 0; s < 3; s++) {
+      await store.write([payload(5, { 10: 'f64' }, rows(3000, s * 1000, s))]);
+      await store.flush();
+    }
+    const before = pageCacheStats();
+    t.equal(before.bytes, 0, 'nothing read yet');
+    await store.compact();
+    const after = pageCacheStats();
+    t.same([after.bytes, after.misses], [0, before.misses], 'the compaction cached and counted no block');
+    const answer = scanRows(store, 5, COLUMNS);
+    t.equal(answer.length, 5000, 'the compacted segment answers');
+    t.ok(pageCacheStats().bytes > 0, 'and a scan caches its blocks');
+  },
+);

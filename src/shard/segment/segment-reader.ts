@@ -257,13 +257,15 @@ export class SegmentFile {
     return lo;
   }
 
-  /** Reads, checks and decodes block `index` (columns decode lazily). */
-  readBlock(index: number): DecodedBlock {
+  /**
+   * Reads, checks and decodes block `index` (columns decode lazily); through the page cache
+   * unless `cache` is false (compaction reads each input block once, from files it retires).
+   */
+  readBlock(index: number, cache = true): DecodedBlock {
     const meta = this.blocks[index] as BlockMeta;
     try {
-      const page = cachedBlock(this.cacheFile, index, () =>
-        openBlockBody(readExactly(this.fd, meta.storedLength, meta.offset), meta),
-      );
+      const load = () => openBlockBody(readExactly(this.fd, meta.storedLength, meta.offset), meta);
+      const page = cache ? cachedBlock(this.cacheFile, index, load) : { body: load(), ts: null, kept: false };
       return new DecodedBlock(index, meta, page, this.columns);
     } catch (err) {
       throw this.blockError(index, err);

@@ -34,9 +34,11 @@ export class SegmentSource implements SeriesSource {
   /** Blocks left unread because of `mayMatch`. */
   blocksSkipped = 0;
 
+  /** `cacheBlocks` false: blocks are read past the page cache (compaction's inputs). */
   constructor(
     readonly file: SegmentFile,
     specs: readonly FieldSpec[],
+    private readonly cacheBlocks = true,
   ) {
     this.keys = file.keys;
     this.specColumns = specs.map((s) => file.columnOf(s));
@@ -135,7 +137,7 @@ export class SegmentSource implements SeriesSource {
   /** Block `index` decoded (the last one is kept: parts of one block are read together). */
   block(index: number): DecodedBlock {
     if (this.cached?.index !== index) {
-      this.cached = this.file.readBlock(index);
+      this.cached = this.file.readBlock(index, this.cacheBlocks);
       this.blocksRead++;
     }
     return this.cached;

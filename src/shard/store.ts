@@ -122,12 +122,17 @@ export class ShardStore implements ScanSource {
       const state = this.state;
       if (state.closing || this.stopping) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
       this.checkMemtableRoom();
-      const logged = batches.map((b) => needsWal(b, state.skipWal));
-      const { refused, definitions } = state.keyRefs.resolve(batches, state.wal.fileNumber, logged);
+      // null: every payload is logged (no table skips the WAL), the usual case, with nothing to sort out.
+      const logged = state.skipWal.size === 0 ? null : batches.map((b) => needsWal(b, state.skipWal));
+      const { refused, definitions } = state.keyRefs.resolve(batches, state.wal.fileNumber, logged ?? undefined);
       state.counters.keyRefsRefused += refused.length;
-      const kept = batches.flatMap((_, i) => (refused.includes(i) ? [] : [i]));
-      if (kept.length === 0) return { refused, wal: null, durable: null };
-      const toLog = kept.filter((i) => logged[i]).map((i) => payloads[i] as Uint8Array);
+      const keep = <T>(items: T[]): T[] =>
+        refused.length === 0 ? items : items.filter((_, i) => !refused.includes(i));
+      const keptBatches = keep(batches);
+      if (keptBatches.length === 0) return { refused, wal: null, durable: null };
+      const keptLogged = logged === null ? null : keep(logged);
+      const keptPayloads = keep(payloads);
+      const toLog = keptLogged === null ? keptPayloads : keptPayloads.filter((_, k) => keptLogged[k]);
       // Definitions come only from logged batches (key-refs.ts), so they have a record to precede.
       assert(definitions === null || toLog.length > 0);
       const wal = state.wal;
@@ -137,10 +142,7 @@ export class ShardStore implements ScanSource {
         // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
         durable = state.config.wal.syncMode === 'fsync' ? this.durableOf(wal) : null;
       }
-      this.apply(
-        kept.map((i) => batches[i] as WriteBatch),
-        kept.map((i) => logged[i] === true),
-      );
+      this.apply(keptBatches, keptLogged);
       this.afterWrite();
       return { refused, wal, durable };
     });
@@ -229,8 +231,8 @@ export class ShardStore implements ScanSource {
     );
   }
 
-  /** Applies batches to the active memtable; `logged[i]` false: batch i has no WAL record. */
-  private apply(batches: WriteBatch[], logged: readonly boolean[]): void {
+  /** Applies batches to the active memtable; `logged[i]` false: batch i has no WAL record (null: all have). */
+  private apply(batches: WriteBatch[], logged: readonly boolean[] | null): void {
     const state = this.state;
     // Rows of tables that keep none (dropped, ttl `instant`) and rows already past a ttl go to
     // the WAL (which is all a write awaits) but never reach the memtable.
@@ -239,7 +241,7 @@ export class ShardStore implements ScanSource {
       for (const t of batch.tables) if (!state.keepsNoRows(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
       const rows = state.active.apply(batch, admit);
       state.counters.rowsWritten += rows;
-      if (rows > 0 && logged[i] === false) state.active.unlogged = true;
+      if (rows > 0 && logged !== null && !logged[i]) state.active.unlogged = true;
     });
   }
 

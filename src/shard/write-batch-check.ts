@@ -8,6 +8,7 @@ import {
   decodeWalRecord,
   decodeWriteBatch,
   type KeyDefinitions,
+  seriesCountOf,
   type WriteBatch,
 } from '../shared/codec/write-batch.js';
 import { InvalidArgument } from '../shared/errors.js';
@@ -68,7 +69,7 @@ export function problemOfBatch(batch: WriteBatch): string | null {
       if (problem) return `${where}: ${problem}`;
     }
     if (!(t.rowSeries instanceof Uint32Array) || t.rowSeries.length !== n) return `${where}: bad row series`;
-    const seriesCount = t.seriesKeyBlob?.ends.length ?? t.seriesKeys?.length ?? t.seriesTags.length;
+    const seriesCount = seriesCountOf(t);
     for (let i = 0; i < n; i++) if ((t.rowSeries[i] as number) >= seriesCount) return `${where}: bad row series`;
     for (const f of t.fields) {
       const v = f.vector;

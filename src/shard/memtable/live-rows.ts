@@ -4,7 +4,7 @@
  * table with a 1-hour ttl stores nothing, instead of rows that a query sees until the next
  * retention pass.
  */
-import type { TableRows } from '../../shared/codec/write-batch.js';
+import { seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
 import { gatherVector } from '../../shared/vector-gather.js';
 
 /**
@@ -29,9 +29,7 @@ export function liveRowsOf(rows: TableRows, cutoff: bigint): TableRows | null {
   if (kept === 0) return null;
   const timestamps = new BigInt64Array(kept);
   const rowSeries = new Uint32Array(kept);
-  const seriesUsed = new Uint8Array(
-    rows.seriesKeyBlob?.ends.length ?? rows.seriesKeys?.length ?? rows.seriesTags.length,
-  );
+  const seriesUsed = new Uint8Array(seriesCountOf(rows));
   for (let i = 0; i < kept; i++) {
     const r = keep[i] as number;
     timestamps[i] = ts[r] as bigint;

@@ -19,7 +19,7 @@
  */
 import assert from 'node:assert';
 import { endianness } from 'node:os';
-import type { MergeMode, TableRows } from '../../shared/codec/write-batch.js';
+import { type MergeMode, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
@@ -223,7 +223,7 @@ export class TableMemtable {
     // decoder sends keys when it has them cached (as a blob, or strings), else tag tuples to key here.
     const keys = rows.seriesKeys;
     const blob = rows.seriesKeyBlob;
-    const batchSeries = new Array<MemSeries>(blob?.ends.length ?? keys?.length ?? rows.seriesTags.length);
+    const batchSeries = new Array<MemSeries>(seriesCountOf(rows));
     // Series left without rows (their rows expired) are not added: a series with none breaks flushes.
     const used = rows.seriesUsed;
     if (blob) {

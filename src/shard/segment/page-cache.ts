@@ -40,7 +40,7 @@ export function pageCacheFileNumber(): number {
 
 /** Block `index` of file `file`, from the cache or `load` (then kept if it fits). */
 export function cachedBlock(file: number, index: number, load: () => Buffer): PageEntry {
-  if (capacityBytes === 0 || index >= BLOCKS_PER_FILE) return { body: load(), ts: null, kept: false };
+  if (capacityBytes === 0 || index >= BLOCKS_PER_FILE) return uncachedPage(load());
   const key = file * BLOCKS_PER_FILE + index;
   const hit = entries.get(key);
   if (hit !== undefined) {
@@ -50,7 +50,7 @@ export function cachedBlock(file: number, index: number, load: () => Buffer): Pa
     return hit;
   }
   misses++;
-  const entry: PageEntry = { body: load(), ts: null, kept: false };
+  const entry = uncachedPage(load());
   if (entry.body.length <= capacityBytes / 8) {
     entries.set(key, entry);
     entry.kept = true;
@@ -58,6 +58,11 @@ export function cachedBlock(file: number, index: number, load: () => Buffer): Pa
     evict();
   }
   return entry;
+}
+
+/** A block body read past the cache (or not yet in it): its bytes are not counted. */
+export function uncachedPage(body: Buffer): PageEntry {
+  return { body, ts: null, kept: false };
 }
 
 /** Keeps a block's decoded time index with it (counted while the block is cached). */

@@ -25,7 +25,7 @@ import {
   SegmentFlags,
   TRAILER_BYTES,
 } from './format.js';
-import { cachedBlock, dropPageCacheFile, pageCacheFileNumber } from './page-cache.js';
+import { cachedBlock, dropPageCacheFile, pageCacheFileNumber, uncachedPage } from './page-cache.js';
 import { decodeSeriesStats, type StatsMeta } from './series-stats.js';
 import { decodeTermIndex, type IndexMeta, type TermPostings } from './term-index.js';
 
@@ -265,7 +265,7 @@ export class SegmentFile {
     const meta = this.blocks[index] as BlockMeta;
     try {
       const load = () => openBlockBody(readExactly(this.fd, meta.storedLength, meta.offset), meta);
-      const page = cache ? cachedBlock(this.cacheFile, index, load) : { body: load(), ts: null, kept: false };
+      const page = cache ? cachedBlock(this.cacheFile, index, load) : uncachedPage(load());
       return new DecodedBlock(index, meta, page, this.columns);
     } catch (err) {
       throw this.blockError(index, err);

@@ -92,6 +92,11 @@ export function seriesFormOf(
   return { tagIds, seriesTags, rowSeries };
 }
 
+/** How many series `rows` names, in whichever form it carries them (blob, keys or tag tuples). */
+export function seriesCountOf(rows: TableRows): number {
+  return rows.seriesKeyBlob?.ends.length ?? rows.seriesKeys?.length ?? rows.seriesTags.length;
+}
+
 export interface WriteBatch {
   tables: TableRows[];
 }

@@ -19,6 +19,7 @@ import {
   StringEncoding,
 } from '../../../src/shard/segment/encoding.js';
 import { BlockCodec } from '../../../src/shard/segment/format.js';
+import { uncachedPage } from '../../../src/shard/segment/page-cache.js';
 
 function roundTrip64(values: bigint[], order: 1 | 2, unsigned = false) {
   const src = unsigned ? BigUint64Array.from(values) : BigInt64Array.from(values);
@@ -149,12 +150,7 @@ t.test('a block round-trips every kind with all-valid, all-null and mixed validi
   t.same(encoded.meta.columns[2]?.max, 2n ** 64n - 1n);
 
   const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
-  const block = new DecodedBlock(
-    0,
-    meta,
-    { body: openBlockBody(Buffer.from(encoded.stored), meta), ts: null, kept: false },
-    SPECS,
-  );
+  const block = new DecodedBlock(0, meta, uncachedPage(openBlockBody(Buffer.from(encoded.stored), meta)), SPECS);
   t.same([...block.ts], [...ts]);
   for (let c = 0; c < SPECS.length; c++) {
     const col = block.column(c);
@@ -189,12 +185,7 @@ t.test('a string column stores a dictionary when its values repeat, plain otherw
   t.equal(body.distinct[1], undefined, 'mostly distinct values stay plain');
   const encoded = encodeBlock({ length: n, ts, values: [agents, ids], valid }, specs);
   const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
-  const block = new DecodedBlock(
-    0,
-    meta,
-    { body: openBlockBody(Buffer.from(encoded.stored), meta), ts: null, kept: false },
-    specs,
-  );
+  const block = new DecodedBlock(0, meta, uncachedPage(openBlockBody(Buffer.from(encoded.stored), meta)), specs);
   const a = block.column(0);
   t.same(
     Array.from({ length: n }, (_, i) => (a?.valid?.[i] === 1 ? (a.values as string[])[i] : null)),
@@ -230,9 +221,7 @@ t.test('a plain string chunk written before the dictionary form still reads', as
     maxTs: 7n,
     columns: [{ nullCount: 0 }],
   };
-  const block = new DecodedBlock(0, meta, { body: openBlockBody(raw, meta), ts: null, kept: false }, [
-    { id: 1, kind: 'str' },
-  ]);
+  const block = new DecodedBlock(0, meta, uncachedPage(openBlockBody(raw, meta)), [{ id: 1, kind: 'str' }]);
   t.same(block.column(0)?.values, ['GET', 'GET', 'GET']);
 });
 

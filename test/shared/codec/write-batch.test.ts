@@ -20,6 +20,13 @@ t.test('seriesFormOf keeps one tuple per distinct tag combination', async (t) =>
   t.same([...form.rowSeries], [0, 1, 0, 2, 3], 'a null tag and the string "null" are different series');
 });
 
+t.test('seriesFormOf without tags makes one series of every row', async (t) => {
+  const form = seriesFormOf([], 3);
+  t.same(form.seriesTags, [[]]);
+  t.same([...form.rowSeries], [0, 0, 0]);
+  t.same(seriesFormOf([], 0).seriesTags, [], 'no rows, no series');
+});
+
 t.test('a write batch survives encode and decode exactly', async (t) => {
   const batch = {
     tables: [

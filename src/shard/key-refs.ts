@@ -16,6 +16,7 @@
  * Payloads that are not logged (skip_wal) define nothing: their keys are learned, not marked.
  */
 import type { KeyDefinitions, TableRows, WriteBatch } from '../shared/codec/write-batch.js';
+import { IntMap } from '../shared/int-map.js';
 import { blobKey } from '../shared/series-key-blob.js';
 
 interface Known {
@@ -26,8 +27,8 @@ interface Known {
 
 /** The keys of one decoding thread, in two generations. */
 class ThreadKeys {
-  private young = new Map<number, Known>();
-  private old = new Map<number, Known>();
+  private young = new IntMap<Known>();
+  private old = new IntMap<Known>();
 
   constructor(private readonly generationEntries: number) {}
 
@@ -46,7 +47,7 @@ class ThreadKeys {
   add(id: number, known: Known): void {
     if (this.young.size >= this.generationEntries) {
       this.old = this.young;
-      this.young = new Map();
+      this.young = new IntMap();
     }
     this.young.set(id, known);
   }

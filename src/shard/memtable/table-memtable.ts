@@ -20,6 +20,7 @@
 import assert from 'node:assert';
 import { endianness } from 'node:os';
 import { type MergeMode, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
+import { IntMap } from '../../shared/int-map.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
@@ -93,7 +94,7 @@ export class TableMemtable {
   readonly slots: FieldSpec[] = [];
   readonly series = new Map<string, MemSeries>();
   /** The same series by the key ids of blobs that named them, per minting thread (series-key-blob.ts). */
-  private readonly byKeyId = new Map<number, Map<number, MemSeries>>();
+  private readonly byKeyId = new Map<number, IntMap<MemSeries>>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 12;
   /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
@@ -170,10 +171,10 @@ export class TableMemtable {
   }
 
   /** The key-id map of a blob's minting thread, or null when the blob has no ids. */
-  private keyIdsOf(blob: SeriesKeyBlob): Map<number, MemSeries> | null {
+  private keyIdsOf(blob: SeriesKeyBlob): IntMap<MemSeries> | null {
     if (blob.ids === undefined || blob.origin === undefined) return null;
     let ids = this.byKeyId.get(blob.origin);
-    if (ids === undefined) this.byKeyId.set(blob.origin, (ids = new Map()));
+    if (ids === undefined) this.byKeyId.set(blob.origin, (ids = new IntMap()));
     return ids;
   }
 
@@ -184,12 +185,12 @@ export class TableMemtable {
   private seriesOfBlob(
     blob: SeriesKeyBlob,
     k: number,
-    byId: Map<number, MemSeries> | null,
+    byId: IntMap<MemSeries> | null,
     resolved: Array<string | undefined> | undefined,
   ): MemSeries {
     const id = byId === null ? -1 : ((blob.ids as Int32Array)[k] as number);
     if (id >= 0) {
-      const known = (byId as Map<number, MemSeries>).get(id);
+      const known = (byId as IntMap<MemSeries>).get(id);
       if (known !== undefined) return known;
     }
     let key = resolved?.[k];
@@ -199,7 +200,7 @@ export class TableMemtable {
     }
     const s = this.series.get(key) ?? this.added(key);
     if (id >= 0) {
-      (byId as Map<number, MemSeries>).set(id, s);
+      (byId as IntMap<MemSeries>).set(id, s);
       this.bytes += KEY_ID_ENTRY_BYTES;
     }
     return s;

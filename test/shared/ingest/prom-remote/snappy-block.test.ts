@@ -14,9 +14,13 @@ function sample(rand: () => number): Buffer {
   for (let i = 0; i < pieces; i++) {
     const kind = rand();
     const length = Math.floor(rand() * (kind < 0.1 ? 70_000 : 300));
-    if (kind < 0.4)
+    if (kind < 0.3)
       parts.push(Buffer.alloc(length, Math.floor(rand() * 256))); // runs: overlapping copies
-    else if (kind < 0.7 && parts.length > 0)
+    else if (kind < 0.4) {
+      // A short period (4 to 12 bytes) repeated: copies that overlap by less than their length.
+      const period = Buffer.from(Array.from({ length: 4 + Math.floor(rand() * 9) }, () => Math.floor(rand() * 256)));
+      parts.push(Buffer.alloc(length, period));
+    } else if (kind < 0.7 && parts.length > 0)
       parts.push(parts[Math.floor(rand() * parts.length)] as Buffer); // repeats
     else parts.push(Buffer.from(Array.from({ length }, () => Math.floor(rand() * 256)))); // literals
   }
@@ -33,6 +37,13 @@ t.test('round-trips what snappyjs compresses', async (t) => {
   }
   t.equal(failures, 0);
   t.same(snappyDecompress(snappy.compress(Buffer.alloc(0)), 10), Buffer.alloc(0));
+  // Into a caller's buffer at an odd offset of a larger one (a thread's scratch).
+  const input = sample(rand);
+  const scratch = Buffer.alloc(input.length + 7, 0xee);
+  const out = snappyDecompress(snappy.compress(input), 1 << 30, (n) => scratch.subarray(3, 3 + n));
+  t.ok(out.equals(input), 'decoded into the subarray');
+  t.equal(scratch[2], 0xee, 'nothing written before it');
+  t.equal(scratch[3 + input.length], 0xee, 'nor after it');
 });
 
 t.test('truncated and corrupted blocks are refused', async (t) => {

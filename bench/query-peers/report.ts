@@ -3,7 +3,7 @@
  * and minimum, ShoalDB ÷ peer of the medians, and whether the answers agree. A peer whose answer
  * differs from ShoalDB's gets no ratio: comparing the speed of different answers says nothing.
  */
-import type { Outcome, Section, SystemFigures } from './timing.js';
+import { type Outcome, type Section, type SystemFigures, WARMUP_MS, WARMUPS } from './timing.js';
 
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
 
@@ -15,7 +15,12 @@ function cell(o: Outcome | undefined): string {
 
 export function describeSection(section: Section, runs: number): string[] {
   const [shoal, ...peers] = section.systems;
-  const lines = [`### ${section.title}`, '', `Median / min of ${runs} runs after 3 warm-ups, ms (client side).`, ''];
+  const lines = [
+    `### ${section.title}`,
+    '',
+    `Median / min of ${runs} runs after warm-ups (at least ${WARMUPS} runs and ${WARMUP_MS} ms), ms (client side).`,
+    '',
+  ];
   if (!shoal) return [...lines, 'No system ran.'];
   const header = ['query', ...section.systems.map((s) => s.name), ...peers.map((p) => `ShoalDB ÷ ${p.name}`), 'answer'];
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);

@@ -45,7 +45,7 @@ export const WARMUPS = 3;
  * measured 2.9–3.3 ms after 3 warm-ups and 1.4–2.0 ms after a few hundred (the pq probe of
  * bench/RESULTS.md), and a dashboard refreshing a panel finds the warm figure.
  */
-const WARMUP_MS = Number(process.env.BENCH_QUERY_WARMUP_MS ?? 1000);
+export const WARMUP_MS = Number(process.env.BENCH_QUERY_WARMUP_MS ?? 1000);
 const WARMUPS_MAX = 2000;
 
 export async function timeQuery(run: RunOnce, runs: number): Promise<Outcome> {

@@ -69,7 +69,8 @@ export async function csvBody(
       fields[c] = fieldText(value, types[c] as DataType);
     }
     body.write(csvRecord(fields));
-    await body.rowDone(r);
+    const turn = body.rowDone(r);
+    if (turn) await turn;
   }
   return body.finish();
 }

@@ -36,7 +36,8 @@ async function recordsJson(
       line += jsonValue(value, types[c] as DataType);
     }
     body.write(`${line}]`);
-    await body.rowDone(r);
+    const turn = body.rowDone(r);
+    if (turn) await turn;
   }
   body.write(`],"total_rows":${rowCount}}}`);
 }

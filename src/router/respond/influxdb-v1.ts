@@ -48,7 +48,8 @@ async function seriesJson(
       return jsonValue(value, types[c] as DataType);
     });
     body.write(`${r === 0 ? '' : ','}[${cells.join(',')}]`);
-    await body.rowDone(r);
+    const turn = body.rowDone(r);
+    if (turn) await turn;
   }
   body.write(']}');
 }

@@ -34,7 +34,8 @@ export async function jsonBody(
     const row = result.rows[r] as unknown[];
     const fields = order.map(({ key, index }) => `${key}:${jsonValue(row[index], types[index] as DataType)}`);
     body.write(`${r === 0 ? '' : ','}{${fields.join(',')}}`);
-    await body.rowDone(r);
+    const turn = body.rowDone(r);
+    if (turn) await turn;
   }
   body.write(`],"execution_time_ms":${executionTimeMs}}`);
   return body.finish();

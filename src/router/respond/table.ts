@@ -50,7 +50,8 @@ export async function tableBody(result: StatementResult | undefined, slice: Time
   body.write(`┌${names.map((n, i) => `─${padEnd(n, widths[i] as number, '─')}─`).join('┬')}┐\n`);
   for (let r = 0; r < cells.length; r++) {
     body.write(`│${(cells[r] as string[]).map((c, i) => ` ${padEnd(c, widths[i] as number, ' ')} `).join('│')}│\n`);
-    await body.rowDone(r);
+    const turn = body.rowDone(r);
+    if (turn) await turn;
   }
   body.write(`└${widths.map((w) => '─'.repeat(w + 2)).join('┴')}┘\n`);
   return body.finish();

@@ -139,3 +139,34 @@ t.test('a large ORDER BY ... LIMIT keeps only the top rows in each shard and sta
     expected,
   );
 });
+
+t.test('rows already in order pass through uncopied, cut to their count', async (t) => {
+  const rows = makeRows(12, 3);
+  const statement = parseSql('SELECT ts, v FROM m ORDER BY ts')[0];
+  if (statement?.kind !== 'query') throw new Error('not a query');
+  const plan = planQuery(statement.query, { db: 'public', timezone: 'UTC' }, env, 0n);
+  const result = structuredClone(await runShardPlan(structuredClone(plan.shard), arraySource(TABLE, rows))) as {
+    kind: string;
+    rowCount: number;
+    columns: Array<{ kind: string; values: ArrayLike<unknown>; valid?: Uint8Array } | unknown[]>;
+  };
+  const ctx = { nowNanos: 0n, timezone: 'UTC' };
+  const exact = await mergeShardResults(plan.merge, [structuredClone(result)], ctx, new TimeSlice(0));
+  // A shard's vectors may be longer than its rows (buffers with room to spare): the merge must cut them.
+  for (const c of result.columns) {
+    if (Array.isArray(c) || !ArrayBuffer.isView(c.values)) continue;
+    const longer = new (c.values.constructor as new (n: number) => Float64Array)(c.values.length + 5);
+    longer.set(c.values as Float64Array);
+    c.values = longer;
+    if (c.valid) c.valid = Uint8Array.from([...c.valid, 1, 1, 1, 1, 1]);
+  }
+  const padded = await mergeShardResults(plan.merge, [result], ctx, new TimeSlice(0));
+  t.equal(padded.rowCount, 12);
+  for (const c of padded.columns) t.equal(Array.isArray(c) ? c.length : c.values.length, 12, 'no spare values');
+  t.same(tableRowsNow(padded), tableRowsNow(exact));
+  t.same(
+    tableRowsNow(exact).map((r) => r[0]),
+    rows.map((r) => r.ts),
+    'in time order',
+  );
+});

@@ -128,7 +128,8 @@ function rowCompare(columns: Column[], keys: SortKey[]): RowCompare {
 
 /** A stable ordering of `rowCount` rows by `keys`. */
 export function sortPermutation(columns: Column[], rowCount: number, keys: SortKey[]): number[] {
-  const order = Array.from({ length: rowCount }, (_, i) => i);
+  const order = new Array<number>(rowCount);
+  for (let i = 0; i < rowCount; i++) order[i] = i;
   if (keys.length > 0) order.sort(rowCompare(columns, keys));
   return order;
 }

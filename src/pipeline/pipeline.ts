@@ -208,24 +208,54 @@ export class Pipeline {
 
   private emit(record: PipelineRecord, tables: TableSet, nowNanos: () => bigint): void {
     let options: Record<string, string> | undefined;
-    for (const key of HINT_KEYS) {
-      const v = record[key];
-      if (v === undefined) continue;
-      delete record[key];
-      if (v === null) continue;
-      options ??= {};
-      options[key.slice(HINT_PREFIX)] = hintText(v);
-    }
     let suffix: string | undefined;
-    const s = record[SUFFIX_KEY];
-    if (s !== undefined) {
-      delete record[SUFFIX_KEY];
-      if (s !== null) suffix = hintText(s);
+    if (hasHintKeys(record)) {
+      ({ options, suffix } = takeHints(record));
     }
     if (suffix === undefined && this.suffix !== undefined) suffix = this.suffix.apply(record);
     const { columns, cells } = this.rows.make(record, nowNanos);
     tables.add(suffix ?? '', options, columns, cells);
   }
+}
+
+/**
+ * Whether the record holds any hint key. Each key read by its own name: a site then sees one
+ * record shape and V8 answers an absent key from its inline cache, where the loop over the names
+ * was one lookup by a variable key each, seven a log line (a third of emitting a row).
+ */
+function hasHintKeys(record: PipelineRecord): boolean {
+  return (
+    record.greptime_auto_create_table !== undefined ||
+    record.greptime_ttl !== undefined ||
+    record.greptime_append_mode !== undefined ||
+    record.greptime_merge_mode !== undefined ||
+    record.greptime_physical_table !== undefined ||
+    record.greptime_skip_wal !== undefined ||
+    record.greptime_table_suffix !== undefined
+  );
+}
+
+/** Removes the record's hint keys; their values as table options and the table suffix. */
+function takeHints(record: PipelineRecord): {
+  options: Record<string, string> | undefined;
+  suffix: string | undefined;
+} {
+  let options: Record<string, string> | undefined;
+  for (const key of HINT_KEYS) {
+    const v = record[key];
+    if (v === undefined) continue;
+    delete record[key];
+    if (v === null) continue;
+    options ??= {};
+    options[key.slice(HINT_PREFIX)] = hintText(v);
+  }
+  let suffix: string | undefined;
+  const s = record[SUFFIX_KEY];
+  if (s !== undefined) {
+    delete record[SUFFIX_KEY];
+    if (s !== null) suffix = hintText(s);
+  }
+  return { options, suffix };
 }
 
 function hintText(v: PipelineValue): string {

@@ -189,6 +189,16 @@ t.test('hint keys are removed and become options; table suffix', async (t) => {
   );
 });
 
+for (const hint of ['auto_create_table', 'ttl', 'append_mode', 'merge_mode', 'physical_table', 'skip_wal']) {
+  t.test(`greptime_${hint} alone becomes the ${hint} option`, async (t) => {
+    const r = run([{ a: 1, [`greptime_${hint}`]: 'v' }]);
+    t.same(
+      r.tables.map((x) => [x.options, x.columns.map((c) => c.name)]),
+      [[{ [hint]: 'v' }, ['greptime_timestamp', 'a']]],
+    );
+  });
+}
+
 t.test('identity flags', async (t) => {
   const p = identityPipeline();
   t.equal(p.hasTransform, false);

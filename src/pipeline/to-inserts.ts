@@ -11,9 +11,8 @@ import { allocValues, type PhysicalKind, physicalKindOf, type Vector } from '../
 import type { Cell, OutputColumn, OutputTable } from './output.js';
 
 /** One cell as the column's physical kind wants it (ints as bigint for 64-bit kinds, ...). */
-function normalized(cell: Cell, column: OutputColumn): Value {
+function normalized(cell: Cell, column: OutputColumn, kind: PhysicalKind): Value {
   if (cell === null || column.semantic === 'TAG') return cell;
-  const kind = physicalKindOf(column.type);
   if (kind === 'i64' || kind === 'u64') {
     if (typeof cell === 'number') return BigInt(Math.trunc(cell));
     if (typeof cell === 'boolean') return cell ? 1n : 0n;
@@ -55,12 +54,13 @@ export function insertOf(db: string, table: string, out: OutputTable): TableInse
   const n = out.rows.length;
   const columns: InsertColumn[] = out.columns.map((column, c) => {
     let inserted: InsertColumn;
-    const vector = column.semantic === 'TAG' ? undefined : directVector(out.rows, c, physicalKindOf(column.type));
+    const kind = physicalKindOf(column.type);
+    const vector = column.semantic === 'TAG' ? undefined : directVector(out.rows, c, kind);
     if (vector !== undefined) {
       inserted = { name: column.name, semantic: column.semantic, type: column.type, vector };
     } else {
       const values = new Array<Value>(n);
-      for (let r = 0; r < n; r++) values[r] = normalized(out.rows[r]?.[c] ?? null, column);
+      for (let r = 0; r < n; r++) values[r] = normalized(out.rows[r]?.[c] ?? null, column, kind);
       const schema = { id: 0, name: column.name, semantic: column.semantic, type: column.type, nullable: true };
       inserted = insertColumnOf(schema, values);
     }

@@ -22,7 +22,7 @@ export interface RunOptions {
 }
 
 /** Record keys that become per-row table options (the `greptime_` prefix dropped). */
-const HINT_KEYS = [
+export const HINT_KEYS = [
   'greptime_auto_create_table',
   'greptime_ttl',
   'greptime_append_mode',
@@ -30,7 +30,7 @@ const HINT_KEYS = [
   'greptime_physical_table',
   'greptime_skip_wal',
 ];
-const SUFFIX_KEY = 'greptime_table_suffix';
+export const SUFFIX_KEY = 'greptime_table_suffix';
 const HINT_PREFIX = 'greptime_'.length;
 /** Dispatch into pipelines that dispatch again is allowed, but not for ever (a rule naming its own pipeline). */
 const DISPATCH_DEPTH_MAX = 8;
@@ -219,7 +219,8 @@ export class Pipeline {
 }
 
 /**
- * Whether the record holds any hint key. Each key read by its own name: a site then sees one
+ * Whether the record holds any hint key (HINT_KEYS or SUFFIX_KEY; test/pipeline/identity.test.ts
+ * checks the two lists agree). Each key read by its own name: a site then sees one
  * record shape and V8 answers an absent key from its inline cache, where the loop over the names
  * was one lookup by a variable key each, seven a log line (a third of emitting a row).
  */

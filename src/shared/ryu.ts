@@ -3,7 +3,7 @@
  * values and its JSON encoders. In src/shared because stored JSON text (written by ingest) uses it
  * as well as the SQL engine and the router's output formats.
  */
-import { floatText } from './float-text.js';
+import { numberText } from './number-text.js';
 
 /**
  * A finite float as Rust's `ryu` prints it: the shortest round-trip digits, plain notation while
@@ -19,7 +19,7 @@ export function ryuFloat(value: number): string {
   // Where both write plain digits (JS from 1e-6 to 1e21), JS's own text is ryu's, less the `.0`
   // of an integer: no exponential text to take apart, the costly part of a large result's floats.
   if (abs >= 1e-5 && abs < 1e16) {
-    const text = floatText(value);
+    const text = numberText(value);
     return Number.isInteger(value) ? `${text}.0` : text;
   }
   return ryuFloatByLayout(value);

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { identityPipeline } from '../../src/pipeline/identity.js';
 import type { RunResult } from '../../src/pipeline/output.js';
+import { HINT_KEYS, SUFFIX_KEY } from '../../src/pipeline/pipeline.js';
 import { PipelineError } from '../../src/pipeline/processor.js';
 import type { PipelineRecord } from '../../src/pipeline/value.js';
 
@@ -189,15 +190,24 @@ t.test('hint keys are removed and become options; table suffix', async (t) => {
   );
 });
 
-for (const hint of ['auto_create_table', 'ttl', 'append_mode', 'merge_mode', 'physical_table', 'skip_wal']) {
-  t.test(`greptime_${hint} alone becomes the ${hint} option`, async (t) => {
-    const r = run([{ a: 1, [`greptime_${hint}`]: 'v' }]);
+for (const key of HINT_KEYS) {
+  const option = key.slice('greptime_'.length);
+  t.test(`${key} alone becomes the ${option} option`, async (t) => {
+    const r = run([{ a: 1, [key]: 'v' }]);
     t.same(
       r.tables.map((x) => [x.options, x.columns.map((c) => c.name)]),
-      [[{ [hint]: 'v' }, ['greptime_timestamp', 'a']]],
+      [[{ [option]: 'v' }, ['greptime_timestamp', 'a']]],
     );
   });
 }
+
+t.test(`${SUFFIX_KEY} alone names the table suffix`, async (t) => {
+  const r = run([{ a: 1, [SUFFIX_KEY]: '_s' }]);
+  t.same(
+    r.tables.map((x) => [x.tableSuffix, x.options, x.columns.map((c) => c.name)]),
+    [['_s', undefined, ['greptime_timestamp', 'a']]],
+  );
+});
 
 t.test('identity flags', async (t) => {
   const p = identityPipeline();

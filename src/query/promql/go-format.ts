@@ -8,7 +8,7 @@
  * detectable (labels.ts) and print back as `\xHH`.
  */
 
-import { floatText } from '../../shared/float-text.js';
+import { numberText } from '../../shared/number-text.js';
 
 /** Thrown for a malformed literal; callers turn it into a positioned parse error. */
 export class GoSyntaxError extends Error {}
@@ -121,7 +121,7 @@ export function formatFloatF(v: number): string {
   if (v === Number.POSITIVE_INFINITY) return '+Inf';
   if (v === Number.NEGATIVE_INFINITY) return '-Inf';
   if (Object.is(v, -0)) return '-0';
-  const text = floatText(v);
+  const text = numberText(v);
   if (!text.includes('e')) return text;
   return expandExponent(text);
 }

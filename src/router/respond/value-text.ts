@@ -17,14 +17,6 @@ export function isFloatType(type: DataType): boolean {
   return FLOAT_TYPES.has(type);
 }
 
-/**
- * A finite float as Rust's `ryu` prints it (`1.0`, `1e16`, `1e-7`); the query engine's display code
- * owns the rule, serde_json follows the same one.
- */
-export function floatText(value: number): string {
-  return ryuFloat(value);
-}
-
 /** Nested values (lists, structs) as compact JSON with sorted keys, numbers kept exact. */
 function nestedJson(value: unknown): string {
   if (value === null || value === undefined) return 'null';
@@ -33,7 +25,7 @@ function nestedJson(value: unknown): string {
       return value.toString();
     case 'number':
       if (!Number.isFinite(value)) return 'null';
-      return Number.isInteger(value) ? String(value) : floatText(value);
+      return Number.isInteger(value) ? String(value) : ryuFloat(value);
     case 'string':
       return JSON.stringify(value);
     case 'boolean':
@@ -65,7 +57,8 @@ export function jsonValue(value: unknown, type: DataType): string {
       return value.toString();
     case 'number':
       if (!Number.isFinite(value)) return 'null';
-      return FLOAT_TYPES.has(type) ? floatText(value) : String(value);
+      // A finite float as Rust's `ryu` prints it (`1.0`, `1e16`, `1e-7`), as serde_json does.
+      return FLOAT_TYPES.has(type) ? ryuFloat(value) : String(value);
     case 'string':
       return JSON.stringify(value);
     case 'boolean':

@@ -217,3 +217,31 @@ t.test('a scan older than a series fold gets the statistics of its own rows', as
     'the kept fold still extends',
   );
 });
+
+t.test('string columns grow in place: a scan taken before keeps its rows, later rows read back', async (t) => {
+  const m = table([{ ts: 0n, tags: { 1: 'a' }, fields: { 11: 's0' } }]);
+  const specs = [{ id: 11, kind: 'str' as const }];
+  const before = new MemtableSource(m, specs);
+  // Past the table's first capacity (1,024 rows), so every column grows twice.
+  m.append(
+    tableRows(
+      1,
+      { 11: 'str' },
+      Array.from({ length: 3000 }, (_, i) => ({ ts: BigInt(i + 1), tags: { 1: 'a' }, fields: { 11: `s${i + 1}` } })),
+    ),
+  );
+  const stringsOf = (source: MemtableSource): Array<string | null> => {
+    const parts: Part[] = [];
+    source.collectParts(0, I64_MIN, I64_MAX, parts);
+    const p = parts[0] as Part;
+    return (p.cols[0] as { values: Array<string | null> }).values.slice(p.start, p.end);
+  };
+  t.same(stringsOf(before), ['s0'], 'the earlier scan sees its one row');
+  const all = stringsOf(new MemtableSource(m, specs));
+  t.equal(all.length, 3001);
+  t.same(
+    all.findIndex((v, i) => v !== `s${i}`),
+    -1,
+    'every value in place after growing',
+  );
+});

@@ -119,28 +119,7 @@ async function mergeRows(
     }
     order = kept;
   }
-  // Rows already in order (one shard's sorted rows, mostly) and uncut: the columns as they are.
-  const visible = columns.slice(0, plan.visible);
-  if (
-    plan.offset === 0 &&
-    plan.limit === null &&
-    order.length === rows &&
-    isIdentity(order) &&
-    exactly(visible, rows)
-  ) {
-    return { rowCount: rows, columns: visible };
-  }
-  return applyOrderSliced(visible, order, plan.offset, plan.limit, slice);
-}
-
-/** Whether every column holds exactly `rows` values (a shard's vector may be longer). */
-function exactly(columns: readonly Column[], rows: number): boolean {
-  return columns.every((c) => (Array.isArray(c) ? c.length : c.values.length) === rows);
-}
-
-function isIdentity(order: readonly number[]): boolean {
-  for (let i = 0; i < order.length; i++) if (order[i] !== i) return false;
-  return true;
+  return applyOrderSliced(columns.slice(0, plan.visible), order, plan.offset, plan.limit, slice);
 }
 
 async function mergeGroups(

@@ -205,6 +205,16 @@ interface ColumnsOut {
 /** Rows gathered between two looks at `slice`. */
 const GATHER_STEP_ROWS = 65_536;
 
+function isIdentity(order: readonly number[]): boolean {
+  for (let i = 0; i < order.length; i++) if (order[i] !== i) return false;
+  return true;
+}
+
+/** Whether every column holds exactly `rows` values (a shard's vector may be longer). */
+function holdExactly(columns: readonly Column[], rows: number): boolean {
+  return columns.every((c) => (Array.isArray(c) ? c.length : c.values.length) === rows);
+}
+
 /** `applyOrder` for long results, checking `slice` between steps of the copy. */
 export async function applyOrderSliced(
   columns: Column[],
@@ -215,6 +225,10 @@ export async function applyOrderSliced(
 ): Promise<ColumnsOut> {
   const end = limit === null ? order.length : Math.min(order.length, offset + limit);
   const start = Math.min(offset, order.length);
+  // Rows already in order (one shard's sorted rows, mostly) and uncut: the columns as they are.
+  if (start === 0 && end === order.length && isIdentity(order) && holdExactly(columns, end)) {
+    return { rowCount: end, columns };
+  }
   const out: Column[] = [];
   for (const c of columns) {
     if (Array.isArray(c)) {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { floatText } from '../../src/shared/float-text.js';
+import { numberText } from '../../src/shared/number-text.js';
 import { prng } from '../helpers/prng.js';
 
 /** Doubles bit-adjacent to `v`, `span` either side. */
@@ -15,7 +15,7 @@ function neighbours(v: number, span: number): number[] {
   return out;
 }
 
-t.test('floatText writes exactly what String writes', async (t) => {
+t.test('numberText writes exactly what String writes', async (t) => {
   const next = prng(11);
   const values: number[] = [
     0,
@@ -56,9 +56,9 @@ t.test('floatText writes exactly what String writes', async (t) => {
   // Around the fast path's bound and around two-decimal values, bit by bit.
   for (const v of [1e13, -1e13, 9999999999999.99, 0.01, 12.34, 1e12 + 0.01, 2 ** 46 + 0.25])
     values.push(...neighbours(v, 4));
-  const differ = values.filter((v) => floatText(v) !== String(v));
+  const differ = values.filter((v) => numberText(v) !== String(v));
   t.same(differ.slice(0, 5), [], `${values.length} values agree`);
-  t.equal(floatText(48.9), '48.9');
-  t.equal(floatText(-0.07), '-0.07');
-  t.equal(floatText(1e13), '10000000000000');
+  t.equal(numberText(48.9), '48.9');
+  t.equal(numberText(-0.07), '-0.07');
+  t.equal(numberText(1e13), '10000000000000');
 });

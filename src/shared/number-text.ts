@@ -13,7 +13,7 @@
 const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
 const PLAIN_MAX = 1e13;
 
-export function floatText(v: number): string {
+export function numberText(v: number): string {
   if (v > -PLAIN_MAX && v < PLAIN_MAX) {
     const k = Math.round(v * 100);
     // k / 100 is the double nearest k/100 (one correctly rounded division); 0 keeps its sign via String.

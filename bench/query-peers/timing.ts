@@ -41,12 +41,16 @@ export type RunOnce = () => Promise<{ ms: number; answer: Answer }>;
 export const WARMUPS = 3;
 /**
  * Warm-ups go on for at least this long (BENCH_QUERY_WARMUP_MS; 0 = WARMUPS runs only). Three
- * runs leave a JavaScript engine's per-query code still in its first tiers: a one-series query
- * measured 2.9–3.3 ms after 3 warm-ups and 1.4–2.0 ms after a few hundred (the pq probe of
- * bench/RESULTS.md), and a dashboard refreshing a panel finds the warm figure.
+ * runs leave a JavaScript engine's per-query code still in its first tiers, and one second was
+ * still too little: V8 kept compiling the one-series PromQL query's code for ~6 s of back-to-back
+ * runs (`--trace-opt`; 17% of the server's CPU was TurboFan on its helper threads meanwhile), and
+ * the query measured 1.6-2.0 ms after ~600 warm-ups against 1.0-1.1 ms after 5 s (bench/RESULTS.md).
+ * A server that has run for a while, which is what a dashboard refreshing a panel finds, is warm:
+ * every system gets the same warm-up, which does not change the compiled peers' figures.
  */
-export const WARMUP_MS = Number(process.env.BENCH_QUERY_WARMUP_MS ?? 1000);
-const WARMUPS_MAX = 2000;
+export const WARMUP_MS = Number(process.env.BENCH_QUERY_WARMUP_MS ?? 5000);
+/** A bound on warm-up runs of a fast query (about 10 s of a 0.5 ms one). */
+const WARMUPS_MAX = 20_000;
 
 export async function timeQuery(run: RunOnce, runs: number): Promise<Outcome> {
   try {

@@ -66,6 +66,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     () => log.info({ shards: cluster.count }, 'all shards recovered'),
     (err) => log.error({ err: String(err) }, 'shard recovery failed'),
   );
+  catalog.onDurableGeneration((generation) => cluster.generation.publish(generation));
   syncColumnIndexes(catalog, cluster, recovered, log);
   syncRetention(catalog, cluster, recovered, log);
   syncSkipWal(catalog, cluster, recovered, log);

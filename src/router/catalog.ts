@@ -39,6 +39,11 @@ export class Catalog {
    * against a snapshot of one generation, and their rows are written only while it is current.
    */
   generation = 0;
+  /**
+   * Told each generation once it is on disk, in order (the shards read it to write parts of the
+   * bodies they decode: src/shared/local-writes.ts). Called with the current one when set.
+   */
+  private durableGenerationListener: ((generation: number) => void) | null = null;
   /** Serialises persistence so two concurrent changes never interleave their file writes. */
   private writeChain: Promise<void> = Promise.resolve();
   /**
@@ -286,8 +291,14 @@ export class Catalog {
     for (const listener of this.changeListeners) await listener();
   }
 
+  /** See `durableGenerationListener`; the catalog is on disk when this is called. */
+  onDurableGeneration(listener: (generation: number) => void): void {
+    this.durableGenerationListener = listener;
+    listener(this.generation);
+  }
+
   private persist(): Promise<void> {
-    this.generation++;
+    const generation = ++this.generation;
     const doc: CatalogDocument = {
       version: CATALOG_VERSION,
       shards: this.shards,
@@ -296,7 +307,12 @@ export class Catalog {
       tables: [...this.tables.values()],
     };
     const text = JSON.stringify(doc);
-    const next = this.writeChain.then(() => writeFileAtomic(this.file, text)).then(() => this.notifyChange());
+    const next = this.writeChain
+      .then(() => writeFileAtomic(this.file, text))
+      .then(() => {
+        this.durableGenerationListener?.(generation);
+        return this.notifyChange();
+      });
     // A failed write must not poison the chain for later changes; the caller sees the failure.
     this.writeChain = next.catch(() => undefined);
     return next;

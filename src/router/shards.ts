@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type Context, type Link, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
+import { CatalogGeneration } from '../shared/catalog-generation.js';
 import type { Config, ShardConfig } from '../shared/config.js';
 import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
@@ -47,6 +48,9 @@ function workerFilename(): string {
   if (fs.existsSync(js)) return js;
   return fileURLToPath(new URL('../shard/worker.ts', import.meta.url));
 }
+
+/** Streams whose decoder turns are remembered (ShardCluster.lastDecoder). */
+const STREAMS_REMEMBERED = 4096;
 
 /** Decode tasks one shard runs at once: one decoding while the previous answer travels back. */
 const DECODES_IN_FLIGHT = 2;
@@ -237,8 +241,16 @@ export class ShardCluster {
     return this.shards.length;
   }
 
-  /** The shard that ran the last decode task (they take turns). */
-  private lastDecoder = -1;
+  /** The catalog generation on disk, as the shards read it (catalog-generation.ts). */
+  readonly generation = new CatalogGeneration();
+
+  /**
+   * The shard that ran the last decode task of each stream (protocol, database, table): a
+   * stream's bodies take turns among the shards, and so do its append-mode rows, which stay in the
+   * shard that decodes them (partition.ts). One turn for all streams sent one of two streams that
+   * alternate always to the same shard.
+   */
+  private readonly lastDecoder = new Map<string, number>();
 
   /**
    * Starts every worker and opens (recovers) its storage, at most `init_regions_parallelism` at a
@@ -289,6 +301,7 @@ export class ShardCluster {
         queryShareUnderWrites: config.query.shareUnderWritesPercent / 100,
         logLevel: config.logging.level,
         writesWaiting: shard.writesWaiting.buffer,
+        catalogGeneration: cluster.generation.buffer,
       };
       try {
         await shard.run({ op: 'open', config: shardConfig, retention, skipWal });
@@ -357,10 +370,11 @@ export class ShardCluster {
    * The ready shard to decode the next ingest body on: the one with the fewest decodes in
    * flight or waiting, taking turns among equals, so every shard shares the work.
    */
-  nextDecoder(): number {
+  nextDecoder(stream = ''): number {
+    const last = this.lastDecoder.get(stream) ?? -1;
     let best = -1;
     for (let i = 0; i < this.shards.length; i++) {
-      const id = (this.lastDecoder + 1 + i) % this.shards.length;
+      const id = (last + 1 + i) % this.shards.length;
       const shard = this.shards[id] as Shard;
       if (!shard.ready) continue;
       if (best < 0 || shard.decodes.load < (this.shards[best] as Shard).decodes.load) best = id;
@@ -369,7 +383,9 @@ export class ShardCluster {
       this.requireReady(this.shards[0] as Shard);
       best = 0;
     }
-    this.lastDecoder = best;
+    // Bounded: streams come and go (a table per request is possible).
+    if (this.lastDecoder.size >= STREAMS_REMEMBERED && !this.lastDecoder.has(stream)) this.lastDecoder.clear();
+    this.lastDecoder.set(stream, best);
     return best;
   }
 

@@ -13,7 +13,7 @@ import { toWire } from '../shared/errors.js';
 import { type ShardReply, type ShardTask, threadHeap } from '../shared/messages.js';
 import { endSpan, withSpan } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
-import { decoderSeriesCached, runDecodeTask } from './decode-task.js';
+import { decoderSeriesCached, runDecodeTask, setOwnWrites } from './decode-task.js';
 import { runProfileTask } from './profiling.js';
 import { QueryPacer } from './query-pacer.js';
 import { QueryTurn } from './query-turn.js';
@@ -54,6 +54,12 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         querySliceMs = task.config.querySliceMs;
         pacer = new QueryPacer(task.config.queryShareUnderWrites);
         writesWaiting = new WritesWaiting(task.config.writesWaiting);
+        if (task.config.catalogGeneration) {
+          setOwnWrites(task.config.shardId, task.config.catalogGeneration, (payloads) => {
+            pacer.noteWrite();
+            return requireStore().write(payloads);
+          });
+        }
         return { ok: true, value: store.stats() };
       case 'write':
         writesWaiting.started();

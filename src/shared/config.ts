@@ -314,6 +314,8 @@ export interface ShardConfig {
   logLevel: string;
   /** The shared count of the shard's write tasks not yet started (src/shared/writes-waiting.ts). */
   writesWaiting?: SharedArrayBuffer | undefined;
+  /** The router's catalog generation on disk (src/shared/catalog-generation.ts). */
+  catalogGeneration?: SharedArrayBuffer | undefined;
 }
 
 /** `segment.page_cache_size` by default: a sixteenth of memory, at most 256 MiB. */

@@ -64,8 +64,20 @@ export function spreadsRows(table: Pick<TableSchema, 'options'>): boolean {
  */
 const spreadTurns = new Map<number, number>();
 
+/**
+ * The shard this thread is (-1: the router): a shard that decodes a body keeps an append-mode
+ * table's rows itself, so they are written without another hop, and the router's turns among the
+ * decoding shards spread them.
+ */
+let home = -1;
+
+export function setSpreadHome(shardId: number): void {
+  home = shardId;
+}
+
 /** The shard for the next batch of rows of append-mode table `tableId`: each shard in turn. */
 export function nextSpread(tableId: number, shards: number): number {
+  if (home >= 0 && home < shards) return home;
   const turn = ((spreadTurns.get(tableId) ?? threadId) + 1) % 1_000_000_007;
   spreadTurns.set(tableId, turn);
   return turn % shards;

@@ -71,6 +71,21 @@ t.test('a shard that forgot a key refuses the part; the request goes again in fu
   t.same(await readBack(server.url), model(writes), 'every sample once, in its own series');
 });
 
+t.test('a decoder that forgot a key of a body it writes itself decodes it again in full', async (t) => {
+  // One shard: every body is the decoding shard's own, which it writes without the router's queue.
+  const server = await startServer({ shards: 1, extraToml: '[ingest]\nkey_refs = 2' });
+  t.teardown(() => server.stop());
+  const rand = prng(11);
+  const writes: Array<[number[], number]> = [];
+  for (let step = 0; step < 30; step++) {
+    const hosts = Array.from({ length: 40 }, (_, i) => i).filter(() => rand() < 0.7);
+    t.equal((await remoteWrite(server.url, seriesOf(hosts, step))).status, 204, `write ${step}`);
+    writes.push([hosts, step]);
+  }
+  t.ok((await metricSum(server.url, 'shoaldb_shard_key_refs_refused_total')) > 0, 'refusals happened and were resent');
+  t.same(await readBack(server.url), model(writes), 'every sample once, in its own series');
+});
+
 t.test('after a crash the WAL defines every id its records use, across file rotations', async (t) => {
   // Small WAL files: many rotations, each file must define the ids it references again.
   const extraToml = '[wal]\nsegment_size = "8KiB"';

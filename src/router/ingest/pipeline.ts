@@ -16,6 +16,7 @@ import { type PlannedInsert, planInsert, TYPE_CODES } from '../../shared/ingest/
 import type { SchemaSnapshotData } from '../../shared/ingest/schema-snapshot.js';
 import { addShardParts, encodeShardPayloads } from '../../shared/ingest/split.js';
 import type { InsertOptions, TableInsert } from '../../shared/insert.js';
+import { isTracing } from '../../shared/tracing/active-tracer.js';
 import type { TableSchema } from '../../shared/types.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
@@ -38,6 +39,11 @@ function withRequestOptions(own: InsertOptions | undefined, request: InsertOptio
     autoCreateHintDisabled: own.autoCreateHintDisabled ?? request.autoCreateHintDisabled,
     createOptions: { ...(request.createOptions ?? {}), ...(own.createOptions ?? {}) },
   };
+}
+
+/** What takes turns among the decoding shards (ShardCluster.nextDecoder): protocol, database, table. */
+function streamOf(request: DecodeBody): string {
+  return `${request.protocol}\u0000${request.db}\u0000${'table' in request ? request.table : ''}`;
 }
 
 export class IngestPipeline {
@@ -102,9 +108,13 @@ export class IngestPipeline {
   }> {
     // Shards still to write (null: all), and whether a shard refused a key named by id.
     let pending: Set<number> | null = null;
+    let lastDecoder = -1;
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
       const generation = this.catalog.generation;
-      const shardId = this.cluster.nextDecoder();
+      // A body sent again for refused keys goes to the same decoder: an append-mode table's rows
+      // stay with the shard that decodes them (partition.ts), which must be the shard that refused.
+      const shardId = pending !== null && lastDecoder >= 0 ? lastDecoder : this.cluster.nextDecoder(streamOf(request));
+      lastDecoder = shardId;
       const reply = await this.cluster.decode(shardId, {
         op: 'decode',
         request: {
@@ -112,6 +122,8 @@ export class IngestPipeline {
           schemaGeneration: generation,
           shardCount: this.cluster.count,
           keysInFull: pending !== null,
+          // While tracing, every write goes through the router and keeps its task span.
+          writeOwn: !isTracing(),
         } as DecodeRequest,
         schema: this.schemaFor(shardId, generation),
       });
@@ -133,8 +145,14 @@ export class IngestPipeline {
       if (reply.kind === 'malformed') throw new ClientError('OtlpBadRequest', reply.message);
       onTables?.();
       if (reply.kind === 'rejected') throw new DbError(reply.code as ErrorCodeValue, reply.message);
+      if (reply.own?.outcome === 'refused') {
+        // Nothing written: the decoder sends its keys in full next time (key-refs.ts).
+        pending = new Set([reply.own.shardId]);
+        continue;
+      }
       await this.catalog.durable();
-      if (reply.generation !== this.catalog.generation) continue;
+      // A body the decoder wrote itself was planned at the generation on disk when it was written.
+      if (reply.own === undefined && reply.generation !== this.catalog.generation) continue;
       const only = pending;
       const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
       const refused = await this.writePayloads(payloads);

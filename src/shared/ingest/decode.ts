@@ -41,6 +41,11 @@ export type DecodeRequest = {
    * knew the key), and this is the request again (src/shard/key-refs.ts).
    */
   keysInFull?: boolean;
+  /**
+   * When the decoding shard owns every row of the body, it writes them itself (decode-task.ts)
+   * and answers no payload. False while tracing (each write keeps its task span).
+   */
+  writeOwn?: boolean;
 } & (
   | { protocol: 'lineproto'; precision: Precision; lineMaxBytes: number; nowNs: bigint }
   /**
@@ -62,7 +67,7 @@ export type DecodeRequest = {
 );
 
 /** A request as the route gives it: the pipeline adds the generation and shard count. */
-export type DecodeBody = OmitEach<DecodeRequest, 'schemaGeneration' | 'shardCount' | 'keysInFull'>;
+export type DecodeBody = OmitEach<DecodeRequest, 'schemaGeneration' | 'shardCount' | 'keysInFull' | 'writeOwn'>;
 
 /** `Omit` applied to each member of a union (plain `Omit` merges the members into one). */
 type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -83,6 +88,11 @@ export type DecodeReply =
       partial?: PartialRejection | undefined;
       /** Remote write: what of the request is written, by kind (2.0's response headers). */
       written?: WrittenCounts | undefined;
+      /**
+       * The decoding shard wrote its payload itself (`payloads` is then all null): `durable`, or
+       * `refused` for naming a key id the shard no longer knows (nothing written: send it again).
+       */
+      own?: { shardId: number; outcome: 'durable' | 'refused' } | undefined;
     }
   /** Nothing of the body can be stored: the protocol's own "bad request" (OTLP's 400 status). */
   | { kind: 'malformed'; message: string }

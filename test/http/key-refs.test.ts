@@ -5,7 +5,7 @@
  * losing or doubling a sample; and a crash replays every row from the WAL, whose files define
  * each id they use even across rotations.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { prng } from '../helpers/prng.js';
 import { remoteWrite, type TestSeries } from '../helpers/prom-remote.js';
 import { metricSum, rowsOf, sql, startServer, type TestServer } from '../helpers/server.js';
@@ -56,11 +56,14 @@ t.test('known series travel by id: the WAL holds the samples, not the keys again
   t.same(await readBack(server.url), model([0, 1, 2, 3, 4, 5].map((s) => [hosts, s])));
 });
 
-t.test('a shard that forgot a key refuses the part; the request goes again in full', async (t) => {
-  // Two keys per generation: the shards forget almost every key between requests.
-  const server = await startServer({ shards: 2, extraToml: '[ingest]\nkey_refs = 2' });
+/**
+ * Two keys per generation: the shards forget almost every key between requests, refuse the parts
+ * that name them by id, and each such request goes again with its keys in full.
+ */
+async function forgottenKeys(t: Test, shards: number, seed: number): Promise<void> {
+  const server = await startServer({ shards, extraToml: '[ingest]\nkey_refs = 2' });
   t.teardown(() => server.stop());
-  const rand = prng(5);
+  const rand = prng(seed);
   const writes: Array<[number[], number]> = [];
   for (let step = 0; step < 30; step++) {
     const hosts = Array.from({ length: 40 }, (_, i) => i).filter(() => rand() < 0.7);
@@ -69,22 +72,14 @@ t.test('a shard that forgot a key refuses the part; the request goes again in fu
   }
   t.ok((await metricSum(server.url, 'shoaldb_shard_key_refs_refused_total')) > 0, 'refusals happened and were resent');
   t.same(await readBack(server.url), model(writes), 'every sample once, in its own series');
-});
+}
 
-t.test('a decoder that forgot a key of a body it writes itself decodes it again in full', async (t) => {
-  // One shard: every body is the decoding shard's own, which it writes without the router's queue.
-  const server = await startServer({ shards: 1, extraToml: '[ingest]\nkey_refs = 2' });
-  t.teardown(() => server.stop());
-  const rand = prng(11);
-  const writes: Array<[number[], number]> = [];
-  for (let step = 0; step < 30; step++) {
-    const hosts = Array.from({ length: 40 }, (_, i) => i).filter(() => rand() < 0.7);
-    t.equal((await remoteWrite(server.url, seriesOf(hosts, step))).status, 204, `write ${step}`);
-    writes.push([hosts, step]);
-  }
-  t.ok((await metricSum(server.url, 'shoaldb_shard_key_refs_refused_total')) > 0, 'refusals happened and were resent');
-  t.same(await readBack(server.url), model(writes), 'every sample once, in its own series');
-});
+t.test('a shard that forgot a key refuses the part; the request goes again in full', (t) => forgottenKeys(t, 2, 5));
+
+// One shard: every body is the decoding shard's own, which it writes without the router's queue.
+t.test('a decoder that forgot a key of a body it writes itself decodes it again in full', (t) =>
+  forgottenKeys(t, 1, 11),
+);
 
 t.test('after a crash the WAL defines every id its records use, across file rotations', async (t) => {
   // Small WAL files: many rotations, each file must define the ids it references again.

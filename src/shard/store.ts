@@ -429,7 +429,7 @@ export class ShardStore implements ScanSource {
     const m = state.active;
     m.walFileLast = state.wal.fileNumber;
     state.frozen.push(m);
-    state.active = new Memtable(m);
+    state.active = new Memtable();
     this.switchWal(next);
   }
 

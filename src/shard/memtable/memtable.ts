@@ -7,7 +7,7 @@
  * some, so a graceful close flushes it rather than leave them to a replay that cannot find them.
  */
 import type { TableRows, WriteBatch } from '../../shared/codec/write-batch.js';
-import { capacityFor, TableMemtable } from './table-memtable.js';
+import { TableMemtable } from './table-memtable.js';
 
 export class Memtable {
   readonly tables = new Map<number, TableMemtable>();
@@ -18,15 +18,6 @@ export class Memtable {
   walFileLast = 0;
   /** Some rows were applied without a WAL record (see ShardStore.write). */
   unlogged = false;
-
-  /** `previous`: the memtable this one follows; its tables' row counts size this one's tables. */
-  constructor(previous: Memtable | null = null) {
-    if (previous === null) return;
-    for (const [id, table] of previous.tables) this.capacities.set(id, capacityFor(table.rows));
-  }
-
-  /** Rows each table starts with room for, by table id (TableMemtable's constructor). */
-  private readonly capacities = new Map<number, number>();
 
   /**
    * Applies a validated batch; `admit` gives each table's rows as they are to be kept (null: none,
@@ -42,7 +33,7 @@ export class Memtable {
       // A new table's initial columns count too.
       let before = 0;
       if (!table) {
-        table = new TableMemtable(rows.tableId, rows.mergeMode, this.capacities.get(rows.tableId));
+        table = new TableMemtable(rows.tableId, rows.mergeMode);
         this.tables.set(rows.tableId, table);
       } else {
         before = table.bytes;

@@ -82,26 +82,13 @@ export class SortedSeries {
   }
 }
 
-/** Most rows a memtable table starts with room for (see TableMemtable's constructor). */
-const CAPACITY_HINT_MAX = 1 << 22;
-
-/**
- * Room for `rows` rows as a table's next memtable starts with it: the power of two at or above
- * them, within [INITIAL_TABLE_CAPACITY, CAPACITY_HINT_MAX].
- */
-export function capacityFor(rows: number): number {
-  let capacity = INITIAL_TABLE_CAPACITY;
-  while (capacity < rows && capacity < CAPACITY_HINT_MAX) capacity *= 2;
-  return capacity;
-}
-
 export class TableMemtable {
   rows = 0;
-  capacity: number;
-  ts: BigInt64Array;
+  capacity = INITIAL_TABLE_CAPACITY;
+  ts = new BigInt64Array(INITIAL_TABLE_CAPACITY);
   /** `ts` as unsigned 32-bit words, little-endian: [2r] low, [2r + 1] high (read signed). */
-  tsWords: Uint32Array;
-  prevRow: Int32Array;
+  tsWords = new Uint32Array(this.ts.buffer);
+  prevRow = new Int32Array(INITIAL_TABLE_CAPACITY);
   readonly cols: MemColumn[] = [];
   /** Field slots in order of first appearance. */
   readonly slots: FieldSpec[] = [];
@@ -109,30 +96,17 @@ export class TableMemtable {
   /** The same series by the key ids of blobs that named them, per minting thread (series-key-blob.ts). */
   private readonly byKeyId = new Map<number, IntMap<MemSeries>>();
   /** Estimated heap bytes of this table. */
-  bytes: number;
+  bytes = INITIAL_TABLE_CAPACITY * 12;
   /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
   private leastRow = -1;
   private greatestRow = -1;
   private readonly slotByKey = new Map<number, number>();
   private sorted: SortedSeries | null = null;
 
-  /**
-   * `capacity`: rows to make room for at once. A table's next memtable starts with room for as
-   * many rows as the last one held (Memtable): growing copies every column, and a log table's
-   * string columns are arrays of millions of pointers whose copies (each through V8's write
-   * barrier) were 5% of a log shard's CPU.
-   */
   constructor(
     readonly tableId: number,
     public mergeMode: MergeMode,
-    capacity = INITIAL_TABLE_CAPACITY,
-  ) {
-    this.capacity = capacity;
-    this.ts = new BigInt64Array(capacity);
-    this.tsWords = new Uint32Array(this.ts.buffer);
-    this.prevRow = new Int32Array(capacity);
-    this.bytes = capacity * 12;
-  }
+  ) {}
 
   /**
    * Whether a row may lie in `[lo, hi]`: the span of every row written so far, so a scan whose

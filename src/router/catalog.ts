@@ -40,8 +40,9 @@ export class Catalog {
    */
   generation = 0;
   /**
-   * Told each generation once it is on disk, in order (the shards read it to write parts of the
-   * bodies they decode: src/shared/local-writes.ts). Called with the current one when set.
+   * Told each generation once it is on disk, in order (the shards read it before writing the
+   * bodies they decode and own: src/shared/catalog-generation.ts). Called with the current one
+   * when set.
    */
   private durableGenerationListener: ((generation: number) => void) | null = null;
   /** Serialises persistence so two concurrent changes never interleave their file writes. */

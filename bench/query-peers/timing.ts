@@ -44,7 +44,7 @@ export const WARMUPS = 3;
  * runs leave a JavaScript engine's per-query code still in its first tiers, and one second was
  * still too little: V8 kept compiling the one-series PromQL query's code for ~6 s of back-to-back
  * runs (`--trace-opt`; 17% of the server's CPU was TurboFan on its helper threads meanwhile), and
- * the query measured 1.6-2.0 ms after ~600 warm-ups against 1.0-1.1 ms after 5 s (bench/RESULTS.md).
+ * the query measured 1.75-2.0 ms after ~600 warm-ups against 1.05-1.1 ms after 5 s (bench/RESULTS.md).
  * A server that has run for a while, which is what a dashboard refreshing a panel finds, is warm:
  * every system gets the same warm-up, which does not change the compiled peers' figures.
  */

@@ -60,9 +60,14 @@ t.test('known series travel by id: the WAL holds the samples, not the keys again
  * Two keys per generation: the shards forget almost every key between requests, refuse the parts
  * that name them by id, and each such request goes again with its keys in full.
  */
-async function forgottenKeys(t: Test, shards: number, seed: number): Promise<void> {
+async function forgottenKeys(t: Test, shards: number, seed: number, appendMode = false): Promise<void> {
   const server = await startServer({ shards, extraToml: '[ingest]\nkey_refs = 2' });
   t.teardown(() => server.stop());
+  if (appendMode) {
+    const create = `CREATE TABLE kref (greptime_timestamp TIMESTAMP(3) TIME INDEX, host STRING, pad STRING,
+      greptime_value DOUBLE, PRIMARY KEY (host, pad)) WITH ('append_mode' = 'true')`;
+    t.equal((await sql(server.url, create)).status, 200, 'append-mode table');
+  }
   const rand = prng(seed);
   const writes: Array<[number[], number]> = [];
   for (let step = 0; step < 30; step++) {
@@ -80,6 +85,10 @@ t.test('a shard that forgot a key refuses the part; the request goes again in fu
 t.test('a decoder that forgot a key of a body it writes itself decodes it again in full', (t) =>
   forgottenKeys(t, 1, 11),
 );
+
+// Append mode: a request's rows stay with the shard that decodes it and that shard writes them; a
+// refused body is decoded again and its rows written once, on one shard.
+t.test('an append-mode table on two shards: refused bodies are written once', (t) => forgottenKeys(t, 2, 17, true));
 
 t.test('after a crash the WAL defines every id its records use, across file rotations', async (t) => {
   // Small WAL files: many rotations, each file must define the ids it references again.

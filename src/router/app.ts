@@ -66,7 +66,9 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     () => log.info({ shards: cluster.count }, 'all shards recovered'),
     (err) => log.error({ err: String(err) }, 'shard recovery failed'),
   );
-  catalog.onDurableGeneration((generation) => cluster.generation.publish(generation));
+  // The catalog as loaded is on disk; each change publishes its generation once it is too.
+  cluster.generation.publish(catalog.generation);
+  catalog.onChange(async (generation) => cluster.generation.publish(generation));
   syncColumnIndexes(catalog, cluster, recovered, log);
   syncRetention(catalog, cluster, recovered, log);
   syncSkipWal(catalog, cluster, recovered, log);

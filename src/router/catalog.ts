@@ -39,19 +39,14 @@ export class Catalog {
    * against a snapshot of one generation, and their rows are written only while it is current.
    */
   generation = 0;
-  /**
-   * Told each generation once it is on disk, in order (the shards read it before writing the
-   * bodies they decode and own: src/shared/catalog-generation.ts). Called with the current one
-   * when set.
-   */
-  private durableGenerationListener: ((generation: number) => void) | null = null;
   /** Serialises persistence so two concurrent changes never interleave their file writes. */
   private writeChain: Promise<void> = Promise.resolve();
   /**
-   * Awaited in turn after each change is on disk, before the change resolves (the router tells
-   * shards about column indexes and retention this way). They must not throw.
+   * Awaited in turn after each change is on disk, before the change resolves, with the generation
+   * that is now on disk (the router tells shards about column indexes and retention this way, and
+   * publishes the generation to the shards: src/shared/catalog-generation.ts). They must not throw.
    */
-  private readonly changeListeners: Array<() => Promise<void>> = [];
+  private readonly changeListeners: Array<(generation: number) => Promise<void>> = [];
 
   private constructor(
     dir: string,
@@ -284,18 +279,12 @@ export class Catalog {
   }
 
   /** Adds a listener awaited after every change (see `changeListeners`). */
-  onChange(listener: () => Promise<void>): void {
+  onChange(listener: (generation: number) => Promise<void>): void {
     this.changeListeners.push(listener);
   }
 
-  private async notifyChange(): Promise<void> {
-    for (const listener of this.changeListeners) await listener();
-  }
-
-  /** See `durableGenerationListener`; the catalog is on disk when this is called. */
-  onDurableGeneration(listener: (generation: number) => void): void {
-    this.durableGenerationListener = listener;
-    listener(this.generation);
+  private async notifyChange(generation: number): Promise<void> {
+    for (const listener of this.changeListeners) await listener(generation);
   }
 
   private persist(): Promise<void> {
@@ -308,12 +297,7 @@ export class Catalog {
       tables: [...this.tables.values()],
     };
     const text = JSON.stringify(doc);
-    const next = this.writeChain
-      .then(() => writeFileAtomic(this.file, text))
-      .then(() => {
-        this.durableGenerationListener?.(generation);
-        return this.notifyChange();
-      });
+    const next = this.writeChain.then(() => writeFileAtomic(this.file, text)).then(() => this.notifyChange(generation));
     // A failed write must not poison the chain for later changes; the caller sees the failure.
     this.writeChain = next.catch(() => undefined);
     return next;

@@ -63,7 +63,7 @@ async function writeOwn(reply: DecodeReply): Promise<void> {
   // log line).
   const refused = await own.write([payload]);
   reply.payloads[shardId] = null;
-  reply.own = { shardId, outcome: refused.length > 0 ? 'refused' : 'durable' };
+  reply.own = refused.length > 0 ? 'refused' : 'durable';
 }
 
 /** Entries of this thread's decoder series caches, by protocol (for /metrics). */

@@ -112,8 +112,10 @@ export class IngestPipeline {
     for (let attempt = 0; attempt < DECODE_ATTEMPTS_MAX; attempt++) {
       const generation = this.catalog.generation;
       // A body sent again for refused keys goes to the same decoder: an append-mode table's rows
-      // stay with the shard that decodes them (partition.ts), which must be the shard that refused.
-      const shardId = pending !== null && lastDecoder >= 0 ? lastDecoder : this.cluster.nextDecoder(streamOf(request));
+      // go to the shard that decodes them (partition.ts), and decoded elsewhere, rows that the
+      // first attempt wrote would be placed on a shard that is written again.
+      const shardId: number =
+        pending !== null && lastDecoder >= 0 ? lastDecoder : this.cluster.nextDecoder(streamOf(request));
       lastDecoder = shardId;
       const reply = await this.cluster.decode(shardId, {
         op: 'decode',
@@ -145,20 +147,20 @@ export class IngestPipeline {
       if (reply.kind === 'malformed') throw new ClientError('OtlpBadRequest', reply.message);
       onTables?.();
       if (reply.kind === 'rejected') throw new DbError(reply.code as ErrorCodeValue, reply.message);
-      if (reply.own?.outcome === 'refused') {
+      const done = { rows: reply.rows, tableRows: reply.tableRows, partial: reply.partial, written: reply.written };
+      if (reply.own === 'refused') {
         // Nothing written: the decoder sends its keys in full next time (key-refs.ts).
-        pending = new Set([reply.own.shardId]);
+        pending = new Set([shardId]);
         continue;
       }
+      // Written by the decoder, at the generation on disk when it wrote: nothing left to queue.
+      if (reply.own === 'durable') return done;
       await this.catalog.durable();
-      // A body the decoder wrote itself was planned at the generation on disk when it was written.
-      if (reply.own === undefined && reply.generation !== this.catalog.generation) continue;
+      if (reply.generation !== this.catalog.generation) continue;
       const only = pending;
       const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
       const refused = await this.writePayloads(payloads);
-      if (refused.size === 0) {
-        return { rows: reply.rows, tableRows: reply.tableRows, partial: reply.partial, written: reply.written };
-      }
+      if (refused.size === 0) return done;
       // Those shards wrote nothing of it (see src/shard/key-refs.ts); the others are done.
       pending = refused;
     }

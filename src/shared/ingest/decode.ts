@@ -92,7 +92,7 @@ export type DecodeReply =
        * The decoding shard wrote its payload itself (`payloads` is then all null): `durable`, or
        * `refused` for naming a key id the shard no longer knows (nothing written: send it again).
        */
-      own?: { shardId: number; outcome: 'durable' | 'refused' } | undefined;
+      own?: 'durable' | 'refused' | undefined;
     }
   /** Nothing of the body can be stored: the protocol's own "bad request" (OTLP's 400 status). */
   | { kind: 'malformed'; message: string }

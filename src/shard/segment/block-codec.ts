@@ -1,10 +1,13 @@
 /**
  * Encodes the rows of a RowBuffer into one segment block and decodes it back, column by column.
  *
- * Raw block body: `(1 + C) × u32` chunk byte lengths, then the timestamp chunk, then one chunk per
- * field column in the segment's column order. Field chunks hold only the values of present rows;
- * a validity bitmap says which rows those are. The body is stored deflate-raw compressed when that
- * saves at least COMPRESSION_MIN_SAVING. The CRC32 covers the stored bytes.
+ * A block is 1 + C chunks: the timestamps, then one chunk per field column in the segment's
+ * column order. Field chunks hold only the values of present rows; a validity bitmap says which
+ * rows those are. Each chunk is stored on its own (docs/formats/segment.md, Block): deflate-raw
+ * when that saves at least COMPRESSION_MIN_SAVING, with its own CRC32, behind a directory that
+ * says where each lies. A scan then reads, checks and inflates only the columns it asks for: with
+ * the block stored whole, a percentile of one column of ten inflated all ten, a third of the
+ * query's time. Blocks of format versions 1-3 (the body stored whole) are still read.
  */
 import { crc32, deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
@@ -21,7 +24,7 @@ import {
   encodeStrings,
 } from './encoding.js';
 import { BlockCodec, COMPRESSION_MIN_SAVING, Validity } from './format.js';
-import { keepTimestamps, type PageEntry } from './page-cache.js';
+import { type BlockSource, keepTimestamps, type PageEntry, pageChunk } from './page-cache.js';
 
 /** Per-column statistics of a block; min/max for numeric kinds with at least one present value. */
 export interface ColumnStats {
@@ -164,9 +167,10 @@ function encodeField(
   return distinct === undefined ? stats : { stats, distinct };
 }
 
-/** A block's uncompressed body and what the footer says of it, before choosing how to store it. */
+/** A block's uncompressed chunks and what the footer says of it, before choosing how to store them. */
 export interface RawBlock {
-  raw: Buffer;
+  /** Chunk 0 the timestamps, chunk c + 1 field column c; views of one buffer. */
+  chunks: Buffer[];
   meta: Omit<BlockMeta, 'offset' | 'firstRow' | 'storedLength' | 'codec' | 'crc'>;
   /**
    * Per field column, its distinct present values when it was stored as a dictionary (not
@@ -179,13 +183,10 @@ export interface RawBlock {
 export function encodeBlockBody(rows: BlockRows, specs: readonly FieldSpec[]): RawBlock {
   const n = rows.length;
   const w = new ByteWriter(64 + n * (8 + 9 * specs.length));
-  const directory = w.pos;
-  for (let c = 0; c <= specs.length; c++) w.u32(0);
-  const lengths: number[] = [];
+  const ends: number[] = [];
 
-  let start = w.pos;
   encodeInt64s(rows.ts, n, 2, w);
-  lengths.push(w.pos - start);
+  ends.push(w.pos);
   let minTs = rows.ts[0] as bigint;
   let maxTs = minTs;
   for (let i = 1; i < n; i++) {
@@ -197,7 +198,6 @@ export function encodeBlockBody(rows: BlockRows, specs: readonly FieldSpec[]): R
   const columns: ColumnStats[] = [];
   const distinct: Array<string[] | undefined> = [];
   for (let c = 0; c < specs.length; c++) {
-    start = w.pos;
     const spec = specs[c] as FieldSpec;
     const field = encodeField(spec.kind, rows.values[c] as Vector['values'], rows.valid[c] as Uint8Array, n, w);
     if ('distinct' in field) {
@@ -207,69 +207,199 @@ export function encodeBlockBody(rows: BlockRows, specs: readonly FieldSpec[]): R
       columns.push(field);
       distinct.push(undefined);
     }
-    lengths.push(w.pos - start);
+    ends.push(w.pos);
   }
   const raw = w.bytesView();
-  for (let c = 0; c < lengths.length; c++) raw.writeUInt32LE(lengths[c] as number, directory + c * 4);
-  return { raw, meta: { rawLength: raw.length, rowCount: n, minTs, maxTs, columns }, distinct };
+  const chunks = ends.map((end, c) => raw.subarray(c === 0 ? 0 : ends[c - 1], end));
+  return { chunks, meta: { rawLength: raw.length, rowCount: n, minTs, maxTs, columns }, distinct };
 }
 
-/** The block as stored: deflated when that saves enough (`compressed`: deflate-raw of the body). */
-export function storedBlock(block: RawBlock, compressed: Uint8Array): EncodedBlock {
-  let stored: Uint8Array = block.raw;
-  let codec: number = BlockCodec.None;
-  if (compressed.length <= block.raw.length * (1 - COMPRESSION_MIN_SAVING)) {
-    stored = compressed;
-    codec = BlockCodec.DeflateRaw;
-  }
-  return { stored, meta: { ...block.meta, storedLength: stored.length, codec, crc: crc32(stored) } };
+/** Bytes of one directory entry: u32 stored length, u32 raw length, u32 CRC32, u8 codec. */
+const DIRECTORY_ENTRY_BYTES = 13;
+
+/**
+ * The block as stored: a directory, then each chunk deflated when that saves enough
+ * (`deflated[c]`: deflate-raw of chunk c), else raw. The footer's CRC covers the directory,
+ * whose entries carry each chunk's own.
+ */
+export function storedBlock(block: RawBlock, deflated: readonly Uint8Array[]): EncodedBlock {
+  const count = block.chunks.length;
+  const directory = DIRECTORY_ENTRY_BYTES * count;
+  const picked = block.chunks.map((raw, c) => {
+    const compressed = deflated[c] as Uint8Array;
+    return compressed.length <= raw.length * (1 - COMPRESSION_MIN_SAVING)
+      ? { bytes: compressed, codec: BlockCodec.DeflateRaw }
+      : { bytes: raw as Uint8Array, codec: BlockCodec.None };
+  });
+  const storedLength = picked.reduce((sum, p) => sum + p.bytes.length, directory);
+  const stored = Buffer.allocUnsafe(storedLength);
+  let at = directory;
+  picked.forEach((p, c) => {
+    const entry = c * DIRECTORY_ENTRY_BYTES;
+    stored.writeUInt32LE(p.bytes.length, entry);
+    stored.writeUInt32LE((block.chunks[c] as Buffer).length, entry + 4);
+    stored.writeUInt32LE(crc32(p.bytes), entry + 8);
+    stored.writeUInt8(p.codec, entry + 12);
+    stored.set(p.bytes, at);
+    at += p.bytes.length;
+  });
+  const crc = crc32(stored.subarray(0, directory));
+  return { stored, meta: { ...block.meta, storedLength, codec: BlockCodec.Chunked, crc } };
 }
 
-/** Blocks are deflated fast rather than small: level 1. */
+/** Chunks are deflated fast rather than small: level 1. */
 const DEFLATE_OPTIONS = { level: 1 };
 
-/** Deflate-raw as blocks use it, on libuv's pool: the shard's thread goes on meanwhile. */
-export function deflateBlock(raw: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    deflateRaw(raw, DEFLATE_OPTIONS, (err, out) => (err ? reject(err) : resolve(out))),
+/** Deflate-raw of each chunk as blocks use it, on libuv's pool: the shard's thread goes on meanwhile. */
+export function deflateBlock(block: RawBlock): Promise<Buffer[]> {
+  return Promise.all(
+    block.chunks.map(
+      (chunk) =>
+        new Promise<Buffer>((resolve, reject) =>
+          deflateRaw(chunk, DEFLATE_OPTIONS, (err, out) => (err ? reject(err) : resolve(out))),
+        ),
+    ),
   );
 }
 
 /** Encodes rows `[0, rows.length)` with the given field specs, compressed on this thread. */
 export function encodeBlock(rows: BlockRows, specs: readonly FieldSpec[]): EncodedBlock {
   const block = encodeBlockBody(rows, specs);
-  return storedBlock(block, deflateRawSync(block.raw, DEFLATE_OPTIONS));
+  return storedBlock(
+    block,
+    block.chunks.map((chunk) => deflateRawSync(chunk, DEFLATE_OPTIONS)),
+  );
+}
+
+/** Inflates deflate-raw bytes that must come to exactly `rawLength`. */
+function inflated(stored: Uint8Array, rawLength: number): Buffer {
+  let body: Buffer;
+  try {
+    // One output buffer of the known size: zlib then returns it as is instead of concatenating.
+    body = inflateRawSync(stored, { maxOutputLength: rawLength, chunkSize: Math.max(64, rawLength + 1) });
+  } catch (err) {
+    throw new FormatError(`cannot inflate: ${(err as Error).message}`);
+  }
+  if (body.length !== rawLength) throw new FormatError(`inflated to ${body.length} bytes, expected ${rawLength}`);
+  return body;
+}
+
+/** A chunked block's directory, checked against the footer's CRC. */
+interface Directory {
+  offsets: number[];
+  stored: number[];
+  raw: number[];
+  crcs: number[];
+  codecs: number[];
+}
+
+function readDirectory(bytes: Buffer, meta: BlockMeta, count: number): Directory {
+  if (bytes.length !== count * DIRECTORY_ENTRY_BYTES) throw new FormatError('block directory cut short');
+  if (crc32(bytes) !== meta.crc) throw new FormatError('checksum mismatch');
+  const d: Directory = { offsets: [], stored: [], raw: [], crcs: [], codecs: [] };
+  let offset = bytes.length;
+  for (let c = 0; c < count; c++) {
+    const entry = c * DIRECTORY_ENTRY_BYTES;
+    d.offsets.push(offset);
+    d.stored.push(bytes.readUInt32LE(entry));
+    d.raw.push(bytes.readUInt32LE(entry + 4));
+    d.crcs.push(bytes.readUInt32LE(entry + 8));
+    d.codecs.push(bytes.readUInt8(entry + 12));
+    offset += d.stored[c] as number;
+  }
+  if (offset !== meta.storedLength) throw new FormatError(`chunks add up to ${offset}, block is ${meta.storedLength}`);
+  return d;
+}
+
+/** Chunk c of a chunked block from its stored bytes: CRC checked, inflated when deflated. */
+function openChunk(stored: Buffer, d: Directory, c: number): Buffer {
+  if (crc32(stored) !== d.crcs[c]) throw new FormatError(`chunk ${c}: checksum mismatch`);
+  const codec = d.codecs[c];
+  if (codec === BlockCodec.None) return stored;
+  if (codec !== BlockCodec.DeflateRaw) throw new FormatError(`chunk ${c}: unknown codec ${codec}`);
+  return inflated(stored, d.raw[c] as number);
 }
 
 /**
- * A block read back: the raw body plus lazily decoded columns. Throws FormatError on malformed
- * bytes; the caller names the file and block.
+ * Chunks of a block stored chunk by chunk, read as asked through `bytesAt(offset, length)`
+ * (offsets within the block): the directory at once, each chunk on first use.
+ */
+export function chunkedSource(meta: BlockMeta, columns: number, bytesAt: (offset: number, length: number) => Buffer) {
+  const count = columns + 1;
+  const d = readDirectory(bytesAt(0, count * DIRECTORY_ENTRY_BYTES), meta, count);
+  const source: BlockSource = {
+    chunks: new Array<Buffer | undefined>(count),
+    bytes: 0,
+    read: (c) => openChunk(bytesAt(d.offsets[c] as number, d.stored[c] as number), d, c),
+  };
+  return source;
+}
+
+/** A block stored whole (format versions 1-3): checked, inflated, and cut into its chunks at once. */
+function wholeSource(stored: Buffer, meta: BlockMeta, columns: number): BlockSource {
+  if (crc32(stored) !== meta.crc) throw new FormatError('checksum mismatch');
+  let body = stored;
+  if (meta.codec === BlockCodec.DeflateRaw) body = inflated(stored, meta.rawLength);
+  else if (meta.codec !== BlockCodec.None) throw new FormatError(`unknown block codec ${meta.codec}`);
+  const r = new ByteReader(body);
+  const chunks: Buffer[] = [];
+  let offset = (columns + 1) * 4;
+  for (let c = 0; c <= columns; c++) {
+    const length = r.u32();
+    chunks.push(body.subarray(offset, offset + length));
+    offset += length;
+  }
+  if (offset !== body.length) throw new FormatError(`chunk lengths add up to ${offset}, body is ${body.length}`);
+  return {
+    chunks,
+    bytes: body.length,
+    read: (c) => {
+      throw new FormatError(`no chunk ${c}`);
+    },
+  };
+}
+
+/** The chunks of a block whose stored bytes are all in memory (compaction, checks, tests). */
+export function blockSource(stored: Buffer, meta: BlockMeta, columns: number): BlockSource {
+  if (meta.codec !== BlockCodec.Chunked) return wholeSource(stored, meta, columns);
+  if (stored.length !== meta.storedLength) throw new FormatError('block cut short');
+  return chunkedSource(meta, columns, (offset, length) => stored.subarray(offset, offset + length));
+}
+
+/**
+ * Checks a stored block's CRCs without inflating it (the start-up check): the whole body's, or
+ * the directory's and every chunk's. Returns what is wrong, or null.
+ */
+export function storedBlockProblem(stored: Buffer, meta: BlockMeta, columns: number): string | null {
+  try {
+    if (meta.codec !== BlockCodec.Chunked) return crc32(stored) === meta.crc ? null : 'checksum mismatch';
+    const count = columns + 1;
+    const d = readDirectory(stored.subarray(0, count * DIRECTORY_ENTRY_BYTES), meta, count);
+    for (let c = 0; c < count; c++) {
+      const at = d.offsets[c] as number;
+      if (crc32(stored.subarray(at, at + (d.stored[c] as number))) !== d.crcs[c])
+        return `chunk ${c}: checksum mismatch`;
+    }
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * A block read back: its time index, and columns decoded as asked (their chunks read then).
+ * Throws FormatError on malformed bytes; the caller names the file and block.
  */
 export class DecodedBlock {
   readonly ts: BigInt64Array;
-  private readonly offsets: number[] = [];
-  private readonly lengths: number[] = [];
   private readonly cache = new Map<number, ColumnData | null>();
-
-  private readonly body: Buffer;
 
   constructor(
     readonly index: number,
     readonly meta: BlockMeta,
-    page: PageEntry,
+    private readonly page: PageEntry,
     private readonly specs: readonly FieldSpec[],
   ) {
-    const body = page.body;
-    this.body = body;
-    const r = new ByteReader(body);
-    let offset = (specs.length + 1) * 4;
-    for (let c = 0; c <= specs.length; c++) {
-      const length = r.u32();
-      this.offsets.push(offset);
-      this.lengths.push(length);
-      offset += length;
-    }
-    if (offset !== body.length) throw new FormatError(`chunk lengths add up to ${offset}, body is ${body.length}`);
     if (page.ts !== null) {
       this.ts = page.ts;
       return;
@@ -280,8 +410,8 @@ export class DecodedBlock {
   }
 
   private reader(chunk: number): ByteReader {
-    const offset = this.offsets[chunk] as number;
-    return new ByteReader(this.body, offset, offset + (this.lengths[chunk] as number));
+    const bytes = pageChunk(this.page, chunk);
+    return new ByteReader(bytes, 0, bytes.length);
   }
 
   /** Field column c (segment column order), or null when all its values are NULL. */
@@ -336,20 +466,4 @@ export class DecodedBlock {
     for (let i = 0; i < n; i++) if (valid[i] === 1) dst[i] = src[k++] as number;
     return { values, valid };
   }
-}
-
-/** Checks the CRC and decompresses a stored block; throws FormatError on mismatch. */
-export function openBlockBody(stored: Buffer, meta: BlockMeta): Buffer {
-  if (crc32(stored) !== meta.crc) throw new FormatError('checksum mismatch');
-  if (meta.codec === BlockCodec.None) return stored;
-  if (meta.codec !== BlockCodec.DeflateRaw) throw new FormatError(`unknown block codec ${meta.codec}`);
-  let body: Buffer;
-  try {
-    body = inflateRawSync(stored, { maxOutputLength: meta.rawLength });
-  } catch (err) {
-    throw new FormatError(`cannot inflate: ${(err as Error).message}`);
-  }
-  if (body.length !== meta.rawLength)
-    throw new FormatError(`inflated to ${body.length} bytes, expected ${meta.rawLength}`);
-  return body;
 }

@@ -1,15 +1,15 @@
 /**
- * Constants of the segment file format, version 3 (docs/formats/segment.md has the byte layout).
+ * Constants of the segment file format, version 4 (docs/formats/segment.md has the byte layout).
  *
  *   header (16 B) | block 0 | block 1 | ... | index sections | series statistics | footer | trailer (20 B)
  *
- * Version 2 files (no series statistics) and version 1 files (no index sections either) are
- * still read.
+ * Version 3 files (blocks stored whole), version 2 files (no series statistics either) and
+ * version 1 files (no index sections either) are still read.
  */
 
 /** "SHSG" read as a little-endian u32; first 4 bytes of the header and last 4 of the trailer. */
 export const SEGMENT_MAGIC = 0x47534853;
-export const SEGMENT_FORMAT_VERSION = 3;
+export const SEGMENT_FORMAT_VERSION = 4;
 /** The oldest version readers still accept. */
 export const SEGMENT_FORMAT_VERSION_MIN = 1;
 export const HEADER_BYTES = 16;
@@ -21,11 +21,13 @@ export const SegmentFlags = {
   Deduplicated: 1,
 } as const;
 
-/** How a block's body is stored. */
+/** How a block's body (versions 1-3) or a chunk of it (version 4) is stored. */
 export const BlockCodec = {
   None: 0,
   /** zlib deflate-raw, level 1. */
   DeflateRaw: 1,
+  /** Version 4 blocks: a directory, then each chunk stored on its own (None or DeflateRaw). */
+  Chunked: 2,
 } as const;
 
 /** First byte of a field column chunk. */

@@ -13,10 +13,11 @@ import { crc32 } from 'node:zlib';
 import { StorageUnavailable } from '../../shared/errors.js';
 import { type FieldSpec, specKey } from '../merge/part.js';
 import { SeriesIndex } from '../series-index.js';
-import { type BlockMeta, DecodedBlock, openBlockBody } from './block-codec.js';
+import { type BlockMeta, blockSource, chunkedSource, DecodedBlock, storedBlockProblem } from './block-codec.js';
 import { ByteReader, FormatError } from './byte-io.js';
 import { decodeFooter, type SeriesMeta } from './footer.js';
 import {
+  BlockCodec,
   FOOTER_BYTES_MAX,
   HEADER_BYTES,
   SEGMENT_FORMAT_VERSION,
@@ -232,9 +233,9 @@ export class SegmentFile {
       for (; i < end; i++) {
         const meta = this.blocks[i] as BlockMeta;
         const at = meta.offset - first.offset;
-        // The CRC only: inflating every block would make a restart cost a full scan's CPU.
-        if (crc32(run.subarray(at, at + meta.storedLength)) !== meta.crc)
-          return `block ${i} at offset ${meta.offset}: checksum mismatch`;
+        // The CRCs only: inflating every block would make a restart cost a full scan's CPU.
+        const problem = storedBlockProblem(run.subarray(at, at + meta.storedLength), meta, this.columns.length);
+        if (problem !== null) return `block ${i} at offset ${meta.offset}: ${problem}`;
       }
     }
     return null;
@@ -259,13 +260,20 @@ export class SegmentFile {
 
   /**
    * Reads, checks and decodes block `index` (columns decode lazily); through the page cache
-   * unless `cache` is false (compaction reads each input block once, from files it retires).
+   * unless `cache` is false (compaction reads each input block once, from files it retires, and
+   * every column of it: in one read).
    */
   readBlock(index: number, cache = true): DecodedBlock {
     const meta = this.blocks[index] as BlockMeta;
+    const columns = this.columns.length;
     try {
-      const load = () => openBlockBody(readExactly(this.fd, meta.storedLength, meta.offset), meta);
-      const page = cache ? cachedBlock(this.cacheFile, index, load) : uncachedPage(load());
+      const whole = () => blockSource(readExactly(this.fd, meta.storedLength, meta.offset), meta, columns);
+      // A scan reads a chunked block's chunks as its columns are asked for.
+      const load =
+        meta.codec === BlockCodec.Chunked
+          ? () => chunkedSource(meta, columns, (offset, length) => readExactly(this.fd, length, meta.offset + offset))
+          : whole;
+      const page = cache ? cachedBlock(this.cacheFile, index, load) : uncachedPage(whole());
       return new DecodedBlock(index, meta, page, this.columns);
     } catch (err) {
       throw this.blockError(index, err);

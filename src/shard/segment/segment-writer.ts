@@ -34,7 +34,7 @@ export interface SegmentSummary {
 /** A block whose stored form is being computed: it is placed in the file once that is known. */
 interface Deflating {
   block: RawBlock;
-  deflated: Promise<Buffer>;
+  deflated: Promise<Buffer[]>;
   /** Set once `deflated` has settled. */
   done: boolean;
   firstRow: number;
@@ -116,7 +116,7 @@ export class SegmentWriter {
       const values = buf.values[spec] as Array<string | null>;
       builder.addBlock(number, values, buf.valid[spec] as Uint8Array, n, block.distinct[spec]);
     }
-    const entry: Deflating = { block, deflated: deflateBlock(block.raw), done: false, firstRow: this.rows };
+    const entry: Deflating = { block, deflated: deflateBlock(block), done: false, firstRow: this.rows };
     // Awaited in place(); until then a failure must not count as unhandled.
     entry.deflated.then(
       () => {

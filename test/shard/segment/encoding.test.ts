@@ -3,10 +3,18 @@
  * int64 extremes (which fall back to raw), NULL patterns and non-ASCII strings.
  */
 import { randomFillSync } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import t from 'tap';
 import type { FieldSpec } from '../../../src/shard/merge/part.js';
-import { DecodedBlock, encodeBlock, encodeBlockBody, openBlockBody } from '../../../src/shard/segment/block-codec.js';
+import {
+  type BlockMeta,
+  blockSource,
+  chunkedSource,
+  DecodedBlock,
+  encodeBlock,
+  encodeBlockBody,
+  storedBlockProblem,
+} from '../../../src/shard/segment/block-codec.js';
 import { ByteReader, ByteWriter, FormatError, unzigzag, zigzag } from '../../../src/shard/segment/byte-io.js';
 import {
   decodeBitmap,
@@ -20,6 +28,16 @@ import {
 } from '../../../src/shard/segment/encoding.js';
 import { BlockCodec } from '../../../src/shard/segment/format.js';
 import { uncachedPage } from '../../../src/shard/segment/page-cache.js';
+
+/** A block read back from its stored bytes, as the segment reader would. */
+function readBack(stored: Uint8Array, meta: BlockMeta, specs: readonly FieldSpec[]): DecodedBlock {
+  return new DecodedBlock(0, meta, uncachedPage(blockSource(Buffer.from(stored), meta, specs.length)), specs);
+}
+
+/** The codec of each chunk of a stored chunked block, from its directory (13 bytes an entry). */
+function chunkCodecs(stored: Uint8Array, chunks: number): number[] {
+  return Array.from({ length: chunks }, (_, c) => stored[c * 13 + 12] as number);
+}
 
 function roundTrip64(values: bigint[], order: 1 | 2, unsigned = false) {
   const src = unsigned ? BigUint64Array.from(values) : BigInt64Array.from(values);
@@ -150,7 +168,7 @@ t.test('a block round-trips every kind with all-valid, all-null and mixed validi
   t.same(encoded.meta.columns[2]?.max, 2n ** 64n - 1n);
 
   const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
-  const block = new DecodedBlock(0, meta, uncachedPage(openBlockBody(Buffer.from(encoded.stored), meta)), SPECS);
+  const block = readBack(encoded.stored, meta, SPECS);
   t.same([...block.ts], [...ts]);
   for (let c = 0; c < SPECS.length; c++) {
     const col = block.column(c);
@@ -185,7 +203,7 @@ t.test('a string column stores a dictionary when its values repeat, plain otherw
   t.equal(body.distinct[1], undefined, 'mostly distinct values stay plain');
   const encoded = encodeBlock({ length: n, ts, values: [agents, ids], valid }, specs);
   const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
-  const block = new DecodedBlock(0, meta, uncachedPage(openBlockBody(Buffer.from(encoded.stored), meta)), specs);
+  const block = readBack(encoded.stored, meta, specs);
   const a = block.column(0);
   t.same(
     Array.from({ length: n }, (_, i) => (a?.valid?.[i] === 1 ? (a.values as string[])[i] : null)),
@@ -221,24 +239,74 @@ t.test('a plain string chunk written before the dictionary form still reads', as
     maxTs: 7n,
     columns: [{ nullCount: 0 }],
   };
-  const block = new DecodedBlock(0, meta, uncachedPage(openBlockBody(raw, meta)), [{ id: 1, kind: 'str' }]);
+  const block = readBack(raw, meta, [{ id: 1, kind: 'str' }]);
   t.same(block.column(0)?.values, ['GET', 'GET', 'GET']);
+  const deflated = deflateRawSync(raw);
+  const whole = { ...meta, storedLength: deflated.length, codec: BlockCodec.DeflateRaw, crc: crc32(deflated) };
+  t.same(
+    readBack(deflated, whole, [{ id: 1, kind: 'str' }]).column(0)?.values,
+    ['GET', 'GET', 'GET'],
+    'and deflated whole, as format version 3 stored every block',
+  );
 });
 
-t.test('compressible blocks are deflated and incompressible ones stored raw', async (t) => {
+t.test('compressible chunks are deflated and incompressible ones stored raw, each on its own', async (t) => {
   const n = 1000;
   const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
-  const spec: FieldSpec[] = [{ id: 1, kind: 'f64' }];
-  const flat = encodeBlock(
-    { length: n, ts, values: [new Float64Array(n).fill(1.5)], valid: [new Uint8Array(n).fill(1)] },
-    spec,
+  const specs: FieldSpec[] = [
+    { id: 1, kind: 'f64' },
+    { id: 2, kind: 'f64' },
+  ];
+  const flat = new Float64Array(n).fill(1.5);
+  const noisy = randomFillSync(new Float64Array(n));
+  const encoded = encodeBlock(
+    { length: n, ts, values: [flat, noisy], valid: [new Uint8Array(n).fill(1), new Uint8Array(n).fill(1)] },
+    specs,
   );
-  t.equal(flat.meta.codec, BlockCodec.DeflateRaw);
-  const noisy = encodeBlock(
-    { length: n, ts, values: [randomFillSync(new Float64Array(n))], valid: [new Uint8Array(n).fill(1)] },
-    spec,
+  t.equal(encoded.meta.codec, BlockCodec.Chunked);
+  t.same(chunkCodecs(encoded.stored, 3), [BlockCodec.DeflateRaw, BlockCodec.DeflateRaw, BlockCodec.None]);
+  const block = readBack(encoded.stored, { ...encoded.meta, offset: 0, firstRow: 0 }, specs);
+  t.same(block.column(0)?.values, flat);
+  t.same(block.column(1)?.values, noisy);
+});
+
+t.test('a scan of one column reads the directory, the timestamps and that column only', async (t) => {
+  const n = 500;
+  const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 10));
+  const specs: FieldSpec[] = [
+    { id: 1, kind: 'f64' },
+    { id: 2, kind: 'f64' },
+    { id: 3, kind: 'str' },
+  ];
+  const values = [
+    Float64Array.from({ length: n }, (_, i) => i / 4),
+    Float64Array.from({ length: n }, (_, i) => i * 3),
+    Array.from({ length: n }, (_, i) => `s${i % 7}`),
+  ];
+  const valid = specs.map(() => new Uint8Array(n).fill(1));
+  const encoded = encodeBlock({ length: n, ts, values, valid }, specs);
+  const stored = Buffer.from(encoded.stored);
+  const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
+  const reads: Array<[number, number]> = [];
+  const source = chunkedSource(meta, specs.length, (offset, length) => {
+    reads.push([offset, length]);
+    return stored.subarray(offset, offset + length);
+  });
+  const block = new DecodedBlock(0, meta, uncachedPage(source), specs);
+  t.same(block.column(1)?.values, values[1]);
+  t.same([...block.ts], [...ts]);
+  const directory = 13 * (specs.length + 1);
+  const chunkLength = (c: number) => stored.readUInt32LE(c * 13);
+  t.same(
+    reads,
+    [
+      [0, directory],
+      [directory, chunkLength(0)],
+      [directory + chunkLength(0) + chunkLength(1), chunkLength(2)],
+    ],
+    'the directory, chunk 0 (timestamps) and chunk 2 (column 1): nothing of columns 0 and 2',
   );
-  t.equal(noisy.meta.codec, BlockCodec.None);
+  t.equal(source.chunks.filter((c) => c !== undefined).length, 2, 'two chunks kept');
 });
 
 t.test('a block whose bytes do not match the CRC is refused', async (t) => {
@@ -247,9 +315,18 @@ t.test('a block whose bytes do not match the CRC is refused', async (t) => {
     { length: n, ts: new BigInt64Array(n), values: [new Float64Array(n)], valid: [new Uint8Array(n).fill(1)] },
     [{ id: 1, kind: 'f64' }],
   );
-  const stored = Buffer.from(encoded.stored);
-  stored[0] = (stored[0] as number) ^ 1;
-  t.throws(() => openBlockBody(stored, { ...encoded.meta, offset: 0, firstRow: 0 }), /checksum mismatch/);
+  const meta = { ...encoded.meta, offset: 0, firstRow: 0 };
+  const inDirectory = Buffer.from(encoded.stored);
+  inDirectory[0] = (inDirectory[0] as number) ^ 1;
+  t.throws(() => blockSource(inDirectory, meta, 1), /checksum mismatch/, 'a damaged directory');
+  t.equal(storedBlockProblem(inDirectory, meta, 1), 'checksum mismatch');
+  const inChunk = Buffer.from(encoded.stored);
+  const last = inChunk.length - 1;
+  inChunk[last] = (inChunk[last] as number) ^ 1;
+  const block = new DecodedBlock(0, meta, uncachedPage(blockSource(inChunk, meta, 1)), [{ id: 1, kind: 'f64' }]);
+  t.throws(() => block.column(0), /chunk 1: checksum mismatch/, 'a damaged chunk, when a scan reads it');
+  t.equal(storedBlockProblem(inChunk, meta, 1), 'chunk 1: checksum mismatch', 'and at the start-up check');
+  t.equal(storedBlockProblem(Buffer.from(encoded.stored), meta, 1), null);
 });
 
 t.test("a block's time bounds are the BigInt minimum and maximum of its timestamps", async (t) => {

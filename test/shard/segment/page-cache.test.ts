@@ -5,15 +5,24 @@
  */
 import t from 'tap';
 import {
+  type BlockSource,
   cachedBlock,
   dropPageCacheFile,
   keepTimestamps,
   pageCacheFileNumber,
   pageCacheStats,
+  pageChunk,
   setPageCacheBytes,
 } from '../../../src/shard/segment/page-cache.js';
 
-const body = (n: number) => Buffer.alloc(n, 1);
+/** A block source holding `n` bytes at once, as a block stored whole does. */
+const body = (n: number): BlockSource => ({
+  chunks: [Buffer.alloc(n, 1)],
+  bytes: n,
+  read: () => {
+    throw new Error('no more chunks');
+  },
+});
 
 t.test('timestamps are kept with their block and counted', async (t) => {
   setPageCacheBytes(64 * 1024);
@@ -61,4 +70,29 @@ t.test('eviction gives back the time index too; an evicted block no longer count
   const off = cachedBlock(file, 5, () => body(10));
   keepTimestamps(off, new BigInt64Array(1));
   t.equal(pageCacheStats().bytes, 0, 'with the cache off nothing is kept');
+});
+
+t.test('chunks read after a block joined the cache count with it', async (t) => {
+  setPageCacheBytes(64 * 1024);
+  const file = pageCacheFileNumber();
+  let reads = 0;
+  const source: BlockSource = {
+    chunks: [undefined, undefined],
+    bytes: 40,
+    read: (c) => {
+      reads++;
+      return Buffer.alloc(100 * (c + 1));
+    },
+  };
+  const entry = cachedBlock(file, 0, () => source);
+  t.equal(pageCacheStats().bytes, 40);
+  t.equal(pageChunk(entry, 1).length, 200);
+  t.equal(pageCacheStats().bytes, 240, 'the chunk read counts');
+  pageChunk(
+    cachedBlock(file, 0, () => body(1)),
+    1,
+  );
+  t.equal(reads, 1, 'the next reader gets the chunk already read');
+  dropPageCacheFile(file);
+  t.equal(pageCacheStats().bytes, 0, 'and gives it back with the block');
 });

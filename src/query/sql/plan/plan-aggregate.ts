@@ -18,9 +18,10 @@ export interface AggregatePlanOptions {
   /**
    * Scan-order keys (primary key, time index): `first_value`/`last_value`/`nth_value`/`array_agg`/`string_agg` order by
    * them when the call has no ORDER BY, and break ties with them when it has one, so results do
-   * not depend on how rows spread over shards.
+   * not depend on how rows spread over shards. Asked for only by such a call: naming the keys
+   * makes the scan read them, and an `approx_percentile_cont` by hour read every tag of every row.
    */
-  implicitOrder: PlanExpr[];
+  implicitOrder: () => PlanExpr[];
 }
 
 /** Functions whose result depends on row order. */
@@ -29,11 +30,12 @@ const ORDER_SENSITIVE = new Set(['first_value', 'last_value', 'nth_value', 'arra
 /** The aggregate call a bound aggregate node becomes (with implicit ordering keys added). */
 export function aggregateCallOf(
   expr: Extract<PlanExpr, { kind: 'aggregate' }>,
-  implicitOrder: PlanExpr[],
+  implicitOrderOf: () => PlanExpr[],
 ): AggregateCall {
   const call: AggregateCall = { name: expr.name, args: expr.args, distinct: expr.distinct, type: expr.type };
   if (expr.order) call.order = expr.order;
-  if (ORDER_SENSITIVE.has(expr.name) && implicitOrder.length > 0) {
+  const implicitOrder = ORDER_SENSITIVE.has(expr.name) ? implicitOrderOf() : [];
+  if (implicitOrder.length > 0) {
     call.args = [...expr.args, ...implicitOrder];
     call.order = [...(expr.order ?? []), ...implicitOrder.map(() => ({ descending: false, nullsFirst: true }))];
   }

@@ -256,7 +256,7 @@ export function planRange(query: Query, select: Select, items: Item[], ctx: Rang
         if (ai < 0) {
           ai = aggregates.length;
           aggregateKeys.push(key);
-          aggregates.push(aggregateCallOf(expr, []));
+          aggregates.push(aggregateCallOf(expr, () => []));
           fills.push(expr.range.fill);
         }
         // LINEAR interpolates: integer and decimal results become Float64 (floats keep their type).

@@ -346,7 +346,7 @@ export function planSelect(
     if (unnestArgs) merge.unnest = unnestTypes.flatMap((t, k) => (t === undefined ? [] : [k]));
   } else {
     const planned = planAggregate(query, items, scope, windowBinder, noAggregates, limit, offset, hasAggregate, {
-      implicitOrder: implicitAggregateOrder(source, scope),
+      implicitOrder: once(() => implicitAggregateOrder(source, scope)),
     });
     outputs = planned.outputs;
     shardOutput = planned.shardOutput;
@@ -429,6 +429,15 @@ export function planQuery(query: Query, session: SqlSession, env: SqlEnv, nowNan
     input = tableInput(from, session, env);
   }
   return planSelect(query, query.body, input, session, nowNanos);
+}
+
+/** `f` called at most once, its result kept. */
+function once<T>(f: () => T): () => T {
+  let result: { value: T } | undefined;
+  return () => {
+    result ??= { value: f() };
+    return result.value;
+  };
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
-import { startApp } from './router/app.js';
+import type { RunningApp } from './router/app.js';
+import { startShardThreads } from './router/shard-threads.js';
 import { ConfigError, loadConfig } from './shared/config-load.js';
 
 /**
@@ -53,9 +54,12 @@ async function main(): Promise<void> {
   const log = pino({ name: 'shoaldb', level: config.logging.level === 'off' ? 'silent' : config.logging.level });
   for (const w of warnings) log.warn(w);
 
-  let app: Awaited<ReturnType<typeof startApp>>;
+  // The shard threads load their modules on the other core while this thread loads the router's.
+  const threads = startShardThreads(config.storage.shards);
+  const { startApp } = await import('./router/app.js');
+  let app: RunningApp;
   try {
-    app = await startApp(config, log);
+    app = await startApp(config, log, threads);
   } catch (err) {
     // A bad user_provider (missing users file, malformed entry) is a configuration error too.
     if (err instanceof ConfigError) {

@@ -4,6 +4,7 @@
  */
 
 import type { Logger } from 'pino';
+import type { Piscina } from 'piscina';
 import { promqlLimitsOf } from '../query/promql/limits.js';
 import { executeSql } from '../query/sql/exec/execute.js';
 import type { Config } from '../shared/config.js';
@@ -51,7 +52,8 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(config: Config, log: Logger): Promise<RunningApp> {
+/** `threads`: the shard threads when `main.ts` started them already (shard-threads.ts). */
+export async function startApp(config: Config, log: Logger, threads?: Piscina[]): Promise<RunningApp> {
   const userProvider = createUserProvider(config.userProvider, (msg) => log.warn(msg));
   await initZstd();
   const catalog = await Catalog.open(config.storage.dataHome, config.storage.shards);
@@ -61,6 +63,7 @@ export async function startApp(config: Config, log: Logger): Promise<RunningApp>
     catalog.deadTableIds(),
     tableRetentionsOf(catalog),
     skipWalTablesOf(catalog),
+    threads,
   );
   recovered.then(
     () => log.info({ shards: cluster.count }, 'all shards recovered'),

@@ -4,12 +4,10 @@
  * sent as one task at a time carrying every payload that queued up meanwhile: that is both the
  * ordering guarantee (Piscina itself may reorder tasks) and group commit (one fsync per task).
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Context, type Link, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { CatalogGeneration } from '../shared/catalog-generation.js';
 import type { Config, ShardConfig } from '../shared/config.js';
 import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
@@ -28,11 +26,10 @@ import { countRejection } from '../shared/rejections.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
 import type { QueueDepth } from './metrics.js';
+import { DECODES_IN_FLIGHT, QUERIES_IN_FLIGHT, startShardThreads, WRITE_TASKS_IN_FLIGHT } from './shard-threads.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
 const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
-/** Group commits sent to a shard before the first of them is answered. */
-const WRITE_TASKS_IN_FLIGHT = 2;
 
 interface PendingWrite {
   payload: Uint8Array;
@@ -42,28 +39,8 @@ interface PendingWrite {
   reject: (err: Error) => void;
 }
 
-/** Resolves the worker file next to this module: compiled `.js` in dist, `.ts` under tap's loader. */
-function workerFilename(): string {
-  const js = fileURLToPath(new URL('../shard/worker.js', import.meta.url));
-  if (fs.existsSync(js)) return js;
-  return fileURLToPath(new URL('../shard/worker.ts', import.meta.url));
-}
-
 /** Streams whose decoder turns are remembered (ShardCluster.lastDecoder). */
 const STREAMS_REMEMBERED = 4096;
-
-/** Decode tasks one shard runs at once: one decoding while the previous answer travels back. */
-const DECODES_IN_FLIGHT = 2;
-
-/**
- * Query tasks one shard runs at once. With the write and decode tasks above they fill the worker's
- * task slots (concurrentTasksPerWorker), so a write never queues behind queries in Piscina; more
- * queries wait here, in the router, for a slot.
- */
-const QUERIES_IN_FLIGHT = 4;
-/** Worker task slots: writes, decodes and queries, each bounded above; control tasks queue in Piscina. */
-const TASK_SLOTS = WRITE_TASKS_IN_FLIGHT + DECODES_IN_FLIGHT + QUERIES_IN_FLIGHT;
-const CONTROL_TASKS_QUEUED_MAX = 1024;
 
 /** A counting gate with a FIFO of waiters. */
 class Gate {
@@ -253,7 +230,8 @@ export class ShardCluster {
   private readonly lastDecoder = new Map<string, number>();
 
   /**
-   * Starts every worker and opens (recovers) its storage, at most `init_regions_parallelism` at a
+   * Opens (recovers) the storage of every shard thread (started here unless `pools` were started
+   * before, see shard-threads.ts), at most `init_regions_parallelism` at a
    * time. With `init_regions_in_background` the returned promise resolves before recovery ends and
    * requests that reach a shard still recovering fail with 4008 (503).
    */
@@ -263,27 +241,9 @@ export class ShardCluster {
     deadTableIds: number[],
     retention: TableRetention[] = [],
     skipWal: number[] = [],
+    pools: Piscina[] = startShardThreads(config.storage.shards),
   ): Promise<{ cluster: ShardCluster; recovered: Promise<void> }> {
-    const filename = workerFilename();
-    const shards: Shard[] = [];
-    for (let id = 0; id < config.storage.shards; id++) {
-      const pool = new Piscina({
-        filename,
-        minThreads: 1,
-        maxThreads: 1,
-        idleTimeout: 60_000,
-        atomics: 'disabled',
-        // Piscina's own wait and run-time histograms: nothing reads them (the shards' own
-        // figures are in /metrics), and they were ~3% of the router's profile under small writes.
-        recordTiming: false,
-        // Queries and decodes run while a write task awaits its fsync; each kind is bounded above.
-        concurrentTasksPerWorker: TASK_SLOTS,
-        // Only control tasks (stats, flush, profiles, tracing) can queue here, and they are few.
-        // Piscina's 'auto' bound (1 for one thread) refused any task past the slots plus one.
-        maxQueue: CONTROL_TASKS_QUEUED_MAX,
-      });
-      shards.push(new Shard(id, pool));
-    }
+    const shards = pools.map((pool, id) => new Shard(id, pool));
     const cluster = new ShardCluster(shards, log, config.ingest.shardQueueBytes);
     const openOne = async (shard: Shard): Promise<void> => {
       const shardConfig: ShardConfig = {

@@ -71,20 +71,12 @@ import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { unpackInterval } from '../../query/sql/types/interval.js';
 import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
 import { zstdCompress, zstdDecompress } from '../../shared/zstd.js';
+import type { ArrowCompression } from './arrow-compression.js';
 import { vectorData } from './arrow-vectors.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
 
 /** Largest Arrow buffer we would ever decode (the registry needs a decoder; we only encode). */
 const ZSTD_BUFFER_BYTES_MAX = 1 << 30;
-
-/** The `compression` URL parameter, resolved. */
-export type ArrowCompression = 'lz4' | 'zstd' | null;
-
-/** `zstd` / `lz4` in any case; anything else means none. */
-export function parseArrowCompression(text: string | null | undefined): ArrowCompression {
-  const lower = text?.toLowerCase();
-  return lower === 'lz4' || lower === 'zstd' ? lower : null;
-}
 
 compressionRegistry.set(CompressionType.LZ4_FRAME, { encode: lz4FrameCompress, decode: lz4FrameDecompress });
 let zstdRegistered = false;

@@ -17,7 +17,7 @@ import type { Route } from '../http/context.js';
 import { databaseOf } from '../http/params.js';
 import type { ServerMetrics } from '../metrics.js';
 import { ShardSampleSource } from '../promql-source.js';
-import { parseArrowCompression } from '../respond/arrow.js';
+import { parseArrowCompression } from '../respond/arrow-compression.js';
 import { parseEpoch, parseSqlOutputFormat, sqlOutputResponse } from '../respond/sql-output.js';
 import type { SqlEnvDeps } from '../sql-env.js';
 

@@ -6,7 +6,7 @@ import { ClientError } from '../errors/catalogue.js';
 import type { Route } from '../http/context.js';
 import { databaseOf, formOf } from '../http/params.js';
 import type { ServerMetrics } from '../metrics.js';
-import { parseArrowCompression } from '../respond/arrow.js';
+import { parseArrowCompression } from '../respond/arrow-compression.js';
 import { parseEpoch, parseSqlOutputFormat, sqlOutputResponse } from '../respond/sql-output.js';
 import { createSqlEnv, type SqlEnvDeps } from '../sql-env.js';
 

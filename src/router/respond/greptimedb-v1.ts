@@ -8,6 +8,7 @@ import { type Column, type ColumnTable, cellAt } from '../../query/columns.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import type { BodyChunks } from '../http/context.js';
 import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
@@ -51,7 +52,7 @@ export async function greptimedbV1Body(
   executionTimeMs: number,
   limit?: number,
   slice: TimeSlice | null = null,
-): Promise<Buffer> {
+): Promise<Buffer | BodyChunks> {
   const body = new ChunkedBody(slice);
   if (results.length === 0) {
     body.write(`{"execution_time_ms":${executionTimeMs}}`);

@@ -9,6 +9,7 @@
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import { type DataType, NANOS_PER_UNIT, type TimeUnit, timeUnitOf } from '../../shared/types.js';
+import type { BodyChunks } from '../http/context.js';
 import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
@@ -63,7 +64,7 @@ export async function influxdbV1Body(
   epoch: TimeUnit | null,
   executionTimeMs: number,
   slice: TimeSlice | null = null,
-): Promise<Buffer> {
+): Promise<Buffer | BodyChunks> {
   const body = new ChunkedBody(slice);
   body.write('{"results":[');
   for (let i = 0; i < results.length; i++) {

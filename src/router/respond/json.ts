@@ -8,6 +8,7 @@
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import type { BodyChunks } from '../http/context.js';
 import { ChunkedBody } from './chunked-body.js';
 import { compareUtf8, jsonValue } from './value-text.js';
 
@@ -16,7 +17,7 @@ export async function jsonBody(
   result: StatementResult | undefined,
   executionTimeMs: number,
   slice: TimeSlice | null = null,
-): Promise<Buffer> {
+): Promise<Buffer | BodyChunks> {
   const body = new ChunkedBody(slice);
   if (result === undefined) return body.finish();
   if (result.kind === 'affected') {

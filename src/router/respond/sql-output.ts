@@ -13,7 +13,7 @@ import { DbError, ErrorCode, InvalidArgument } from '../../shared/errors.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { TimeUnit } from '../../shared/types.js';
 import type { HttpResponse } from '../http/context.js';
-import { type ArrowCompression, arrowBody } from './arrow.js';
+import type { ArrowCompression } from './arrow-compression.js';
 import { csvBody } from './csv.js';
 import { greptimedbV1Body } from './greptimedb-v1.js';
 import { influxdbV1Body } from './influxdb-v1.js';
@@ -128,7 +128,7 @@ export async function sqlOutputResponse(
   const columnar = format === 'arrow' || format === 'greptimedb_v1' || format.startsWith('csv');
   const results: StatementResult[] = [];
   for (const r of given) results.push(columnar ? r : await withRows(r, slice));
-  const respond = (contentType: string, body: string | Uint8Array): HttpResponse => ({
+  const respond = (contentType: string, body: HttpResponse['body']): HttpResponse => ({
     status: 200,
     headers: {
       'content-type': contentType,
@@ -168,7 +168,10 @@ export async function sqlOutputResponse(
       if (result === undefined) throw new DbError(ErrorCode.Unexpected, 'unexpected output type');
       return respond('text/plain; charset=utf-8', nullBody(result, executionTimeMs));
     }
-    case 'arrow':
+    case 'arrow': {
+      // apache-arrow loads on the first arrow answer (arrow-compression.ts says why).
+      const { arrowBody } = await import('./arrow.js');
       return respond('application/arrow', arrowBody(single(results, format), options.compression));
+    }
   }
 }

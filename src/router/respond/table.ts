@@ -12,6 +12,7 @@
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import type { TimeSlice } from '../../shared/time-slice.js';
 import type { DataType } from '../../shared/types.js';
+import type { BodyChunks } from '../http/context.js';
 import { ChunkedBody } from './chunked-body.js';
 import { jsonValue } from './value-text.js';
 
@@ -27,7 +28,10 @@ function padEnd(text: string, width: number, fill: string): string {
 }
 
 /** The body for at most one statement result; `slice` lets a long one be written in turns of the loop. */
-export async function tableBody(result: StatementResult | undefined, slice: TimeSlice | null = null): Promise<Buffer> {
+export async function tableBody(
+  result: StatementResult | undefined,
+  slice: TimeSlice | null = null,
+): Promise<Buffer | BodyChunks> {
   const body = new ChunkedBody(slice);
   if (result === undefined) return body.finish();
   if (result.kind === 'affected') {

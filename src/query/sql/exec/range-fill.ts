@@ -17,7 +17,12 @@ import { checkFillGrid, tooManyRangeRows } from '../plan/range-bounds.js';
 import { castValue, type Value } from '../types/values.js';
 import { groupKeyOf } from './shard-exec.js';
 
-/** Applies slot generation and FILL to the finished groups (column-major, changed in place). */
+/**
+ * Applies slot generation and FILL to the finished groups (column-major in and out). The grid is
+ * built column by column, never as one array per row: a grid at the bound is a million rows, and
+ * row arrays that survive the router's young-generation collections made each of them copy tens
+ * of megabytes (20-50 ms pauses on a slow machine, longer than any slice).
+ */
 export async function fillRange(
   range: RangeMerge,
   aggregates: AggregateCall[],
@@ -31,79 +36,70 @@ export async function fillRange(
   if (range.bounds.maxRows > 0 && rowCount > range.bounds.maxRows) {
     throw tooManyRangeRows(rowCount, range.bounds, 'from all shards');
   }
-  const rows: Value[][] = [];
+  // Row numbers by BY key, keys in the order first seen.
+  const partitions = new Map<string, number[]>();
+  const key = new Array<Value>(range.byCount);
   for (let r = 0; r < rowCount; r++) {
-    rows.push(columns.map((c) => c[r] as Value));
+    for (let c = 0; c < range.byCount; c++) key[c] = (columns[c] as Value[])[r] as Value;
+    const k = groupKeyOf(key);
+    let list = partitions.get(k);
+    if (!list) partitions.set(k, (list = []));
+    list.push(r);
     if (slice.tick()) await slice.next();
   }
-  const partitions = new Map<string, Value[][]>();
-  for (const row of rows) {
-    const key = groupKeyOf(row.slice(0, range.byCount));
-    let list = partitions.get(key);
-    if (!list) partitions.set(key, (list = []));
-    list.push(row);
-    if (slice.tick()) await slice.next();
-  }
+  const slots = columns[slotColumn] as bigint[];
   const generate = range.fills.some((f) => f.kind !== 'none') && step > 0n;
   let gridRows = 0n;
   for (const list of partitions.values()) {
-    list.sort((a, b) => ((a[slotColumn] as bigint) < (b[slotColumn] as bigint) ? -1 : 1));
+    list.sort((a, b) => ((slots[a] as bigint) < (slots[b] as bigint) ? -1 : 1));
     await slice.next();
     if (!generate) continue;
-    const first = (list[0] as Value[])[slotColumn] as bigint;
-    const last = (list[list.length - 1] as Value[])[slotColumn] as bigint;
-    gridRows += (last - first) / step + 1n;
+    gridRows += ((slots[list[list.length - 1] as number] as bigint) - (slots[list[0] as number] as bigint)) / step + 1n;
   }
   if (generate) checkFillGrid(gridRows, columns.length, range.bounds);
-  const out: Value[][] = [];
+  const out: Value[][] = columns.map(() => []);
+  let n = 0;
   for (const list of partitions.values()) {
-    let filled = list;
+    const start = n;
     if (generate && list.length > 0) {
-      filled = [];
-      const first = (list[0] as Value[])[slotColumn] as bigint;
-      const last = (list[list.length - 1] as Value[])[slotColumn] as bigint;
+      const firstRow = list[0] as number;
+      const last = slots[list[list.length - 1] as number] as bigint;
       let i = 0;
-      for (let slot = first; slot <= last; slot += step) {
-        const existing = list[i];
-        if (existing && existing[slotColumn] === slot) {
-          filled.push(existing);
+      for (let slot = slots[firstRow] as bigint; slot <= last; slot += step) {
+        const r = list[i];
+        if (r !== undefined && slots[r] === slot) {
+          for (let c = 0; c < columns.length; c++) (out[c] as Value[]).push((columns[c] as Value[])[r] as Value);
           i++;
         } else {
-          const row = new Array<Value>(columns.length).fill(null);
-          for (let c = 0; c < range.byCount; c++) row[c] = (list[0] as Value[])[c] as Value;
-          row[slotColumn] = slot;
-          filled.push(row);
+          for (let c = 0; c < range.byCount; c++) (out[c] as Value[]).push((columns[c] as Value[])[firstRow] as Value);
+          (out[slotColumn] as Value[]).push(slot);
+          for (let c = slotColumn + 1; c < columns.length; c++) (out[c] as Value[]).push(null);
         }
+        n++;
+        if (slice.tick()) await slice.next();
+      }
+    } else {
+      for (const r of list) {
+        for (let c = 0; c < columns.length; c++) (out[c] as Value[]).push((columns[c] as Value[])[r] as Value);
+        n++;
         if (slice.tick()) await slice.next();
       }
     }
     for (let a = 0; a < range.fills.length; a++) {
       const fill = range.fills[a] as RangeMerge['fills'][number];
-      await applyFill(fill, filled, slotColumn + 1 + a, (aggregates[a] as AggregateCall).type, slice);
-    }
-    // Not `push(...filled)`: spreading a long list overflows the call stack.
-    for (const row of filled) {
-      out.push(row);
-      if (slice.tick()) await slice.next();
+      const column = out[slotColumn + 1 + a] as Value[];
+      await applyFill(fill, column, start, n, (aggregates[a] as AggregateCall).type, slice);
     }
   }
-  const outColumns: Value[][] = [];
-  for (let c = 0; c < columns.length; c++) {
-    const column = new Array<Value>(out.length);
-    for (let r = 0; r < out.length; r++) {
-      column[r] = (out[r] as Value[])[c] as Value;
-      if (slice.tick()) await slice.next();
-    }
-    outColumns.push(column);
-  }
-  return { columns: outColumns, rowCount: out.length };
+  return { columns: out, rowCount: n };
 }
 
-/** Fills column `c` of one partition's rows in place, checking `slice` every few thousand rows. */
+/** Fills one partition's part `[start, end)` of an aggregate's column in place, checking `slice` every few thousand cells. */
 async function applyFill(
   fill: RangeMerge['fills'][number],
-  rows: Value[][],
-  c: number,
+  column: Value[],
+  start: number,
+  end: number,
   type: DataType,
   slice: TimeSlice,
 ): Promise<void> {
@@ -113,19 +109,17 @@ async function applyFill(
       return;
     case 'constant': {
       const value = castValue(fill.value, fill.type, type);
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as Value[];
-        if (row[c] === null) row[c] = value;
+      for (let i = start; i < end; i++) {
+        if (column[i] === null) column[i] = value;
         if (slice.tick()) await slice.next();
       }
       return;
     }
     case 'prev': {
       let prev: Value = null;
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as Value[];
-        if (row[c] === null) row[c] = prev;
-        else prev = row[c] as Value;
+      for (let i = start; i < end; i++) {
+        if (column[i] === null) column[i] = prev;
+        else prev = column[i] as Value;
         if (slice.tick()) await slice.next();
       }
       return;
@@ -133,15 +127,14 @@ async function applyFill(
     case 'linear': {
       // Between each pair of known values, interpolate the gap; values become Float64.
       let before = -1;
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as Value[];
-        if (row[c] !== null) {
-          row[c] = castValue(row[c] as Value, type, 'Float64');
+      for (let i = start; i < end; i++) {
+        if (column[i] !== null) {
+          column[i] = castValue(column[i] as Value, type, 'Float64');
           if (before >= 0 && i - before > 1) {
-            const va = (rows[before] as Value[])[c] as number;
-            const vb = row[c] as number;
+            const va = column[before] as number;
+            const vb = column[i] as number;
             for (let k = before + 1; k < i; k++) {
-              (rows[k] as Value[])[c] = va + ((vb - va) * (k - before)) / (i - before);
+              column[k] = va + ((vb - va) * (k - before)) / (i - before);
               if (slice.tick()) await slice.next();
             }
           }

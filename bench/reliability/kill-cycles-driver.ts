@@ -50,8 +50,10 @@ const FAULT_ORDER: readonly FaultPointName[] = [
   'manifest.after-rename',
 ];
 // Retention's point is reached only by tables with a ttl, which these cycles do not make: its
-// crash is tested in test/http/retention-crash.test.ts.
-const CYCLED_POINTS = FAULT_POINTS.filter((p) => !p.startsWith('retention.'));
+// crash is tested in test/http/retention-crash.test.ts. The recovery point comes before a shard
+// touches its directory (it exists to widen the recovering window, test/http/cli.test.ts): a kill
+// there is one of the random kills during start-up.
+const CYCLED_POINTS = FAULT_POINTS.filter((p) => !p.startsWith('retention.') && !p.startsWith('recovery.'));
 if (new Set(FAULT_ORDER).size !== CYCLED_POINTS.length) throw new Error('FAULT_ORDER must list every fault point once');
 type Protocol = (typeof PROTOCOLS)[number];
 

@@ -30,6 +30,8 @@ export const FAULT_POINTS = [
   'retention.before-retire',
   /** A WAL record is appended, not yet fdatasynced (so not acknowledged). */
   'wal.after-append',
+  /** A shard starts to open its directory (recovery); a delay keeps it "still recovering". */
+  'recovery.before-open',
 ] as const;
 export type FaultPointName = (typeof FAULT_POINTS)[number];
 

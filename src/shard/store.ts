@@ -88,6 +88,7 @@ export class ShardStore implements ScanSource {
     setPageCacheBytes(config.segment.pageCacheBytes ?? 0);
     state.retention = new Map(retention.map((t) => [t.tableId, t]));
     state.skipWal = new Set(skipWal);
+    await faultPoint('recovery.before-open');
     try {
       recover(state);
     } catch (err) {

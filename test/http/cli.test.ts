@@ -56,18 +56,26 @@ t.test('a data directory refuses a different shard count', async (t) => {
 });
 
 t.test('init_regions_in_background starts serving and recovers', async (t) => {
-  const server = await startServer({ topLevelToml: 'init_regions_in_background = true\ninit_regions_parallelism = 1' });
+  // Each shard's recovery takes 1.5 s more (a test-only fault point), so the server is seen
+  // serving while they recover: an empty directory otherwise recovers before the first request.
+  const server = await startServer({
+    topLevelToml: 'init_regions_in_background = true\ninit_regions_parallelism = 1',
+    env: { SHOALDB_FAULT_POINTS: 'recovery.before-open:delay:1500' },
+  });
   t.teardown(() => server.stop());
   t.equal((await fetch(`${server.url}/health`)).status, 200);
   const deadline = Date.now() + 10_000;
   let status = 0;
+  let refused = 0;
   while (Date.now() < deadline) {
     const res = await fetch(`${server.url}/v1/lineproto/write?db=public`, { method: 'POST', body: 'bg v=1 1' });
     status = res.status;
     if (status === 204) break;
     t.equal(status, 503, 'a shard still recovering answers 503');
     t.equal(res.headers.get('retry-after'), '1', 'and says when to try again');
+    refused++;
     await new Promise((r) => setTimeout(r, 50));
   }
+  t.ok(refused > 0, `writes were refused while the shards recovered (${refused})`);
   t.equal(status, 204);
 });

@@ -215,7 +215,7 @@ export function encodeBlockBody(rows: BlockRows, specs: readonly FieldSpec[]): R
 }
 
 /** Bytes of one directory entry: u32 stored length, u32 raw length, u32 CRC32, u8 codec. */
-const DIRECTORY_ENTRY_BYTES = 13;
+export const DIRECTORY_ENTRY_BYTES = 13;
 
 /**
  * The block as stored: a directory, then each chunk deflated when that saves enough

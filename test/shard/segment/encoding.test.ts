@@ -11,6 +11,7 @@ import {
   blockSource,
   chunkedSource,
   DecodedBlock,
+  DIRECTORY_ENTRY_BYTES,
   encodeBlock,
   encodeBlockBody,
   storedBlockProblem,
@@ -34,9 +35,9 @@ function readBack(stored: Uint8Array, meta: BlockMeta, specs: readonly FieldSpec
   return new DecodedBlock(0, meta, uncachedPage(blockSource(Buffer.from(stored), meta, specs.length)), specs);
 }
 
-/** The codec of each chunk of a stored chunked block, from its directory (13 bytes an entry). */
+/** The codec of each chunk of a stored chunked block, from its directory. */
 function chunkCodecs(stored: Uint8Array, chunks: number): number[] {
-  return Array.from({ length: chunks }, (_, c) => stored[c * 13 + 12] as number);
+  return Array.from({ length: chunks }, (_, c) => stored[c * DIRECTORY_ENTRY_BYTES + 12] as number);
 }
 
 function roundTrip64(values: bigint[], order: 1 | 2, unsigned = false) {
@@ -295,8 +296,8 @@ t.test('a scan of one column reads the directory, the timestamps and that column
   const block = new DecodedBlock(0, meta, uncachedPage(source), specs);
   t.same(block.column(1)?.values, values[1]);
   t.same([...block.ts], [...ts]);
-  const directory = 13 * (specs.length + 1);
-  const chunkLength = (c: number) => stored.readUInt32LE(c * 13);
+  const directory = DIRECTORY_ENTRY_BYTES * (specs.length + 1);
+  const chunkLength = (c: number) => stored.readUInt32LE(c * DIRECTORY_ENTRY_BYTES);
   t.same(
     reads,
     [

@@ -8,6 +8,7 @@ import { REJECTION_REASONS, rejectionCounts } from '../shared/rejections.js';
 import { VERSION } from '../shared/version.js';
 import { promqlShardTraffic, type ShardTrafficKind } from './promql-source.js';
 import { ShardHistogramMetric } from './shard-histogram-metric.js';
+import { shardTasks } from './shard-pruning.js';
 import { sqlShardGroups } from './sql-shard-groups.js';
 
 /** Writes waiting in the router's queue in front of one shard. */
@@ -150,6 +151,17 @@ export class ServerMetrics {
       registers,
     });
     this.registerPromqlTraffic();
+    new client.Counter({
+      name: 'shoaldb_query_shard_tasks_total',
+      help: "Query fragments for shards, by outcome: sent, or left out because the shard's tag filter rules out the tag values the query requires",
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'sent' }, shardTasks.sent);
+        this.inc({ outcome: 'skipped' }, shardTasks.skipped);
+      },
+    });
     new client.Counter({
       name: 'shoaldb_sql_shard_groups_returned_total',
       help: 'Groups shards returned to the router for SQL aggregates, by the form of their states (packed number columns or objects)',

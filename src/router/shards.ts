@@ -23,9 +23,11 @@ import {
   zeroShardCounters,
 } from '../shared/messages.js';
 import { countRejection } from '../shared/rejections.js';
+import { TagFilter } from '../shared/tag-filter.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
 import type { QueueDepth } from './metrics.js';
+import { targetShards } from './shard-pruning.js';
 import { DECODES_IN_FLIGHT, QUERIES_IN_FLIGHT, startShardThreads, WRITE_TASKS_IN_FLIGHT } from './shard-threads.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
@@ -85,6 +87,8 @@ class Shard {
   private writesInFlight = 0;
   /** Write and decode tasks sent and not yet started, which cut the shard's query slices short. */
   readonly writesWaiting = new WritesWaiting();
+  /** The series this shard holds, as it publishes them (shared/tag-filter.ts). */
+  readonly tagFilter = new TagFilter();
 
   constructor(
     readonly id: number,
@@ -262,6 +266,7 @@ export class ShardCluster {
         logLevel: config.logging.level,
         writesWaiting: shard.writesWaiting.buffer,
         catalogGeneration: cluster.generation.buffer,
+        tagFilter: shard.tagFilter.buffer,
       };
       try {
         await shard.run({ op: 'open', config: shardConfig, retention, skipWal });
@@ -373,7 +378,7 @@ export class ShardCluster {
   }
 
   /**
-   * Runs a query fragment on every shard. When `signal` fires, the shards' shared cancel flag is
+   * Runs a query fragment on every shard that may hold series it reads (shard-pruning.ts). When `signal` fires, the shards' shared cancel flag is
    * raised (they stop at their next scan chunk) and the returned promise rejects at once.
    */
   async query<T>(query: ShardQueryPlan, signal?: AbortSignal): Promise<T[]> {
@@ -381,7 +386,7 @@ export class ShardCluster {
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
     const run = Promise.all(
-      this.shards.map(async (s) => {
+      targetShards(this.shards, query).map(async (s) => {
         await s.queries.acquire();
         try {
           // Cancelled while it waited for a slot: the caller has its answer already.

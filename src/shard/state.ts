@@ -19,6 +19,7 @@ import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DurationHistogram } from '../shared/duration-histogram.js';
 import { emptyRecovery, type ShardStats, type TableRetention, zeroShardCounters } from '../shared/messages.js';
+import { TagFilter } from '../shared/tag-filter.js';
 import { KeyRefs } from './key-refs.js';
 import { emptyManifest, type Manifest, writeManifest } from './manifest.js';
 import { Memtable } from './memtable/memtable.js';
@@ -43,7 +44,9 @@ export class ShardState {
   readonly brokenTables = new Map<number, string>();
   readonly mergeModes = new Map<number, MergeMode>();
   readonly dropped = new Set<number>();
-  active = new Memtable();
+  active: Memtable;
+  /** The filter of the series this shard holds, shared with the router (shared/tag-filter.ts); null in tests without one. */
+  readonly tagFilter: TagFilter | null;
   readonly keyRefs: KeyRefs;
   readonly frozen: Memtable[] = [];
   wal!: WalWriter;
@@ -69,6 +72,8 @@ export class ShardState {
     readonly log: Logger,
   ) {
     this.dir = config.dir;
+    this.tagFilter = config.tagFilter ? new TagFilter(config.tagFilter) : null;
+    this.active = new Memtable(this.tagFilter);
     this.keyRefs = new KeyRefs(config.keyRefsPerThread);
     this.walDir = path.join(config.dir, 'wal');
     this.segDir = path.join(config.dir, 'seg');

@@ -34,6 +34,7 @@ import type { SegmentFile } from './segment/segment-reader.js';
 import { SerialQueue } from './serial-queue.js';
 import { needsWal } from './skip-wal.js';
 import { ClosingError, ShardState } from './state.js';
+import { fillTagFilter } from './tag-filter-fill.js';
 import { encodeRecords } from './wal/wal-record.js';
 import { WalWriter } from './wal/wal-writer.js';
 import { decodePayload } from './write-batch-check.js';
@@ -97,6 +98,10 @@ export class ShardStore implements ScanSource {
     const store = new ShardStore(state);
     await store.writeLock.run(() => store.maybeFlush());
     store.startRetentionTimer();
+    // Runs until its first pause now: a store with few segments answers `open` with it complete.
+    fillTagFilter(state).catch((err: unknown) => {
+      if (!(err instanceof ClosingError)) log.error({ err }, 'tag filter fill failed');
+    });
     return store;
   }
 
@@ -430,7 +435,7 @@ export class ShardStore implements ScanSource {
     const m = state.active;
     m.walFileLast = state.wal.fileNumber;
     state.frozen.push(m);
-    state.active = new Memtable();
+    state.active = new Memtable(state.tagFilter);
     this.switchWal(next);
   }
 

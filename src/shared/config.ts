@@ -316,6 +316,8 @@ export interface ShardConfig {
   writesWaiting?: SharedArrayBuffer | undefined;
   /** The router's catalog generation on disk (src/shared/catalog-generation.ts). */
   catalogGeneration?: SharedArrayBuffer | undefined;
+  /** The shard's tag filter, which the router reads to leave the shard out of queries (src/shared/tag-filter.ts). */
+  tagFilter?: SharedArrayBuffer | undefined;
 }
 
 /** `segment.page_cache_size` by default: a sixteenth of memory, at most 256 MiB. */

@@ -7,6 +7,7 @@
  * some, so a graceful close flushes it rather than leave them to a replay that cannot find them.
  */
 import type { TableRows, WriteBatch } from '../../shared/codec/write-batch.js';
+import type { TagFilter } from '../../shared/tag-filter.js';
 import { TableMemtable } from './table-memtable.js';
 
 export class Memtable {
@@ -18,6 +19,9 @@ export class Memtable {
   walFileLast = 0;
   /** Some rows were applied without a WAL record (see ShardStore.write). */
   unlogged = false;
+
+  /** `tagFilter`: the shard's (shared/tag-filter.ts), given to each table, which adds its series. */
+  constructor(private readonly tagFilter: TagFilter | null = null) {}
 
   /**
    * Applies a validated batch; `admit` gives each table's rows as they are to be kept (null: none,
@@ -33,7 +37,7 @@ export class Memtable {
       // A new table's initial columns count too.
       let before = 0;
       if (!table) {
-        table = new TableMemtable(rows.tableId, rows.mergeMode);
+        table = new TableMemtable(rows.tableId, rows.mergeMode, this.tagFilter);
         this.tables.set(rows.tableId, table);
       } else {
         before = table.bytes;

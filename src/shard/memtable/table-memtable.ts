@@ -17,12 +17,14 @@
  * 10× bigger than its data and writes 10× slower. Keying slots by kind as well keeps data if a
  * column id ever arrives with another kind; scans read only the kind they ask for.
  */
+
 import assert from 'node:assert';
 import { endianness } from 'node:os';
 import { type MergeMode, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
 import { IntMap } from '../../shared/int-map.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
+import type { TagFilter } from '../../shared/tag-filter.js';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { SeriesIndex } from '../series-index.js';
@@ -106,6 +108,8 @@ export class TableMemtable {
   constructor(
     readonly tableId: number,
     public mergeMode: MergeMode,
+    /** The shard's tag filter (shared/tag-filter.ts), which learns each series as it arrives. */
+    private readonly tagFilter: TagFilter | null = null,
   ) {}
 
   /**
@@ -209,6 +213,7 @@ export class TableMemtable {
   private added(key: string): MemSeries {
     const s = new MemSeries(key);
     this.series.set(key, s);
+    this.tagFilter?.addKey(this.tableId, key);
     this.sorted = null;
     this.bytes += SERIES_OVERHEAD_BYTES + key.length * 2;
     return s;

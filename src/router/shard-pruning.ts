@@ -55,6 +55,15 @@ export function mayServe(filter: TagFilter, needs: readonly TableNeed[]): boolea
   );
 }
 
+/**
+ * The fragment as its targets get it: a SQL plan that only one shard answers is told so, and that
+ * shard returns its rows in final order without the columns only the merge's sort needed.
+ */
+export function fragmentFor(query: ShardQueryPlan, targets: number): ShardQueryPlan {
+  if (query.lang !== 'sql' || targets !== 1) return query;
+  return { lang: 'sql', plan: { ...query.plan, sole: true } };
+}
+
 /** The shards of `shards` a fragment must reach: at least one, so that the answer keeps its shape. */
 export function targetShards<S extends { tagFilter: TagFilter }>(
   shards: readonly S[],

@@ -27,7 +27,7 @@ import { TagFilter } from '../shared/tag-filter.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
 import type { QueueDepth } from './metrics.js';
-import { targetShards } from './shard-pruning.js';
+import { fragmentFor, targetShards } from './shard-pruning.js';
 import { DECODES_IN_FLIGHT, QUERIES_IN_FLIGHT, startShardThreads, WRITE_TASKS_IN_FLIGHT } from './shard-threads.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
@@ -378,21 +378,24 @@ export class ShardCluster {
   }
 
   /**
-   * Runs a query fragment on every shard that may hold series it reads (shard-pruning.ts). When `signal` fires, the shards' shared cancel flag is
-   * raised (they stop at their next scan chunk) and the returned promise rejects at once.
+   * Runs a query fragment on every shard that may hold series it reads (shard-pruning.ts). When
+   * `signal` fires, the shards' shared cancel flag is raised (they stop at their next scan chunk)
+   * and the returned promise rejects at once.
    */
   async query<T>(query: ShardQueryPlan, signal?: AbortSignal): Promise<T[]> {
     for (const s of this.shards) this.requireReady(s);
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
+    const targets = targetShards(this.shards, query);
+    const fragment = fragmentFor(query, targets.length);
     const run = Promise.all(
-      targetShards(this.shards, query).map(async (s) => {
+      targets.map(async (s) => {
         await s.queries.acquire();
         try {
           // Cancelled while it waited for a slot: the caller has its answer already.
           if (Atomics.load(flag, 0) !== 0) throw new DbError(ErrorCode.Cancelled, 'Query was cancelled');
           return await s.run<T>(
-            { op: 'query', ...query, cancel },
+            { op: 'query', ...fragment, cancel },
             undefined,
             s.taskSpan(query.lang === 'sql' ? 'query sql' : 'query promql'),
           );

@@ -54,9 +54,19 @@ async function checkHost(t: Test, url: string, h: number): Promise<void> {
   );
   const counted = await sql(url, `SELECT count(*), sum(v) FROM sp WHERE host = 'h${h}'`);
   t.same(rowsOf(counted.body), [[POINTS, POINTS * h]], `h${h}: SQL count and sum`);
+  // The one shard's rows come back in final order, without the tags its sort breaks ties with.
+  const latest = await sql(
+    url,
+    `SELECT greptime_timestamp, v FROM sp WHERE host = 'h${h}' ORDER BY greptime_timestamp DESC LIMIT 2 OFFSET 1`,
+  );
+  t.same(
+    rowsOf(latest.body),
+    [3, 2].map((k) => [(T0 + k * 1000) * 1e6, h]),
+    `h${h}: SQL rows in order, offset and limit applied`,
+  );
   const after = await tasks(url);
-  t.equal(after.skipped - before.skipped, 2, `h${h}: each query left one shard out`);
-  t.equal(after.sent - before.sent, 2, `h${h}: each query reached one shard`);
+  t.equal(after.skipped - before.skipped, 3, `h${h}: each query left one shard out`);
+  t.equal(after.sent - before.sent, 3, `h${h}: each query reached one shard`);
 }
 
 let server: TestServer;

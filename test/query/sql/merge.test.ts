@@ -170,3 +170,28 @@ t.test('rows already in order pass through uncopied, cut to their count', async 
     'in time order',
   );
 });
+
+t.test("a sole shard sends its rows in final order, without the sort's hidden columns", async (t) => {
+  const rows = makeRows(240, 11);
+  for (const sql of [
+    'SELECT ts, v FROM m WHERE k = 1 ORDER BY v DESC LIMIT 7 OFFSET 3',
+    'SELECT ts, v FROM m ORDER BY ts DESC LIMIT 5 OFFSET 2',
+    'SELECT v FROM m WHERE host = $1 ORDER BY ts'.replace('$1', "'a'"),
+    'SELECT host, ts, v FROM m WHERE n > 100',
+  ]) {
+    const statement = parseSql(sql)[0];
+    if (statement?.kind !== 'query') throw new Error('not a query');
+    const plan = planQuery(statement.query, { db: 'public', timezone: 'UTC' }, env, 0n);
+    const output = plan.shard.output;
+    if (output.kind !== 'rows') throw new Error('not a rows plan');
+    const result = structuredClone(
+      await runShardPlan(structuredClone({ ...plan.shard, sole: true }), arraySource(TABLE, rows)),
+    );
+    if (result.kind !== 'rows') throw new Error('not rows');
+    t.equal(result.final, true, `${sql}: final`);
+    t.equal(result.columns.length, output.visible, `${sql}: the visible columns only`);
+    t.ok((output.visible ?? 0) < output.exprs.length, `${sql}: the plan had hidden sort columns`);
+    const merged = await mergeShardResults(plan.merge, [result], { nowNanos: 0n, timezone: 'UTC' }, new TimeSlice(0));
+    t.same(tableRowsNow(merged), await execute(sql, [rows.slice(0, 100), rows.slice(100)]), `${sql}: same answer`);
+  }
+});

@@ -2,6 +2,7 @@
  * The router side of a SQL query: combine what the shards returned.
  *
  *   rows:      concatenate → ORDER BY (shards pre-sorted; the stable sort merges runs) → OFFSET/LIMIT
+ *              (a sole shard's `final` rows are in order already: OFFSET only)
  *   aggregate: merge equal groups' states → finish → HAVING → projection → DISTINCT → ORDER BY → OFFSET/LIMIT
  *
  * It runs on the router's event loop, so every loop over rows or groups checks `slice` and yields
@@ -20,7 +21,7 @@ import { createState, finishState } from './aggregate-exec.js';
 import { GroupMerge } from './group-merge.js';
 import { fillRange } from './range-fill.js';
 import { groupKeyOf } from './shard-exec.js';
-import { applyOrderSliced, sortPermutationSliced } from './sort.js';
+import { applyOrderSliced, identityOrder, sortPermutationSliced } from './sort.js';
 import { expandUnnest } from './unnest.js';
 import { applyWindows } from './window.js';
 
@@ -77,6 +78,10 @@ async function mergeRows(
   ctx: EvalContext,
   slice: TimeSlice,
 ): Promise<ColumnTable> {
+  const only = results.length === 1 ? results[0] : undefined;
+  if (only?.kind === 'rows' && only.final === true && !plan.windowed && !plan.unnest && !plan.distinctOn) {
+    return applyOrderSliced(only.columns, identityOrder(only.rowCount), plan.offset, plan.limit, slice);
+  }
   const parts: Column[][] = [];
   const lengths: number[] = [];
   for (const result of results) {

@@ -31,6 +31,8 @@ export class RowSink implements Sink {
     private readonly output: Extract<ShardOutput, { kind: 'rows' }>,
     private readonly ctx: EvalContext,
     private readonly budget: MemoryBudget,
+    /** This shard alone answers (ShardPlan.sole): send the visible columns only, in final order. */
+    private readonly sole = false,
   ) {
     this.parts = output.exprs.map(() => []);
   }
@@ -108,6 +110,12 @@ export class RowSink implements Sink {
   finish(): ShardResult {
     if (this.output.sort.length > 0) this.cut();
     const columns = this.rowCount === 0 ? this.parts.map(() => []) : this.joined();
+    const visible = this.output.visible;
+    // The sort keys past the visible columns (a table's tags, mostly) only order rows against
+    // other shards' rows: a sole shard's are in order already, and they cost most of the answer.
+    if (this.sole && visible !== undefined) {
+      return { kind: 'rows', rowCount: this.rowCount, columns: columns.slice(0, visible), final: true };
+    }
     return { kind: 'rows', rowCount: this.rowCount, columns };
   }
 }

@@ -81,7 +81,7 @@ class PlanRun {
     const budget = new MemoryBudget(p.memoryLimitBytes);
     this.sink =
       p.output.kind === 'rows'
-        ? new RowSink(p.output, this.ctx, budget)
+        ? new RowSink(p.output, this.ctx, budget, p.sole === true)
         : p.output.kind === 'range'
           ? new RangeSink(p.output, this.ctx)
           : new AggregateSink(p.output, this.ctx, budget, seriesRunPlanOf(p));

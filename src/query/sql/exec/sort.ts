@@ -126,10 +126,16 @@ function rowCompare(columns: Column[], keys: SortKey[]): RowCompare {
   };
 }
 
-/** A stable ordering of `rowCount` rows by `keys`. */
-export function sortPermutation(columns: Column[], rowCount: number, keys: SortKey[]): number[] {
+/** Rows 0..rowCount-1 in their own order. */
+export function identityOrder(rowCount: number): number[] {
   const order = new Array<number>(rowCount);
   for (let i = 0; i < rowCount; i++) order[i] = i;
+  return order;
+}
+
+/** A stable ordering of `rowCount` rows by `keys`. */
+export function sortPermutation(columns: Column[], rowCount: number, keys: SortKey[]): number[] {
+  const order = identityOrder(rowCount);
   if (keys.length > 0) order.sort(rowCompare(columns, keys));
   return order;
 }

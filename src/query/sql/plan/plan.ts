@@ -192,6 +192,12 @@ export type ShardOutput =
        * pass the filter are the shard's answer and the scan can stop there.
        */
       scanOrdered?: boolean | undefined;
+      /**
+       * How many of `exprs` the answer shows (the rest are sort keys only), when the router's merge
+       * needs nothing past them but the sort. A shard that answers alone (`ShardPlan.sole`) sends
+       * only these, in final order.
+       */
+      visible?: number | undefined;
     }
   | {
       kind: 'aggregate';
@@ -234,13 +240,16 @@ export interface ShardPlan {
   output: ShardOutput;
   /** Per-query memory bound in each shard (see memory-budget.ts); unset = unbounded. */
   memoryLimitBytes?: number | undefined;
+  /** Set by the router when this shard alone answers (the others hold none of the rows). */
+  sole?: boolean | undefined;
 }
 
 /**
  * A shard's answer: columnar rows (plain scan columns as typed vectors, others as values), or one
- * key row and state row per group.
+ * key row and state row per group. `final` rows are a sole shard's: in the merge's order, cut to
+ * the query's offset + limit and to the visible columns, so the merge only applies the offset.
  */
-export type ShardResult = { kind: 'rows'; rowCount: number; columns: Column[] } | GroupsResult;
+export type ShardResult = { kind: 'rows'; rowCount: number; columns: Column[]; final?: true } | GroupsResult;
 
 /**
  * One aggregate's states, group by group (src/query/sql/exec/group-wire.ts). `fields`: every

@@ -340,6 +340,8 @@ export function planSelect(
       limit: shardLimit,
       scanOrdered: !hasWindow && scope !== null && scanYieldsOrder(source, scope, exprs, order.sort),
     };
+    // Columns past the outputs serve the merge's sort only, unless windows, DISTINCT or UNNEST read them.
+    if (!hasWindow && !distinctOn && !distinctAfterWindows && !unnestArgs) shardOutput.visible = outputs.length;
     merge = { kind: 'rows', sort: order.sort, offset, limit, visible: outputs.length };
     if (distinctOn) merge.distinctOn = distinctOn;
     else if (distinctAfterWindows) merge.distinctOn = outputs.map((_, k) => k);

@@ -508,6 +508,10 @@ function lezerInput(query: string, tokens: Token[]): string {
     ) {
       replace(token.pos, 'minute');
     }
+    // Keywords are case-insensitive in Prometheus (`STEP()`); the grammar knows `step()` and `range()`.
+    if (token.kind === 'keyword' && (name === 'step' || name === 'range') && token.text !== name) {
+      if (tokens[i + 1]?.text === '(') replace(token.pos, name);
+    }
     const standIn = STAND_INS[token.text];
     if (standIn !== undefined && token.kind === 'identifier' && tokens[i + 1]?.text === '(')
       replace(token.pos, standIn);

@@ -48,6 +48,10 @@ export function seriesKeyOfTuple(
   return key;
 }
 
+function malformed(at: number): never {
+  assert.fail(`malformed series key at ${at}`);
+}
+
 /** The value of the last number `numberUntil` read (a result without an allocation). */
 let numberRead = 0;
 
@@ -58,10 +62,11 @@ function numberUntil(key: string, pos: number, stop: number): number {
   for (; at < key.length; at++) {
     const c = key.charCodeAt(at);
     if (c === stop) break;
-    assert(c >= 48 && c <= 57, `malformed series key at ${at}`);
+    // The message is made only on failure: a template per character was most of a key's parse.
+    if (c < 48 || c > 57) malformed(at);
     n = n * 10 + (c - 48);
   }
-  assert(at > pos && at < key.length, `malformed series key at ${pos}`);
+  if (at <= pos || at >= key.length) malformed(pos);
   numberRead = n;
   return at;
 }
@@ -70,20 +75,26 @@ const COMMA = 44;
 const COLON = 58;
 
 /**
- * Calls `visit` with each tag of a key in key order: the one parser of keys, by char codes, with
- * no string made but the values (a flush walks every key of a memtable through it).
+ * Calls `visit` with each tag of a key in key order, as the column id and where its value lies in
+ * the key (`key.slice(start, end)`): the one parser of keys, by char codes, with no string made
+ * (the tag filter hashes values in place).
  */
-export function forEachTag(key: string, visit: (id: number, value: string) => void): void {
+export function forEachTagSpan(key: string, visit: (id: number, start: number, end: number) => void): void {
   let pos = 0;
   while (pos < key.length) {
     pos = numberUntil(key, pos, COMMA) + 1;
     const id = numberRead;
     pos = numberUntil(key, pos, COLON) + 1;
     const end = pos + numberRead;
-    assert(end <= key.length, `malformed series key at ${pos}`);
-    visit(id, key.slice(pos, end));
+    if (end > key.length) malformed(pos);
+    visit(id, pos, end);
     pos = end;
   }
+}
+
+/** Calls `visit` with each tag of a key in key order (a flush walks every key of a memtable through it). */
+export function forEachTag(key: string, visit: (id: number, value: string) => void): void {
+  forEachTagSpan(key, (id, start, end) => visit(id, key.slice(start, end)));
 }
 
 /** Parses a key back into its tags; the inverse of `seriesKeyOf`. */

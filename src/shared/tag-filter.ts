@@ -15,6 +15,8 @@
  * about 2% at a million; past that it saturates and the router asks every shard, as without it.
  */
 
+import { forEachTagSpan } from './series-key.js';
+
 /** Bits of the filter: a power of two. */
 const BITS = 1 << 23;
 const MASK = BITS - 1;
@@ -22,9 +24,6 @@ const PROBES = 4;
 /** Header words before the bits: [0] = 1 once the filter holds every series of the shard. */
 const HEADER_WORDS = 2;
 const COMPLETE = 1;
-
-const COMMA = 44;
-const COLON = 58;
 
 /** murmur3's finaliser: spreads FNV's low bits, which the mask keeps. */
 function mix(h: number): number {
@@ -35,6 +34,20 @@ function mix(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** The two hashes the probes of the last `probesOf` derive from (double hashing, no allocation). */
+let probeA = 0;
+let probeB = 1;
+
+function probesOf(h: number): void {
+  probeA = mix(h);
+  probeB = mix(h ^ 0x9e3779b9) | 1;
+}
+
+/** Bit of probe `i` of the triple `probesOf` last took. */
+function probeBit(i: number): number {
+  return (probeA + Math.imul(i, probeB)) & MASK;
+}
+
 /** FNV-1a of the table, the column and the UTF-16 code units of `text[start, end)`. */
 function hashTriple(tableId: number, columnId: number, text: string, start: number, end: number): number {
   let h = 0x811c9dc5 ^ tableId;
@@ -42,12 +55,6 @@ function hashTriple(tableId: number, columnId: number, text: string, start: numb
   h = Math.imul(h, 0x01000193);
   for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h;
-}
-
-/** A decimal digit's value; anything else (NaN past the end included) is a malformed key. */
-function digit(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  throw new Error('malformed series key');
 }
 
 export class TagFilter {
@@ -69,39 +76,28 @@ export class TagFilter {
   }
 
   /**
-   * Adds every tag of a series key (series-key.ts: `${columnId},${length}:${value}` per tag), read
-   * by char codes: a memtable adds each of its series once, so this runs once per series per flush.
+   * Adds every tag of a series key, each value hashed where it lies in the key (no substring): a
+   * memtable adds each of its series once, so this runs once per series per flush.
    */
   addKey(tableId: number, key: string): void {
-    let pos = 0;
-    while (pos < key.length) {
-      let columnId = 0;
-      for (let c = key.charCodeAt(pos++); c !== COMMA; c = key.charCodeAt(pos++)) columnId = columnId * 10 + digit(c);
-      let length = 0;
-      for (let c = key.charCodeAt(pos++); c !== COLON; c = key.charCodeAt(pos++)) length = length * 10 + digit(c);
-      this.set(hashTriple(tableId, columnId, key, pos, pos + length));
-      pos += length;
-    }
+    forEachTagSpan(key, (columnId, start, end) => this.set(hashTriple(tableId, columnId, key, start, end)));
   }
 
   /** Whether some series of the table may carry `value` in the column (false: surely none). */
   mayHold(tableId: number, columnId: number, value: string): boolean {
-    const h1 = hashTriple(tableId, columnId, value, 0, value.length);
-    const a = mix(h1);
-    const b = mix(h1 ^ 0x9e3779b9) | 1;
+    probesOf(hashTriple(tableId, columnId, value, 0, value.length));
     for (let i = 0; i < PROBES; i++) {
-      const bit = (a + Math.imul(i, b)) & MASK;
+      const bit = probeBit(i);
       if ((Atomics.load(this.words, bit >>> 5) & (1 << (bit & 31))) === 0) return false;
     }
     return true;
   }
 
-  private set(h1: number): void {
-    const a = mix(h1);
-    const b = mix(h1 ^ 0x9e3779b9) | 1;
+  private set(h: number): void {
+    probesOf(h);
     const words = this.words;
     for (let i = 0; i < PROBES; i++) {
-      const bit = (a + Math.imul(i, b)) & MASK;
+      const bit = probeBit(i);
       const word = bit >>> 5;
       const mask = 1 << (bit & 31);
       // Only this shard writes: a plain read finds bits already set (most series after the first

@@ -166,6 +166,17 @@ export function formatFloatG(v: number, precision = -1): string {
   return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
 }
 
+/**
+ * Go's `labels.FormatOpenMetricsFloat`, the text of a quantile label: shortest `%g`, with ".0"
+ * added to integral values ("1.0", "2.0", but "1e+06") and "+Inf"/"-Inf"/"NaN".
+ */
+export function formatOpenMetricsFloat(v: number): string {
+  if (v === 0) return '0.0';
+  const text = formatFloatG(v);
+  if (!Number.isFinite(v) || /[.e]/.test(text)) return text;
+  return `${text}.0`;
+}
+
 const DURATION_UNITS_MS: [string, number][] = [
   ['y', 365 * 24 * 3600 * 1000],
   ['w', 7 * 24 * 3600 * 1000],

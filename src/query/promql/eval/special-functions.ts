@@ -7,6 +7,7 @@
 
 import { type Call, type Expr, unwrapParens, type VectorSelector } from '../ast.js';
 import { bucketFraction, bucketQuantile } from '../functions/registry.js';
+import { formatOpenMetricsFloat } from '../go-format.js';
 import {
   BUCKET_LABEL,
   compareLabels,
@@ -113,8 +114,9 @@ export async function evalSpecial(ev: EvalHost, node: Call): Promise<Value> {
       return { kind: 'vector', series: simpleHistogramFunction(ev, node.func.name, input) };
     }
     case 'histogram_quantiles':
+      return histogramQuantiles(ev, node);
     case 'start_timestamp':
-      // Not implemented: histogram_quantiles is experimental, and no source has start timestamps.
+      // Not implemented: no source has start timestamps.
       await ev.vector(unwrapParens(args[0] as Expr));
       return { kind: 'vector', series: [] };
     case 'info':
@@ -411,36 +413,87 @@ function perBucketGroup(
 async function histogramQuantile(ev: EvalHost, node: Call): Promise<Value> {
   const qArg = node.args[0] as Expr;
   const vArg = node.args[1] as Expr;
-  const q = await ev.scalar(unwrapParens(qArg));
+  const q = await quantileArgument(ev, qArg);
   const input = await ev.vector(unwrapParens(vArg));
+  return { kind: 'vector', series: quantilesOf(ev, input, vArg)(q) };
+}
+
+/**
+ * histogram_quantiles(v, "label", φ0, φ1, ...): histogram_quantile at each φ, the results told
+ * apart by `label` set to φ in OpenMetrics form ("0.5", "1.0"). A series that already had the
+ * label collides with itself across φs, which the engine reports as duplicate label sets.
+ */
+async function histogramQuantiles(ev: EvalHost, node: Call): Promise<Value> {
+  const vArg = node.args[0] as Expr;
+  const label = stringArgument(node.args[1] as Expr);
+  const qs: Float64Array[] = [];
+  for (const qArg of node.args.slice(2)) qs.push(await quantileArgument(ev, qArg));
+  const input = await ev.vector(unwrapParens(vArg));
+  const quantiles = quantilesOf(ev, input, vArg);
+  const out: StepSeries[] = [];
+  for (const q of qs) {
+    for (const s of quantiles(q)) out.push(...labelledByQuantile(ev, s, label, q));
+  }
+  return { kind: 'vector', series: out };
+}
+
+/** A φ argument per step, each outside [0, 1] reported as Prometheus does (even over nothing). */
+async function quantileArgument(ev: EvalHost, qArg: Expr): Promise<Float64Array> {
+  const q = await ev.scalar(unwrapParens(qArg));
   for (let i = 0; i < ev.steps; i++) {
     const value = q[i] as number;
-    // Prometheus validates φ whether or not there is anything to compute it over.
     if (!(value >= 0 && value <= 1)) ev.ctx.annotations.invalidQuantile(value, qArg.pos);
   }
+  return q;
+}
+
+/**
+ * The quantile of every native histogram and classic bucket group of `input`, for φ per step;
+ * the grouping and the classic/native conflicts are worked out once for every φ asked.
+ */
+function quantilesOf(ev: EvalHost, input: StepSeries[], vArg: Expr): (q: Float64Array) => StepSeries[] {
   const groups = bucketGroups(ev, input, vArg);
   const blocked = classicNativeConflicts(ev, input, groupsByKey(groups), vArg.pos);
-  const natives = nativeQuantiles(ev, q, input, blocked, vArg.pos);
-  const classic = perBucketGroup(
-    ev,
-    groups,
-    (i, buckets, labels) => {
-      const fix = monotonicityFix(q[i] as number, buckets);
-      if (fix !== null) {
-        ev.ctx.annotations.forcedMonotonicity(
-          getLabel(labels, METRIC_NAME),
-          vArg.pos,
-          ev.times[i] as number,
-          fix.minBucket,
-          fix.maxBucket,
-          fix.maxDiff,
-        );
-      }
-      return bucketQuantile(q[i] as number, buckets);
-    },
-    blocked,
-  );
-  return { kind: 'vector', series: [...natives, ...classic] };
+  return (q) => {
+    const natives = nativeQuantiles(ev, q, input, blocked, vArg.pos);
+    const classic = perBucketGroup(
+      ev,
+      groups,
+      (i, buckets, labels) => {
+        const fix = monotonicityFix(q[i] as number, buckets);
+        if (fix !== null) {
+          ev.ctx.annotations.forcedMonotonicity(
+            getLabel(labels, METRIC_NAME),
+            vArg.pos,
+            ev.times[i] as number,
+            fix.minBucket,
+            fix.maxBucket,
+            fix.maxDiff,
+          );
+        }
+        return bucketQuantile(q[i] as number, buckets);
+      },
+      blocked,
+    );
+    return [...natives, ...classic];
+  };
+}
+
+/** `s` with `label` set to its step's φ: one series per distinct φ (φ is usually constant). */
+function labelledByQuantile(ev: EvalHost, s: StepSeries, label: string, q: Float64Array): StepSeries[] {
+  const byValue = new Map<string, StepSeries>();
+  for (let i = 0; i < ev.steps; i++) {
+    if (s.present[i] !== 1) continue;
+    const text = formatOpenMetricsFloat(q[i] as number);
+    let part = byValue.get(text);
+    if (part === undefined) {
+      part = newStepSeries(withLabel(s.labels, label, text), s.dropName, ev.steps);
+      byValue.set(text, part);
+    }
+    part.values[i] = s.values[i] as number;
+    part.present[i] = 1;
+  }
+  return [...byValue.values()];
 }
 
 /** promqltest's almost-equality with Prometheus' small-delta tolerance for bucket counts. */

@@ -109,6 +109,11 @@ export interface VectorSelector extends TimeModifiers {
   /** Matchers as written, then the name matcher appended when `name` is set (as Prometheus). */
   matchers: Matcher[];
   pos: PositionRange;
+  /**
+   * Set by `markStatsSelectors` when only histogram_count/_sum/_avg read this selector's
+   * histograms: their reset hints are then worked out against the previous sample.
+   */
+  statsOnly?: boolean;
 }
 
 export interface MatrixSelector {

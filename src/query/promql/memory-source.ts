@@ -9,6 +9,7 @@
  */
 
 import type { FloatHistogram } from './histogram/float-histogram.js';
+import { HINT_CONTEXT_MS, readHints } from './histogram/read-hints.js';
 import { compareLabels, getLabel, labelsKey } from './labels.js';
 import { compileMatchers, matchesAll } from './matchers.js';
 import type { Labels, Matcher, SampleSource, SelectRequest, SeriesSamples } from './types.js';
@@ -92,7 +93,9 @@ export class MemorySource implements SampleSource {
       const lo = upperBound(series.t, series.length, request.startMs);
       const hi = upperBound(series.t, series.length, request.endMs);
       if (hi <= lo) continue;
-      const h = series.h?.slice(lo, hi);
+      // The sample before the window, when near enough, decides the first one's hint.
+      const withContext = lo > 0 && (series.t[lo - 1] as number) > request.startMs - HINT_CONTEXT_MS;
+      const h = series.h ? readHints(series.h, lo, hi, withContext) : undefined;
       out.push({
         labels: series.labels,
         t: series.t.slice(lo, hi),

@@ -37,6 +37,7 @@ import { ParseError, positionText } from './parse-error.js';
 import { secondsToMs, TreeReader } from './parse-tree.js';
 import { fixPrecedence } from './precedence.js';
 import { GoRegexError } from './regex.js';
+import { markStatsSelectors } from './stats-selectors.js';
 import { syntaxErrorAt } from './syntax-error.js';
 import { type Matcher, type MatchOp, PromqlError } from './types.js';
 
@@ -59,6 +60,7 @@ export function parseExpr(query: string): Expr {
   try {
     expr = fixPrecedence(new Converter(query).parse());
     checkExpr(expr, query);
+    markStatsSelectors(expr);
   } catch (error) {
     if (error instanceof ParseError) throw toPromqlError(query, error);
     throw error;

@@ -21,6 +21,7 @@ import type {
   VectorSelector,
 } from '../ast.js';
 import { type FloatHistogram, mulHistogram } from '../histogram/float-histogram.js';
+import { isCounterReset } from '../histogram/reset.js';
 import { isStaleNaN, type Label, type Labels, PromqlError } from '../types.js';
 import { evalAggregate } from './aggregate.js';
 import { evalBinary } from './binary.js';
@@ -211,7 +212,7 @@ export class Evaluator implements EvalHost {
         const t = s.t[k] as number;
         if (t <= ref - lookback) continue;
         const h = s.h?.[k];
-        if (h !== undefined) setHistogram(series, i, h);
+        if (h !== undefined) setHistogram(series, i, node.statsOnly && s.h ? statsHint(s.h, k) : h);
         else {
           const v = s.v[k] as number;
           if (Number.isNaN(v) && isStaleNaN(v)) continue;
@@ -241,7 +242,9 @@ export class Evaluator implements EvalHost {
     for (const s of data) {
       const labels = sortedLabels(s.labels);
       if (s.h !== undefined) {
-        const split = splitHistograms(s.t, s.v, s.h);
+        const all = s.h;
+        const hs = node.selector.statsOnly ? all.map((h, k) => (h === undefined ? h : statsHint(all, k))) : all;
+        const split = splitHistograms(s.t, s.v, hs);
         if (split.t.length > 0 || split.ht.length > 0) series.push({ labels, dropName: false, ...split });
         continue;
       }
@@ -288,7 +291,7 @@ export class Evaluator implements EvalHost {
       for (let i = 0; i < child.steps; i++) {
         if (s.present[i] === HISTOGRAM && raw.ht && raw.hv) {
           raw.ht[raw.hv.length] = child.times[i] as number;
-          raw.hv.push(s.histograms?.[i] as FloatHistogram);
+          raw.hv.push(subqueryHistogram(s.histograms?.[i] as FloatHistogram));
           continue;
         }
         if (s.present[i] !== 1) continue;
@@ -355,4 +358,23 @@ function withoutStaleMarkers(t: Float64Array, v: Float64Array): { t: Float64Arra
     k++;
   }
   return { t: outT, v: outV };
+}
+
+/**
+ * A subquery's histogram point forgets a reset/not_reset hint, as Prometheus' does: its points
+ * may skip the sample that reset or repeat it, so reset detection must compare the points.
+ */
+function subqueryHistogram(h: FloatHistogram): FloatHistogram {
+  return h.hint === 'reset' || h.hint === 'not_reset' ? { ...h, hint: 'unknown' } : h;
+}
+
+/**
+ * Sample k of a stats-only selector (stats-selectors.ts) with an "unknown" hint judged against
+ * the histogram read before it, as Prometheus' HistogramStatsIterator does.
+ */
+function statsHint(hs: ReadonlyArray<FloatHistogram | undefined>, k: number): FloatHistogram {
+  const h = hs[k] as FloatHistogram;
+  const previous = k > 0 ? hs[k - 1] : undefined;
+  if (h.hint !== 'unknown' || previous === undefined || isStaleNaN(previous.sum)) return h;
+  return { ...h, hint: isCounterReset(h, previous) ? 'reset' : 'not_reset' };
 }

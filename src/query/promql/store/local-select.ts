@@ -15,6 +15,7 @@ import { floorDiv } from '../../../shared/bigint-math.js';
 import type { ScanColumn, ScanRequest, ScanSource, SeriesMatcher } from '../../../shared/scan.js';
 import type { TimeUnit, Vector } from '../../../shared/types.js';
 import type { FloatHistogram } from '../histogram/float-histogram.js';
+import { HINT_CONTEXT_MS, withReadHint } from '../histogram/read-hints.js';
 import { decodeStoredHistogram, toFloatHistogram } from '../histogram/stored-histogram.js';
 import { seriesOverLimit, tooManySamples, tooManySeries } from '../limits.js';
 import { isStaleNaN, type Label, type Labels, type SeriesSamples } from '../types.js';
@@ -179,7 +180,11 @@ async function selectTable(
     ...table.tags.map((t): ScanColumn => ({ id: t.id, kind: 'str', role: 'tag' })),
   ];
   const firstTag = histogramColumn ? 3 : 2;
-  const { timeMin, timeMax } = scanBounds(table.timeUnit, select.minMs, select.maxMs);
+  // Histogram tables are read from a little earlier: each series' sample before the window
+  // decides the hint its first sample reads with (read-hints.ts), and is then dropped.
+  const contextBefore = histogramColumn && withSamples && select.minMs !== null ? select.minMs : null;
+  const scanFrom = contextBefore === null ? select.minMs : contextBefore - HINT_CONTEXT_MS;
+  const { timeMin, timeMax } = scanBounds(table.timeUnit, scanFrom, select.maxMs);
   if (timeMin !== undefined && timeMax !== undefined && timeMin >= timeMax) return;
   const request: ScanRequest = {
     tableId: table.tableId,
@@ -191,6 +196,10 @@ async function selectTable(
   let open: OpenSeries | null = null;
   let openHasSample = false;
   let previousTags: Array<string | null> | null = null;
+  // The open series' previous sample: a histogram, or undefined after a float, stale or nothing.
+  let previous: FloatHistogram | undefined;
+  // A context sample's stored histogram, decoded only if it is the last before the window.
+  let previousContext: string | null = null;
   const close = (): void => {
     if (open && openHasSample) out.push({ labels: open.labels, start: open.start, end: arena.count });
     open = null;
@@ -227,11 +236,21 @@ async function selectTable(
         close();
         open = { labels: labelsOf(table, tagVectors, from), start: arena.count };
         previousTags = tagVectors.map((v) => v[from] ?? null);
+        previous = undefined;
+        previousContext = null;
       }
       for (let i = from; i < to; i++) {
         // A NULL value with a histogram is a histogram sample (series-inserts.ts).
         const stored = valid && valid[i] === 0 ? (histograms?.[i] ?? null) : null;
         if (valid && valid[i] === 0 && stored === null) continue;
+        if (contextBefore !== null && readTime(i) < contextBefore) {
+          previousContext = stored;
+          continue;
+        }
+        if (previousContext !== null) {
+          previous = contextHistogram(previousContext);
+          previousContext = null;
+        }
         // A series counts once it has a sample; one past the bound fails before its samples
         // are copied, so a shard holds at most `seriesMax` series of samples.
         if (!openHasSample && seriesOverLimit(out.length + 1, select.seriesMax)) throw tooManySeries(select.seriesMax);
@@ -243,14 +262,19 @@ async function selectTable(
           const wire = decodeStoredHistogram(stored);
           // Prometheus marks a vanished histogram series with a histogram whose sum is the stale
           // NaN: it becomes a float stale marker, which the engine already drops.
-          if (isStaleNaN(wire.sum)) arena.v[arena.count] = wire.sum;
-          else {
+          if (isStaleNaN(wire.sum)) {
+            arena.v[arena.count] = wire.sum;
+            previous = undefined;
+          } else {
+            const h = toFloatHistogram(wire);
             arena.v[arena.count] = 0;
             arena.h ??= [];
-            arena.h[arena.count] = toFloatHistogram(wire);
+            arena.h[arena.count] = withReadHint(h, previous);
             arena.hInteger[arena.count] = !wire.float;
+            previous = h;
           }
         }
+        if (stored === null) previous = undefined;
         arena.count++;
       }
     }
@@ -279,6 +303,12 @@ export async function selectLocal(source: ScanSource, select: LocalSelect): Prom
     const hInteger = Array.from({ length: r.end - r.start }, (_, k) => arena.hInteger[r.start + k] === true);
     return { ...samples, h: part, hInteger };
   });
+}
+
+/** A context sample's histogram; undefined when it is a stale marker (which ends a chunk). */
+function contextHistogram(stored: string): FloatHistogram | undefined {
+  const wire = decodeStoredHistogram(stored);
+  return isStaleNaN(wire.sum) ? undefined : toFloatHistogram(wire);
 }
 
 /** A histogram column's values (str vector, NULLs as null or by `valid`). */

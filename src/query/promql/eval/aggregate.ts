@@ -12,6 +12,7 @@ import { quantileOfSorted } from '../functions/over-time.js';
 import { formatFloatF } from '../go-format.js';
 import { type FloatHistogram, histogramString } from '../histogram/float-histogram.js';
 import { getLabel, goQuote, isValidLabelName, labelsKey, METRIC_NAME, withLabel } from '../labels.js';
+import { labelsHashes } from '../labels-hash.js';
 import { type Labels, PromqlError } from '../types.js';
 import type { EvalHost } from './eval-host.js';
 import { goSortReverse, heapFix, heapPush, type Less } from './go-order.js';
@@ -289,7 +290,7 @@ export async function selectK(
     if (max >= INT64_MAX) throw new PromqlError('execution', `Scalar value ${formatFloatF(max)} overflows int64`);
   }
   const keys = input.map((s) => labelsKey(s.labels));
-  const offsets = op === 'limit_ratio' ? keys.map(ratioOffset) : [];
+  const offsets = op === 'limit_ratio' ? (await labelsHashes(input.map((s) => s.labels))).map(ratioOffset) : [];
   const collector = new SeriesCollector(ev.steps);
   const heaps: Candidate[][] = Array.from({ length: groups }, () => []);
   const seen = new Uint8Array(groups);
@@ -374,16 +375,11 @@ export async function selectK(
 }
 
 /**
- * limit_ratio's per-series position in [0, 1). Prometheus hashes the label set with xxhash; this
- * uses FNV-1a, so the same ratio selects a different (equally stable) subset of series.
+ * limit_ratio's per-series position in [0, 1]: the label-set hash over 2^64 - 1, as Prometheus'
+ * `HashRatioSampler.SampleOffset` computes it (in float64, so both round alike).
  */
-function ratioOffset(key: string): number {
-  let hash = 0xcbf29ce484222325n;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= BigInt(key.charCodeAt(i));
-    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return Number(hash) / 2 ** 64;
+function ratioOffset(hash: bigint): number {
+  return Number(hash) / 18446744073709551615;
 }
 
 async function countValues(ev: EvalHost, node: AggregateExpr): Promise<Value> {

@@ -379,8 +379,11 @@ export async function selectK(
  * `HashRatioSampler.SampleOffset` computes it (in float64, so both round alike).
  */
 function ratioOffset(hash: bigint): number {
-  return Number(hash) / 18446744073709551615;
+  return Number(hash) / MAX_UINT64_AS_FLOAT;
 }
+
+// Go's float64(math.MaxUint64): 2^64 - 1 rounds to 2^64.
+const MAX_UINT64_AS_FLOAT = 2 ** 64;
 
 async function countValues(ev: EvalHost, node: AggregateExpr): Promise<Value> {
   const param = unwrapParens(node.param as NonNullable<AggregateExpr['param']>);

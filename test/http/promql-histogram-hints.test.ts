@@ -40,6 +40,16 @@ interface Answer {
   warnings?: string[];
 }
 
+/** Remote-writes one series `name{job=...}` of the given histograms; the answer must be 204. */
+async function writeSeries(url: string, name: string, job: string, specs: HistogramSpec[]): Promise<void> {
+  const labels = [
+    { name: '__name__', value: name },
+    { name: 'job', value: job },
+  ];
+  const res = await postRemoteWrite(url, writeBody([{ labels, histograms: specs.map(histogramMessage) }]));
+  t.equal(res.status, 204, `${name}{job="${job}"} written`);
+}
+
 async function query(url: string, q: string, atMs: number): Promise<Answer> {
   const res = await fetch(`${url}${API}/query?${new URLSearchParams({ query: q, time: String(atMs / 1000) })}`);
   t.equal(res.status, 200, q);
@@ -49,16 +59,7 @@ async function query(url: string, q: string, atMs: number): Promise<Answer> {
 t.test('reset hints of stored histograms decide the conflicting-resets warning', async (t) => {
   const server = await startServer({ shards: 2 });
   t.teardown(() => server.stop());
-  const body = writeBody([
-    {
-      labels: [
-        { name: '__name__', value: 'lat' },
-        { name: 'job', value: 'x' },
-      ],
-      histograms: COUNTS.map((c, i) => histogramMessage(spec(c, i))),
-    },
-  ]);
-  t.equal((await postRemoteWrite(server.url, body)).status, 204);
+  await writeSeries(server.url, 'lat', 'x', COUNTS.map(spec));
 
   // Window (9m, 11m]: minute 10 continues minute 9, before the window (not_reset), minute 11
   // dropped (reset, as histogram_count compares it with minute 10): they conflict.
@@ -77,16 +78,7 @@ t.test('reset hints of stored histograms decide the conflicting-resets warning',
   t.same(plain.warnings ?? [], []);
 
   // Across series, in the shards' partial sums: job y continues (not_reset) where x dropped.
-  const y = writeBody([
-    {
-      labels: [
-        { name: '__name__', value: 'lat' },
-        { name: 'job', value: 'y' },
-      ],
-      histograms: [histogramMessage(spec(5, 10)), histogramMessage(spec(6, 11))],
-    },
-  ]);
-  t.equal((await postRemoteWrite(server.url, y)).status, 204);
+  await writeSeries(server.url, 'lat', 'y', [spec(5, 10), spec(6, 11)]);
   const summed = await query(server.url, 'histogram_count(sum(lat))', T0 + 11 * MINUTE);
   t.same(summed.data.result[0]?.value[1], '7');
   t.same(summed.warnings, [`${COLLISION} (1:21)`]);
@@ -96,24 +88,14 @@ t.test('reset hints of stored histograms decide the conflicting-resets warning',
 t.test('histogram_quantiles over stored histograms', async (t) => {
   const server = await startServer({ shards: 1 });
   t.teardown(() => server.stop());
-  const body = writeBody([
-    {
-      labels: [
-        { name: '__name__', value: 'rt' },
-        { name: 'job', value: 'x' },
-      ],
-      histograms: [
-        histogramMessage({
-          ...spec(6, 0),
-          positive: [
-            [0, 2],
-            [1, 4],
-          ],
-        }),
-      ],
-    },
-  ]);
-  t.equal((await postRemoteWrite(server.url, body)).status, 204);
+  const observations: HistogramSpec = {
+    ...spec(6, 0),
+    positive: [
+      [0, 2],
+      [1, 4],
+    ],
+  };
+  await writeSeries(server.url, 'rt', 'x', [observations]);
   const at = T0 + MINUTE;
   const many = await query(server.url, 'histogram_quantiles(rt, "q", 0.25, 0.5, 1)', at);
   t.same(

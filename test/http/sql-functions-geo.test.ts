@@ -1,4 +1,8 @@
-/** GreptimeDB's geohash, geohash_neighbours and wkt_point_from_latlng over HTTP (values from its sqlness cases). */
+/**
+ * GreptimeDB's geo functions over HTTP: geohash, geohash_neighbours, wkt_point_from_latlng and the
+ * h3_* family (values from GreptimeDB's sqlness cases; UInt64 cells compared as text, since JSON
+ * numbers past 2^53 would round alike whether right or wrong).
+ */
 import t from 'tap';
 import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
 
@@ -45,6 +49,91 @@ const cases: FunctionCase[] = [
     ],
   ],
   ["SELECT geohash('a', 1, 2)", NO_SIGNATURE],
+  [
+    `SELECT CAST(h3_latlng_to_cell(37.76938, -122.3889, 0) AS STRING), h3_latlng_to_cell_string(37.76938, -122.3889, 0),
+       CAST(h3_latlng_to_cell(37.76938, -122.3889, 1) AS STRING), h3_latlng_to_cell_string(37.76938, -122.3889, 1),
+       CAST(h3_latlng_to_cell(37.76938, -122.3889, CAST(8 AS TINYINT)) AS STRING), h3_latlng_to_cell_string(37.76938, -122.3889, 8)`,
+    [
+      [
+        '577199624117288959',
+        '8029fffffffffff',
+        '581672437419081727',
+        '81283ffffffffff',
+        '613196570438926335',
+        '88283082e7fffff',
+      ],
+    ],
+  ],
+  [
+    'SELECT h3_latlng_to_cell(37.76938, -122.3889, 100)',
+    { ...EXECUTION, message: 'H3 error: invalid resolution (got Some(100)): out of range' },
+  ],
+  [
+    'SELECT h3_latlng_to_cell_string(37.76938, -122.3889, -1)',
+    { ...EXECUTION, message: 'H3 error: invalid resolution (got Some(255)): out of range' },
+  ],
+  [
+    `SELECT h3_cell_to_string(h3_latlng_to_cell(37.76938, -122.3889, 8)) AS cell_str,
+       CAST(h3_string_to_cell(h3_latlng_to_cell_string(37.76938, -122.3889, 8)) AS STRING) AS cell_index,
+       h3_cell_to_string(CAST(613196570438926335 AS BIGINT)), h3_cell_to_string('88283082E7FFFFF')`,
+    [['88283082e7fffff', '613196570438926335', '88283082e7fffff', '88283082e7fffff']],
+  ],
+  [
+    `SELECT round(array_element(arr, 1), 9), round(array_element(arr, 2), 9) FROM
+       (SELECT h3_cell_center_latlng(h3_latlng_to_cell(37.76938, -122.3889, 8)) AS arr)`,
+    [[37.772461522, -122.390109971]],
+  ],
+  [
+    `SELECT h3_cell_resolution(cell), h3_cell_base(cell), h3_cell_is_pentagon(cell),
+       CAST(h3_cell_parent(cell, 6) AS STRING), h3_cell_to_children_size(cell, 10),
+       h3_cell_to_child_pos(cell, 6), CAST(h3_child_pos_to_cell(25, cell, 11) AS STRING),
+       h3_cell_to_string(h3_cell_center_child(cell, 9)),
+       h3_cell_parent(cell, 9), h3_cell_center_child(cell, 7), h3_cell_to_children_size(cell, 7),
+       h3_child_pos_to_cell(100000, cell, 9)
+     FROM (SELECT h3_latlng_to_cell(37.76938, -122.3889, 8) AS cell)`,
+    [[8, 20, false, '604189371209351167', 49, 45, '626707369319059455', '89283082e63ffff', null, null, 0, null]],
+  ],
+  [
+    `SELECT array_length(h3_cell_to_children(cell, 10)), CAST(array_element(h3_cell_to_children(cell, 10), 1) AS STRING),
+       CAST(array_element(h3_cell_to_children(cell, 10), 49) AS STRING), array_length(h3_cell_to_children(cell, 7))
+     FROM (SELECT h3_latlng_to_cell(37.76938, -122.3889, 8) AS cell)`,
+    [[49, '622203769691602943', '622203769693372415', 0]],
+  ],
+  [
+    `SELECT array_length(h3_grid_disk(cell, 0)), array_length(h3_grid_disk(cell, 3)),
+       CAST(array_element(h3_grid_disk(cell, 3), 2) AS STRING), CAST(array_element(h3_grid_disk(cell, 3), 37) AS STRING),
+       CAST(array_element(h3_grid_disk_distances(cell, 3), 37) AS STRING)
+     FROM (SELECT h3_latlng_to_cell(37.76938, -122.3889, 8) AS cell)`,
+    [[1, 37, '613196570436829183', '613196570216628223', '613196570216628223']],
+  ],
+  [
+    `SELECT h3_grid_distance(cell1, cell2), array_length(h3_grid_path_cells(cell1, cell2)),
+       CAST(array_element(h3_grid_path_cells(cell1, cell2), 10) AS STRING),
+       round(h3_distance_sphere_km(cell1, cell2), 5), round(h3_distance_degree(cell1, cell2), 12)
+     FROM (SELECT h3_string_to_cell('86283082fffffff') AS cell1, h3_string_to_cell('86283470fffffff') AS cell2)`,
+    [[9, 10, '604189641255419903', 55.05017, 0.549392436971]],
+  ],
+  [
+    `SELECT
+       h3_cells_contains('86283470fffffff,862834777ffffff, 862834757ffffff, 86283471fffffff, 862834707ffffff', '8b283470d112fff'),
+       h3_cells_contains('86283470fffffff,862834777ffffff, 862834757ffffff, 86283471fffffff, 862834707ffffff', 604189641792290815),
+       h3_cells_contains(make_array('86283470fffffff', '862834777ffffff', '862834757ffffff', '86283471fffffff', '862834707ffffff'), '86283472fffffff'),
+       h3_cells_contains(make_array(604189641255419903, 604189643000250367, 604189642463379455, 604189641523855359, 604189641121202175), 626707639343067135),
+       h3_cells_contains(NULL, '8b283470d112fff'), h3_cells_contains('86283470fffffff', NULL)`,
+    [[true, false, false, true, false, null]],
+  ],
+  ['SELECT h3_cell_resolution(h3_string_to_cell(NULL)), h3_cell_base(NULL)', [[null, null]]],
+  ["SELECT h3_cell_resolution('not a cell')", { ...EXECUTION, message: 'H3 error: invalid cell index' }],
+  ['SELECT h3_cell_resolution(12345)', { ...EXECUTION, message: 'H3 error: invalid cell index' }],
+  ['SELECT h3_cell_resolution(1.5)', NO_SIGNATURE],
+  ["SELECT h3_latlng_to_cell('a', 1, 2)", NO_SIGNATURE],
+  [
+    'SELECT name, h3_latlng_to_cell_string(lat, lng, 5) FROM places ORDER BY ts',
+    [
+      ['sf', '85283083fffffff'],
+      ['none', null],
+    ],
+  ],
   ['SELECT geohash(1, 2, 2.5)', NO_SIGNATURE],
 ];
 

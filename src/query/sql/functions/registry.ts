@@ -19,6 +19,7 @@ import { ARRAY_EXTRA_FUNCTIONS } from './array-extra.js';
 import { ARRAY_SET_FUNCTIONS } from './array-set.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { GEOHASH_FUNCTIONS } from './geohash.js';
+import { H3_FUNCTIONS } from './h3.js';
 import { HASH_ENCODING_FUNCTIONS } from './hash-encoding.js';
 import { IP_FUNCTIONS } from './ip.js';
 import { JSON_FUNCTIONS } from './json-functions.js';
@@ -60,6 +61,7 @@ for (const family of [
   HASH_ENCODING_FUNCTIONS,
   IP_FUNCTIONS,
   GEOHASH_FUNCTIONS,
+  H3_FUNCTIONS,
   ARRAY_FUNCTIONS,
   ARRAY_EXTRA_FUNCTIONS,
   ARRAY_SET_FUNCTIONS,

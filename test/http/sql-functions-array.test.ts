@@ -3,6 +3,18 @@ import t from 'tap';
 import { checkFunctionCases, type FunctionCase, NO_SIGNATURE } from '../helpers/sql-function-cases.js';
 
 const cases: FunctionCase[] = [
+  // Brackets: `[a, b]` is make_array, `list[i]` array_element (1-based), `list[i:j]` array_slice.
+  [
+    "SELECT [1, 2, NULL], ['a', 'b'][2], [10, 20, 30][-1], [10, 20][3], [[1, 2], [3]][1][2], [1, 2, 3, 4][2:3], array_length([])",
+    [[[1, 2, null], 'b', 30, null, 2, [2, 3], 0]],
+  ],
+  [
+    "SELECT k, vs[2], vs[k] FROM (SELECT 1 AS k, ['x', 'y'] AS vs UNION ALL SELECT 2, ['z']) ORDER BY k",
+    [
+      [1, 'y', 'x'],
+      [2, null, null],
+    ],
+  ],
   [
     "SELECT make_array(1, 2, NULL), make_list('a', 'b'), arrow_typeof(make_array(1, 2.5))",
     [[[1, 2, null], ['a', 'b'], 'List(Float64)']],

@@ -75,3 +75,9 @@ t.test('predicates read like DataFusion prints them', async (t) => {
 t.test('an unknown column keeps its written parts', async (t) => {
   t.equal(exprName(parseExpression('x.y + 1'), scope), 'x.y + Int64(1)');
 });
+
+t.test('subscripts are named as DataFusion names array_element and array_slice', async (t) => {
+  t.equal(name('make_array(a, b)[1]'), 'make_array(integers.a,integers.b)[Int64(1)]');
+  t.equal(name('[a, b][a]'), 'make_array(integers.a,integers.b)[integers.a]');
+  t.equal(name('make_array(a, b)[1:2]'), 'make_array(integers.a,integers.b)[Int64(1):Int64(2)]');
+});

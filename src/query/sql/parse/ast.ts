@@ -108,6 +108,11 @@ export interface FunctionCall {
   over?: WindowSpec | undefined;
   /** GreptimeDB's `agg(x) RANGE '5m' [FILL ...]`, valid in a query with ALIGN. */
   range?: RangeSpec | undefined;
+  /**
+   * How it was written when not as a call: `[a, b]` (make_array) or `list[i]` (array_element),
+   * which print and name themselves that way.
+   */
+  syntax?: 'array_literal' | 'subscript' | undefined;
 }
 
 /** `OVER (PARTITION BY ... ORDER BY ... [ROWS|RANGE frame])`. */

@@ -18,6 +18,8 @@ export const PREC_AMPERSAND = 23;
 export const PREC_PLUS_MINUS = 30;
 export const PREC_MUL_DIV = 40;
 export const PREC_DOUBLE_COLON = 50;
+/** `list[i]` binds tightest, as in sqlparser. */
+export const PREC_SUBSCRIPT = 60;
 
 export const COMPARISON_OPS: Record<string, BinaryOperator> = {
   '=': '=',

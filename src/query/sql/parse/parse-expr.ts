@@ -18,6 +18,7 @@ import {
   PREC_MUL_DIV,
   PREC_NOT,
   PREC_OR,
+  PREC_SUBSCRIPT,
   REGEX_OPS,
   TYPED_STRING_TYPES,
 } from './expr-grammar.js';
@@ -47,6 +48,7 @@ function parseSubexprAt(ts: TokenStream, precedence: number): Expr {
 function nextPrecedence(ts: TokenStream): number {
   const t = ts.peek();
   if (t.kind === 'op') {
+    if (t.value === '[') return PREC_SUBSCRIPT;
     if (COMPARISON_OPS[t.value]) return PREC_COMPARE;
     if (REGEX_OPS[t.value]) return PREC_LIKE;
     const arith = ARITHMETIC_OPS[t.value];
@@ -87,6 +89,17 @@ function parseInfix(ts: TokenStream, left: Expr, precedence: number): Expr {
     const arith = ARITHMETIC_OPS[t.value];
     if (arith) return { kind: 'binary', op: arith[0], left, right: parseSubexpr(ts, precedence) };
     if (t.value === '::') return { kind: 'cast', expr: left, dataType: parseDataType(ts), style: 'double_colon' };
+    if (t.value === '[') {
+      // `list[i]` is DataFusion's array_element (1-based), `list[from:to]` its array_slice.
+      const index = parseExpr(ts);
+      if (ts.consumeOp(':')) {
+        const to = parseExpr(ts);
+        ts.expectOp(']');
+        return { ...call('array_slice', [left, index, to]), syntax: 'subscript' };
+      }
+      ts.expectOp(']');
+      return { ...call('array_element', [left, index]), syntax: 'subscript' };
+    }
   }
   const word = t.value.toUpperCase();
   if (word === 'AND' || word === 'OR') return { kind: 'binary', op: word, left, right: parseSubexpr(ts, precedence) };
@@ -178,6 +191,17 @@ function parsePrefix(ts: TokenStream): Expr {
           distributeRange(inner, { duration, fill, inherited: true });
         }
         return { kind: 'nested', expr: inner };
+      }
+      if (t.value === '[') {
+        // `[a, b]`: DataFusion's make_array.
+        ts.next();
+        const items: Expr[] = [];
+        if (!ts.isOp(']')) {
+          do items.push(parseExpr(ts));
+          while (ts.consumeOp(','));
+        }
+        ts.expectOp(']');
+        return { ...call('make_array', items), syntax: 'array_literal' };
       }
       return ts.expected('an expression', t);
     case 'word':

@@ -157,6 +157,9 @@ function printWindow(spec: WindowSpec): string {
 }
 
 function printFunction(expr: FunctionCall): string {
+  if (expr.syntax === 'array_literal') return `[${expr.args.map(printExpr).join(', ')}]`;
+  if (expr.syntax === 'subscript')
+    return `${printExpr(expr.args[0] as Expr)}[${expr.args.slice(1).map(printExpr).join(':')}]`;
   const name = printObjectName(expr.name);
   if (!expr.parens) return name;
   let args = expr.star ? '*' : expr.args.map(printExpr).join(', ');

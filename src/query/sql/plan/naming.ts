@@ -192,6 +192,11 @@ export function exprName(expr: Expr, scope: Scope | null, display = false): stri
         const plain = { ...expr, range: undefined };
         return exprName(plain, scope, display);
       }
+      if (expr.syntax === 'subscript') {
+        // DataFusion names array_element and array_slice by the bracket form: `a[Int64(1)]`.
+        const [list, ...bounds] = expr.args as [Expr, ...Expr[]];
+        return `${exprName(list, scope, display)}[${bounds.map((b) => exprName(b, scope, display)).join(':')}]`;
+      }
       const args = expr.star ? star : expr.args.map((a) => exprName(a, scope, inner)).join(separator);
       let out = `${name}(${expr.distinct ? 'DISTINCT ' : ''}${args})`;
       if (expr.orderBy && expr.orderBy.length > 0) out += ` ORDER BY [${orderByNames(expr.orderBy, scope)}]`;

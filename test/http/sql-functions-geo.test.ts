@@ -123,6 +123,20 @@ const cases: FunctionCase[] = [
     [[true, false, false, true, false, null]],
   ],
   ['SELECT h3_cell_resolution(h3_string_to_cell(NULL)), h3_cell_base(NULL)', [[null, null]]],
+  [
+    `WITH cell_cte AS (SELECT s2_latlng_to_cell(37.76938, -122.3889) AS cell)
+     SELECT CAST(cell AS STRING), s2_cell_to_token(cell), s2_cell_level(cell), CAST(s2_cell_parent(cell, 3) AS STRING),
+       s2_cell_level(s2_cell_parent(cell, 3))
+     FROM cell_cte`,
+    [['9263763445276221387', '808f7fc59ef01fcb', 30, '9277415232383221760', 3]],
+  ],
+  ['SELECT s2_latlng_to_cell(NULL, 1), s2_cell_level(NULL), s2_cell_parent(NULL, 1)', [[null, null, null]]],
+  ['SELECT s2_latlng_to_cell(91, 0)', { status: 400, code: 1004, message: 'The input coordinates are invalid' }],
+  [
+    'SELECT s2_cell_parent(s2_latlng_to_cell(1, 2), 31)',
+    { status: 400, code: 1004, message: 'Invalid S2 level 31, expect value: [0, 30]' },
+  ],
+  ["SELECT s2_cell_level('808f7fc59ef01fcb')", NO_SIGNATURE],
   ["SELECT h3_cell_resolution('not a cell')", { ...EXECUTION, message: 'H3 error: invalid cell index' }],
   ['SELECT h3_cell_resolution(12345)', { ...EXECUTION, message: 'H3 error: invalid cell index' }],
   ['SELECT h3_cell_resolution(1.5)', NO_SIGNATURE],

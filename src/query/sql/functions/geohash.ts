@@ -2,7 +2,7 @@
  * GreptimeDB's geohash functions: `geohash(lat, lng, resolution)` and
  * `geohash_neighbours(lat, lng, resolution)` (the eight cells around, in GreptimeDB's order n, nw,
  * w, sw, s, se, e, ne), plus `wkt_point_from_latlng`. Written here because the encoding is a few lines of bit interleaving; the
- * H3 and S2 families need real libraries (docs/sql-functions.md).
+ * H3 and S2 families use their libraries (h3.ts, s2.ts).
  */
 
 import { DbError, ErrorCode } from '../../../shared/errors.js';

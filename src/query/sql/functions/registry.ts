@@ -29,6 +29,7 @@ import { MYSQL_STRING_FUNCTIONS } from './mysql-string.js';
 import { PG_CATALOG_FUNCTIONS } from './pg-catalog.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
+import { S2_FUNCTIONS } from './s2.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
 import { SYSTEM_FUNCTIONS } from './system.js';
@@ -62,6 +63,7 @@ for (const family of [
   IP_FUNCTIONS,
   GEOHASH_FUNCTIONS,
   H3_FUNCTIONS,
+  S2_FUNCTIONS,
   ARRAY_FUNCTIONS,
   ARRAY_EXTRA_FUNCTIONS,
   ARRAY_SET_FUNCTIONS,

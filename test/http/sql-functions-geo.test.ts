@@ -137,6 +137,28 @@ const cases: FunctionCase[] = [
     { status: 400, code: 1004, message: 'Invalid S2 level 31, expect value: [0, 30]' },
   ],
   ["SELECT s2_cell_level('808f7fc59ef01fcb')", NO_SIGNATURE],
+  [
+    `SELECT st_distance(p1, p2), st_distance_sphere_m(p1, p2), st_distance(p1, polygon1), st_area(p1), st_area(polygon1)
+     FROM (SELECT wkt_point_from_latlng(37.76938, -122.3889) AS p1, wkt_point_from_latlng(38.5216, -121.4247) AS p2,
+       'POLYGON ((-121.491698 38.653343, -121.582353 38.556757, -121.469721 38.449287, -121.315883 38.541721, -121.491698 38.653343))' AS polygon1)`,
+    [[1.2229131483470166, 118766.03647159638, 1.1271559800391486, 0, 0.027022178074000106]],
+  ],
+  [
+    `SELECT st_contains(polygon1, p1), st_contains(polygon2, p1), st_within(p1, polygon1), st_within(p1, polygon2),
+       st_intersects(polygon1, polygon2), st_intersects(polygon1, polygon3)
+     FROM (SELECT wkt_point_from_latlng(37.383287, -122.01325) AS p1,
+       'POLYGON ((-122.031661 37.428252, -122.139829 37.387072, -122.135365 37.361971, -122.057759 37.332222, -121.987707 37.328946, -121.943754 37.333041, -121.919373 37.349145, -121.945814 37.376705, -121.975689 37.417345, -121.998696 37.409164, -122.031661 37.428252))' AS polygon1,
+       'POLYGON ((-121.491698 38.653343, -121.582353 38.556757, -121.469721 38.449287, -121.315883 38.541721, -121.491698 38.653343))' AS polygon2,
+       'POLYGON ((-122.089628 37.450332, -122.20535 37.378342, -122.093062 37.36088, -122.044301 37.372886, -122.089628 37.450332))' AS polygon3)`,
+    [[true, false, true, false, false, true]],
+  ],
+  [
+    "SELECT st_distance_sphere_m(wkt_point_from_latlng(37.76938, -122.3889), 'POLYGON ((-121.491698 38.653343, -121.582353 38.556757, -121.469721 38.449287, -121.491698 38.653343))')",
+    { ...EXECUTION, message: 'Great circle distance between non-point objects are not supported for now.' },
+  ],
+  ["SELECT st_area('POLYGON ((1 2')", { ...EXECUTION, message: 'Fail to parse WKT' }],
+  ['SELECT st_area(NULL), st_contains(NULL, NULL)', [[null, null]]],
+  ['SELECT st_area(1)', NO_SIGNATURE],
   ["SELECT h3_cell_resolution('not a cell')", { ...EXECUTION, message: 'H3 error: invalid cell index' }],
   ['SELECT h3_cell_resolution(12345)', { ...EXECUTION, message: 'H3 error: invalid cell index' }],
   ['SELECT h3_cell_resolution(1.5)', NO_SIGNATURE],

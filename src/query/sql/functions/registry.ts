@@ -30,6 +30,7 @@ import { PG_CATALOG_FUNCTIONS } from './pg-catalog.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { REGEX_OCCURRENCE_FUNCTIONS } from './regex-occurrence.js';
 import { S2_FUNCTIONS } from './s2.js';
+import { SPATIAL_FUNCTIONS } from './spatial.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { STRING_EXTRA_FUNCTIONS } from './string-extra.js';
 import { SYSTEM_FUNCTIONS } from './system.js';
@@ -64,6 +65,7 @@ for (const family of [
   GEOHASH_FUNCTIONS,
   H3_FUNCTIONS,
   S2_FUNCTIONS,
+  SPATIAL_FUNCTIONS,
   ARRAY_FUNCTIONS,
   ARRAY_EXTRA_FUNCTIONS,
   ARRAY_SET_FUNCTIONS,

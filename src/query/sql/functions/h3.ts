@@ -14,7 +14,7 @@ import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { type DataType, listItemTypeOf, listTypeOf } from '../../../shared/types.js';
 import { isInteger, isNumericOrDecimal } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
-import { signatureError } from './typed.js';
+import { bindEach } from './typed.js';
 import type { ScalarFunction } from './types.js';
 
 type H3 = typeof import('h3-js');
@@ -75,11 +75,7 @@ function h3Function(
   return {
     kind: 'scalar',
     name,
-    bind(argTypes) {
-      const bound = argTypes.length === params.length ? argTypes.map((t, i) => bindParam(params[i] as Param, t)) : [];
-      if (argTypes.length !== params.length || bound.some((t) => t === null)) throw signatureError(name, argTypes);
-      return { argTypes: bound as DataType[], returnType };
-    },
+    bind: (argTypes) => ({ argTypes: bindEach(name, argTypes, params, bindParam), returnType }),
     evaluate(args, rowCount) {
       const out = new Array<Value>(rowCount);
       const row = new Array<Value>(args.length);

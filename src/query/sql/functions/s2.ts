@@ -10,7 +10,7 @@ import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { DataType } from '../../../shared/types.js';
 import { isInteger, isNumericOrDecimal } from '../types/type-names.js';
 import type { Value } from '../types/values.js';
-import { signatureError } from './typed.js';
+import { bindEach } from './typed.js';
 import { mapRows, type ScalarFunction } from './types.js';
 
 type S2 = typeof import('nodes2ts');
@@ -41,11 +41,7 @@ function s2Function(
   return {
     kind: 'scalar',
     name,
-    bind(argTypes) {
-      const bound = argTypes.length === params.length ? argTypes.map((t, i) => bindParam(params[i] as Param, t)) : [];
-      if (argTypes.length !== params.length || bound.some((t) => t === null)) throw signatureError(name, argTypes);
-      return { argTypes: bound as DataType[], returnType };
-    },
+    bind: (argTypes) => ({ argTypes: bindEach(name, argTypes, params, bindParam), returnType }),
     evaluate: (args, rowCount) => mapRows(args, rowCount, fn),
   };
 }

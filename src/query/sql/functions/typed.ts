@@ -42,6 +42,21 @@ export function signatureError(name: string, argTypes: DataType[]): Error {
 }
 
 /**
+ * Binds a call with one argument per parameter, each argument type mapped to the type it is cast
+ * to by `bindParam` (null: the parameter refuses it, and the call fails as no signature matching).
+ */
+export function bindEach<P>(
+  name: string,
+  argTypes: DataType[],
+  params: readonly P[],
+  bindParam: (param: P, t: DataType) => DataType | null,
+): DataType[] {
+  const bound = argTypes.length === params.length ? argTypes.map((t, i) => bindParam(params[i] as P, t)) : [];
+  if (argTypes.length !== params.length || bound.some((t) => t === null)) throw signatureError(name, argTypes);
+  return bound as DataType[];
+}
+
+/**
  * A row-wise function over `params` (the trailing `optional` ones may be left out). Any NULL
  * argument gives NULL, which is DataFusion's rule for every function built this way.
  */

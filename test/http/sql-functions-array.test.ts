@@ -8,6 +8,7 @@ const cases: FunctionCase[] = [
     "SELECT [1, 2, NULL], ['a', 'b'][2], [10, 20, 30][-1], [10, 20][3], [[1, 2], [3]][1][2], [1, 2, 3, 4][2:3], array_length([])",
     [[[1, 2, null], 'b', 30, null, 2, [2, 3], 0]],
   ],
+  ["SELECT ARRAY[1, 2][2], array_length(ARRAY['a']), ARRAY[]", [[2, 1, []]]],
   [
     "SELECT k, vs[2], vs[k] FROM (SELECT 1 AS k, ['x', 'y'] AS vs UNION ALL SELECT 2, ['z']) ORDER BY k",
     [

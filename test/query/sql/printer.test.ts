@@ -53,7 +53,7 @@ const CORPUS = [
   "SHOW COLLATION LIKE 'utf8%'",
   "SHOW CHARSET WHERE Charset = 'utf8'",
   "ADMIN flush_table('t')",
-  "SELECT [1, 2, 3], [], a[1], [a, b][2], c[a + 1], [['x']][1][1], c[2:3] FROM t",
+  "SELECT [1, 2, 3], [], a[1], [a, b][2], c[a + 1], [['x']][1][1], c[2:3], ARRAY[1, 2] FROM t",
 ];
 
 for (const sql of CORPUS) {

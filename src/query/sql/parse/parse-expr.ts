@@ -193,15 +193,8 @@ function parsePrefix(ts: TokenStream): Expr {
         return { kind: 'nested', expr: inner };
       }
       if (t.value === '[') {
-        // `[a, b]`: DataFusion's make_array.
         ts.next();
-        const items: Expr[] = [];
-        if (!ts.isOp(']')) {
-          do items.push(parseExpr(ts));
-          while (ts.consumeOp(','));
-        }
-        ts.expectOp(']');
-        return { ...call('make_array', items), syntax: 'array_literal' };
+        return parseArrayLiteral(ts);
       }
       return ts.expected('an expression', t);
     case 'word':
@@ -236,6 +229,14 @@ function parseWordPrefix(ts: TokenStream): Expr {
       case 'CASE':
         ts.next();
         return parseCase(ts);
+      case 'ARRAY':
+        // PostgreSQL's `ARRAY[a, b]`, the same make_array as `[a, b]` (ARRAY is a reserved word there).
+        if (ts.isOp('[', 1)) {
+          ts.next();
+          ts.next();
+          return parseArrayLiteral(ts);
+        }
+        break;
       case 'CAST':
       case 'TRY_CAST':
         if (ts.isOp('(', 1)) {
@@ -347,6 +348,17 @@ function parseInterval(ts: TokenStream): Expr {
     ts.next();
   }
   return { kind: 'interval', value, unit };
+}
+
+/** The items of `[a, b]` after its `[`: DataFusion's make_array. */
+function parseArrayLiteral(ts: TokenStream): Expr {
+  const items: Expr[] = [];
+  if (!ts.isOp(']')) {
+    do items.push(parseExpr(ts));
+    while (ts.consumeOp(','));
+  }
+  ts.expectOp(']');
+  return { ...call('make_array', items), syntax: 'array_literal' };
 }
 
 function call(name: string, args: Expr[]): FunctionCall {

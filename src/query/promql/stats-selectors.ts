@@ -16,10 +16,7 @@ const BUCKET_FUNCTIONS = new Set(['histogram_quantile', 'histogram_quantiles', '
 export function markStatsSelectors(expr: Expr): void {
   const path: Expr[] = [];
   const visit = (e: Expr): void => {
-    if (e.type === 'VectorSelector') {
-      if (statsOnlyBelow(path)) e.statsOnly = true;
-      else delete e.statsOnly;
-    }
+    if (e.type === 'VectorSelector' && statsOnlyBelow(path)) e.statsOnly = true;
     path.push(e);
     for (const child of childrenOf(e)) visit(child);
     path.pop();

@@ -11,6 +11,9 @@ export type DecimalDataType = `Decimal(${number}, ${number})`;
 /** A list of values of one item type (query results only): `List<Int64>`. */
 export type ListDataType = `List<${string}>`;
 
+/** GreptimeDB's `VECTOR(dim)`: `dim` Float32 values, held as Binary (little-endian words). */
+export type VectorDataType = `Vector(${number})`;
+
 /** GreptimeDB's logical type names, as printed in `column_schemas[].data_type`. */
 export type DataType =
   | 'Boolean'
@@ -43,6 +46,7 @@ export type DataType =
   | 'Json'
   | DecimalDataType
   | ListDataType
+  | VectorDataType
   | 'Null';
 
 /**
@@ -53,7 +57,7 @@ export type DataType =
  *   (the unscaled integer: `12.30` in `Decimal(10, 2)` is 1230).
  * - `u64`: BigUint64Array. UInt64.
  * - `bool`: Uint8Array of 0/1.
- * - `str`: Array<string | null>. String; Binary as a latin1 string of its bytes; Json as its
+ * - `str`: Array<string | null>. String; Binary and Vector as latin1 strings of their bytes; Json as its
  *   canonical text; Decimal with precision > 18 as the unscaled integer in decimal digits
  *   (`"-1234"`), because it may not fit 64 bits. Lists and intervals are never stored.
  */
@@ -91,7 +95,7 @@ export function physicalKindOf(type: DataType): PhysicalKind {
     default: {
       const decimal = decimalPartsOf(type);
       if (decimal) return decimal.precision <= DECIMAL_I64_PRECISION_MAX ? 'i64' : 'str';
-      if (listItemTypeOf(type)) return 'str';
+      if (listItemTypeOf(type) || vectorDimOf(type) !== null) return 'str';
       return 'f64';
     }
   }
@@ -125,6 +129,23 @@ export function listTypeOf(item: DataType): ListDataType {
 /** The item type when `type` is a list type, else null. */
 export function listItemTypeOf(type: DataType): DataType | null {
   return type.startsWith('List<') && type.endsWith('>') ? (type.slice(5, -1) as DataType) : null;
+}
+
+/** The vector type of a dimension. */
+export function vectorTypeOf(dim: number): VectorDataType {
+  return `Vector(${dim})`;
+}
+
+/** The dimension when `type` is a vector type, else null. */
+export function vectorDimOf(type: DataType): number | null {
+  if (!type.startsWith('Vector(')) return null;
+  const dim = Number(type.slice(7, -1));
+  return Number.isInteger(dim) ? dim : null;
+}
+
+/** Binary or a vector type: values held as latin1 strings of their bytes. */
+export function isBinaryLike(type: DataType): boolean {
+  return type === 'Binary' || vectorDimOf(type) !== null;
 }
 
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';

@@ -69,7 +69,7 @@ import {
 import { boxColumn } from '../../query/columns.js';
 import type { StatementResult } from '../../query/sql/exec/execute.js';
 import { unpackInterval } from '../../query/sql/types/interval.js';
-import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
+import { type DataType, decimalPartsOf, listItemTypeOf, vectorDimOf } from '../../shared/types.js';
 import { zstdCompress, zstdDecompress } from '../../shared/zstd.js';
 import type { ArrowCompression } from './arrow-compression.js';
 import { vectorData } from './arrow-vectors.js';
@@ -93,6 +93,7 @@ function ensureZstdCodec(): void {
 
 /** The Arrow type GreptimeDB gives a column of this logical type. */
 export function arrowTypeOf(type: DataType): ArrowType {
+  if (vectorDimOf(type) !== null) return new Binary();
   switch (type) {
     case 'Boolean':
       return new Bool();
@@ -258,7 +259,9 @@ function listData(type: ArrowType, item: DataType, values: unknown[]): Data {
 }
 
 /** One column's values as Arrow data of its type. */
-function columnData(type: DataType, values: unknown[]): Data {
+function columnData(dataType: DataType, values: unknown[]): Data {
+  // A VECTOR(n) column is its Binary.
+  const type = vectorDimOf(dataType) !== null ? 'Binary' : dataType;
   const arrowType = arrowTypeOf(type);
   const length = values.length;
   const NumberArrayOf = NUMBER_ARRAYS[type];

@@ -3,12 +3,12 @@
  * first and each output format prints from that, so all text formats share serde_json's rules:
  * Int64/UInt64/timestamps are exact integers (BigInt here), floats print the way Rust's `ryu` does
  * (always with a fraction or an exponent: `1.0`, `1e16`, `1e-7`), NaN and ±Inf become null,
- * strings are JSON strings, decimals are strings, JSON documents are inlined and lists are arrays.
+ * strings are JSON strings, Binary values arrays of their bytes, decimals are strings, JSON documents are inlined and lists are arrays.
  * `compareUtf8` gives serde_json's map order (byte order of UTF-8 keys).
  */
 import { formatDecimal } from '../../query/sql/types/decimal.js';
 import { ryuFloat } from '../../shared/ryu.js';
-import { type DataType, decimalPartsOf, listItemTypeOf } from '../../shared/types.js';
+import { type DataType, decimalPartsOf, isBinaryLike, listItemTypeOf } from '../../shared/types.js';
 
 const FLOAT_TYPES: ReadonlySet<DataType> = new Set<DataType>(['Float32', 'Float64']);
 
@@ -48,6 +48,8 @@ function nestedJson(value: unknown): string {
 export function jsonValue(value: unknown, type: DataType): string {
   if (value === null || value === undefined) return 'null';
   if (type === 'Json' && typeof value === 'string') return value;
+  // serde_json writes bytes as an array of their values; Binary is held as a latin1 string.
+  if (isBinaryLike(type) && typeof value === 'string') return latin1Bytes(value);
   const decimal = decimalPartsOf(type);
   if (decimal && typeof value === 'bigint') return JSON.stringify(formatDecimal(value, decimal.scale));
   const item = listItemTypeOf(type);
@@ -66,6 +68,12 @@ export function jsonValue(value: unknown, type: DataType): string {
     default:
       return nestedJson(value);
   }
+}
+
+function latin1Bytes(text: string): string {
+  let out = '[';
+  for (let i = 0; i < text.length; i++) out += (i === 0 ? '' : ',') + text.charCodeAt(i);
+  return `${out}]`;
 }
 
 /** Byte order of the UTF-8 encodings, which is how Rust orders `String` map keys. */

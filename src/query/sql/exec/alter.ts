@@ -11,7 +11,13 @@
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { checkTtlOption, parseTtlMs, tryTtlMs } from '../../../shared/ttl.js';
-import { type ColumnSchema, type DataType, physicalKindOf, type TableSchema } from '../../../shared/types.js';
+import {
+  type ColumnSchema,
+  type DataType,
+  isBinaryLike,
+  physicalKindOf,
+  type TableSchema,
+} from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import type { AlterOperation, Statement } from '../parse/ast.js';
 import type { AlteredTable, NewColumn, SqlEnv, SqlSession } from '../plan/env.js';
@@ -25,7 +31,7 @@ type Column = AlteredTable['columns'][number];
 
 /** Types whose stored values a later type can be cast from: plain scalars, not Json/Binary/lists. */
 function isRecastable(type: DataType): boolean {
-  return type !== 'Json' && type !== 'Binary' && !type.startsWith('List<') && !type.startsWith('Decimal(');
+  return type !== 'Json' && !isBinaryLike(type) && !type.startsWith('List<') && !type.startsWith('Decimal(');
 }
 
 /** Table options ALTER TABLE SET/UNSET may change (GreptimeDB's mutable region options). */

@@ -10,7 +10,7 @@
  */
 import { Internal } from '../../../shared/errors.js';
 import type { ScanChunk, ScanRequest, ScanSource, SeriesSummary } from '../../../shared/scan.js';
-import type { DataType, Vector } from '../../../shared/types.js';
+import { type DataType, isBinaryLike, type Vector } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import { type Batch, evaluate, filterBatch } from '../plan/eval.js';
 import { CELL_BYTES, GROUP_BYTES, MemoryBudget } from '../plan/memory-budget.js';
@@ -220,7 +220,7 @@ export function chunkToBatch(chunk: ScanChunk, types: DataType[]): Batch {
 
 /** Whether a vector's cells already read as the values of `type` (see src/query/columns.ts). */
 function keepsTyped(vector: Vector, type: DataType): boolean {
-  return vector.kind !== 'str' || type === 'String' || type === 'Binary';
+  return vector.kind !== 'str' || type === 'String' || isBinaryLike(type);
 }
 
 function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
@@ -229,7 +229,7 @@ function vectorValues(vector: Vector, n: number, type: DataType): Value[] {
   switch (vector.kind) {
     case 'str': {
       const values = vector.values as Array<string | null>;
-      const asText = type === 'String' || type === 'Binary';
+      const asText = type === 'String' || isBinaryLike(type);
       for (let i = 0; i < n; i++) {
         const s = valid && valid[i] === 0 ? null : (values[i] ?? null);
         out[i] = asText ? s : tagValue(s, type);

@@ -39,6 +39,7 @@ import { TIME_CONVERT_FUNCTIONS } from './time-convert.js';
 import { TIME_EXTRA_FUNCTIONS } from './time-extra.js';
 import { TYPE_FUNCTIONS } from './type-functions.js';
 import type { AggregateFunction, ScalarFunction, SqlFunction } from './types.js';
+import { VECTOR_FUNCTIONS } from './vector.js';
 
 /** Implementation shapes, re-exported for callers of the registry. */
 export type { AggregateFunction, EvalContext, ScalarFunction, Signature, SqlFunction } from './types.js';
@@ -66,6 +67,7 @@ for (const family of [
   H3_FUNCTIONS,
   S2_FUNCTIONS,
   SPATIAL_FUNCTIONS,
+  VECTOR_FUNCTIONS,
   ARRAY_FUNCTIONS,
   ARRAY_EXTRA_FUNCTIONS,
   ARRAY_SET_FUNCTIONS,

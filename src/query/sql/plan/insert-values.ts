@@ -14,6 +14,7 @@ import {
   durationUnitOf,
   timeOfDayUnitOf,
   timeUnitOf,
+  vectorDimOf,
 } from '../../../shared/types.js';
 import type { EvalContext } from '../functions/types.js';
 import type { Expr } from '../parse/ast.js';
@@ -23,6 +24,7 @@ import { parseDecimalText } from '../types/decimal.js';
 import { nanosToUnitFloor, parseDateDays, parseTimestampNanos } from '../types/timestamps.js';
 import { isNumeric } from '../types/type-names.js';
 import { castValue, type Value } from '../types/values.js';
+import { vectorCellOfText } from '../types/vector-value.js';
 import { Binder } from './binder.js';
 import { evaluateConstant } from './eval.js';
 import { numberLiteral } from './naming.js';
@@ -80,6 +82,8 @@ function textInto(text: string, column: ColumnSchema, timezone: string): Value {
   const type = column.type;
   if (timeUnitOf(type)) return timestampFromText(text, type, timezone);
   if (type === 'String' || type === 'Binary') return text;
+  const dim = vectorDimOf(type);
+  if (dim !== null) return vectorCellOfText(text, dim);
   if (type === 'Date') {
     const days = parseDateDays(text);
     if (days === null) throw parseValueError(`Failed to parse ${text} to Date value`);

@@ -3,7 +3,7 @@
  * strings), whatever their SQL type. These two functions are the only place that text form is
  * defined: INSERT writes it, the shard reads it back into typed values.
  */
-import type { DataType } from '../../../shared/types.js';
+import { type DataType, isBinaryLike } from '../../../shared/types.js';
 import { isBigIntType, isNumeric } from './type-names.js';
 import type { Value } from './values.js';
 
@@ -16,7 +16,7 @@ export function tagText(v: Value): string | null {
 /** The typed value of stored tag text. */
 export function tagValue(text: string | null, type: DataType): Value {
   if (text === null) return null;
-  if (type === 'String' || type === 'Binary') return text;
+  if (type === 'String' || isBinaryLike(type)) return text;
   if (type === 'Boolean') return text === 'true';
   if (isBigIntType(type)) return BigInt(text);
   if (isNumeric(type) || type === 'Date') return Number(text);

@@ -17,6 +17,8 @@ import {
   timeOfDayUnitOf,
   timestampTypeOf,
   timeUnitOf,
+  vectorDimOf,
+  vectorTypeOf,
 } from '../../../shared/types.js';
 
 /** A SQL type as written: `TIMESTAMP(3)`, `INT UNSIGNED`, `VARCHAR(20)`. `name` is upper case. */
@@ -128,6 +130,15 @@ export function dataTypeOfSql(type: SqlType): DataType {
       type.args.length === 0
         ? decimalTypeOf(DECIMAL_DEFAULT.precision, DECIMAL_DEFAULT.scale)
         : checkedDecimalType(type.args[0] as number, type.args[1] ?? 0);
+  } else if (type.name === 'VECTOR') {
+    const dim = type.args[0];
+    if (dim === undefined || !(dim > 0)) {
+      throw new DbError(
+        ErrorCode.InvalidArguments,
+        'Invalid Vector: the dimension of VECTOR must be a positive integer',
+      );
+    }
+    out = vectorTypeOf(dim);
   } else if (type.name === 'TIME') {
     // DataFusion reads a bare TIME as nanoseconds (`Time64(ns)`).
     const precision = type.args[0] ?? 9;
@@ -178,6 +189,8 @@ const SQL_NAMES: Partial<Record<DataType, string>> = {
 export function sqlNameOf(type: DataType): string {
   const decimal = decimalPartsOf(type);
   if (decimal) return `DECIMAL(${decimal.precision},${decimal.scale})`;
+  const dim = vectorDimOf(type);
+  if (dim !== null) return `VECTOR(${dim})`;
   return SQL_NAMES[type] ?? type;
 }
 
@@ -198,6 +211,7 @@ export function arrowNameOf(type: DataType): string {
   if (decimal) return `Decimal128(${decimal.precision}, ${decimal.scale})`;
   const item = listItemTypeOf(type);
   if (item) return `List(${arrowNameOf(item)})`;
+  if (vectorDimOf(type) !== null) return 'Binary';
   switch (type) {
     case 'String':
       return 'Utf8';

@@ -18,10 +18,12 @@ import {
   type DataType,
   decimalPartsOf,
   durationUnitOf,
+  isBinaryLike,
   listItemTypeOf,
   NANOS_PER_UNIT,
   timeOfDayUnitOf,
   timeUnitOf,
+  vectorDimOf,
 } from '../../../shared/types.js';
 import {
   castDecimalToDecimal,
@@ -45,6 +47,7 @@ import {
   isTimestamp,
 } from './type-names.js';
 import type { Value } from './value.js';
+import { vectorCellOfBinary, vectorCellOfText } from './vector-value.js';
 
 export type { Value };
 
@@ -235,8 +238,14 @@ function timestampParseProblem(text: string): string {
 /** Casts one value between logical types (Arrow semantics). Throws a DbError when it cannot. */
 export function castValue(v: Value, from: DataType, to: DataType): Value {
   if (v === null || from === to) return v;
+  const dim = vectorDimOf(to);
+  if (dim !== null) {
+    if (from === 'String') return vectorCellOfText(v as string, dim);
+    if (isBinaryLike(from)) return vectorCellOfBinary(v as string, dim);
+    throw new DbError(ErrorCode.InvalidArguments, `Invalid Vector: cannot convert ${from} to Vector(${dim})`);
+  }
   if (to === 'String' || to === 'Binary') {
-    if (from === 'Binary' || from === 'String' || from === 'Json') return v;
+    if (isBinaryLike(from) || from === 'String' || from === 'Json') return v;
     return valueToText(v, from);
   }
   if (decimalPartsOf(to)) return castToDecimal(v, from, to);

@@ -27,6 +27,16 @@ const cases: FunctionCase[] = [
     "SELECT encode(digest('abc', 'sha256'), 'hex') = encode(sha256('abc'), 'hex'), encode(digest('abc', 'md5'), 'hex'), digest(NULL, 'md5')",
     [[true, '900150983cd24fb0d6963f7d28e17f72', null]],
   ],
+  // BLAKE3's published test value for "abc", and its empty input's.
+  [
+    "SELECT encode(digest('abc', 'blake3'), 'hex'), encode(digest('', 'BLAKE3'), 'hex')",
+    [
+      [
+        '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85',
+        'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262',
+      ],
+    ],
+  ],
   ["SELECT digest('abc', 'whirlpool')", { ...EXECUTION, message: "no built-in digest algorithm named 'whirlpool'" }],
   [
     "SELECT encode('hello', 'base64'), encode('hello', 'hex'), encode('é', 'hex'), encode(NULL, 'hex')",

@@ -2,9 +2,11 @@
  * Hashes and byte encodings: md5 (hex text), sha224/sha256/sha384/sha512 and digest (Binary, as
  * DataFusion returns them), encode/decode (base64, hex) and to_hex. Binary values are held as
  * latin1 strings of their bytes (values.ts), so a String argument is hashed as its UTF-8 bytes
- * and a Binary one as the bytes it holds. Node's crypto does the hashing.
+ * and a Binary one as the bytes it holds. Node's crypto does the hashing, `@noble/hashes` the
+ * BLAKE3 that Node lacks.
  */
 import { createHash, getHashes } from 'node:crypto';
+import { blake3 } from '@noble/hashes/blake3';
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import type { DataType } from '../../../shared/types.js';
 import { isInteger } from '../types/type-names.js';
@@ -20,7 +22,7 @@ function bytesOf(v: Value, type: DataType | undefined): Buffer {
   return Buffer.from(v as string, type === 'Binary' ? 'latin1' : 'utf8');
 }
 
-/** DataFusion's digest names mapped to Node's (blake3 has no Node implementation). */
+/** DataFusion's digest names mapped to Node's (blake3 is not among them). */
 const DIGESTS: Record<string, string> = {
   md5: 'md5',
   sha224: 'sha224',
@@ -33,7 +35,12 @@ const DIGESTS: Record<string, string> = {
 const AVAILABLE = new Set(getHashes());
 
 function digestOf(algorithm: string, bytes: Buffer): Buffer {
-  const nodeName = DIGESTS[algorithm.toLowerCase()];
+  const name = algorithm.toLowerCase();
+  if (name === 'blake3') {
+    const d = blake3(bytes);
+    return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+  }
+  const nodeName = DIGESTS[name];
   if (nodeName === undefined || !AVAILABLE.has(nodeName)) {
     throw new DbError(
       ErrorCode.EngineExecuteQuery,

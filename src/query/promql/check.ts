@@ -24,6 +24,9 @@ export function checkExpr(expr: Expr, query: string): void {
 }
 
 class Checker {
+  /** info()'s label selectors, which may match only empty values (`{data=~".*"}`), as Prometheus allows. */
+  private readonly infoSelectors = new Set<Expr>();
+
   constructor(private readonly query: string) {}
 
   private fail(message: string, pos: PositionRange): never {
@@ -122,7 +125,10 @@ class Checker {
             );
           }
         }
-        if (func.name === 'info' && given > 1) this.checkInfoSelector(expr.args[1] as Expr);
+        if (func.name === 'info' && given > 1) {
+          this.checkInfoSelector(expr.args[1] as Expr);
+          this.infoSelectors.add(expr.args[1] as Expr);
+        }
         for (let i = 0; i < given; i++) {
           let typeIndex = i;
           if (i >= declared) {
@@ -174,7 +180,7 @@ class Checker {
           }
           break;
         }
-        if (!expr.matchers.some((m) => !matchesEmpty(m))) {
+        if (!this.infoSelectors.has(expr) && !expr.matchers.some((m) => !matchesEmpty(m))) {
           this.fail('vector selector must contain at least one non-empty matcher', expr.pos);
         }
         break;

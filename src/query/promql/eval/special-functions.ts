@@ -28,6 +28,7 @@ import {
   nativeQuantiles,
   simpleHistogramFunction,
 } from './histogram-functions.js';
+import { evalInfo } from './info.js';
 import { floatsOnly, mergeSameLabels, newStepSeries, type StepSeries, type Value } from './values.js';
 import { forEachWindow, rangeArgument } from './windows.js';
 
@@ -120,7 +121,7 @@ export async function evalSpecial(ev: EvalHost, node: Call): Promise<Value> {
       await ev.vector(unwrapParens(args[0] as Expr));
       return { kind: 'vector', series: [] };
     case 'info':
-      throw new PromqlError('bad_data', 'the info() function is not supported');
+      return evalInfo(ev, args);
     default:
       throw new PromqlError('bad_data', `function "${node.func.name}" is not supported`);
   }

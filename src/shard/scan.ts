@@ -165,7 +165,7 @@ export function* scanTable(state: ShardState, request: ScanRequest): Generator<S
       return lastTags;
     };
 
-    const buf = new RowBuffer(specs, SCAN_CHUNK_ROWS);
+    const buf = new RowBuffer(specs, SCAN_CHUNK_ROWS, true);
     const parts: Part[] = [];
     const filter = request.seriesFilter;
     const pauseWanted = request.pauseWanted;

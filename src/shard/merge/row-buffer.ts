@@ -44,6 +44,10 @@ export function isPresent(col: ColumnData, row: number): boolean {
 
 /** Runs up to this many rows are copied row by row. */
 const SMALL_RANGE_ROWS = 16;
+/** Rows a lazy buffer starts with. */
+const LAZY_FIRST_ROWS = 256;
+const EMPTY_TS = new BigInt64Array(0);
+const EMPTY_VALID = new Uint8Array(0);
 
 export class RowBuffer {
   length = 0;
@@ -53,18 +57,60 @@ export class RowBuffer {
   markRows: number[] = [];
   markKeys: string[] = [];
 
+  /** Rows the arrays have room for (at most `capacity`). */
+  private allocated = 0;
+  /** Room a lazy buffer takes at its first row: what its last chunk grew to. */
+  private nextSize = LAZY_FIRST_ROWS;
+
+  /**
+   * `lazy`: arrays are made at the first row and grow with the rows, instead of `capacity` rows
+   * at once. A scan's buffer is lazy: a selective query reads a few hundred rows, and zeroing two
+   * full chunks (one made, one made again after `detach`) cost it more than the rows themselves.
+   */
   constructor(
     readonly specs: readonly FieldSpec[],
     readonly capacity: number,
+    private readonly lazy = false,
   ) {
     assert(capacity > 0);
-    this.allocate();
+    if (lazy) this.release();
+    else this.allocate(capacity);
   }
 
-  private allocate(): void {
-    this.ts = new BigInt64Array(this.capacity);
-    this.values = this.specs.map((s) => allocValues(s.kind, this.capacity));
-    this.valid = this.specs.map(() => new Uint8Array(this.capacity));
+  private allocate(rows: number): void {
+    this.ts = new BigInt64Array(rows);
+    this.values = this.specs.map((s) => allocValues(s.kind, rows));
+    this.valid = this.specs.map(() => new Uint8Array(rows));
+    this.allocated = rows;
+  }
+
+  /** No arrays until the next row. */
+  private release(): void {
+    this.ts = EMPTY_TS;
+    this.values = this.specs.map((s) => allocValues(s.kind, 0));
+    this.valid = this.specs.map(() => EMPTY_VALID);
+    this.allocated = 0;
+  }
+
+  /** Makes room for `n` more rows (within `capacity`, which `free` already checked). */
+  private reserve(n: number): void {
+    const need = this.length + n;
+    if (need <= this.allocated) return;
+    const rows = Math.min(this.capacity, Math.max(need, this.allocated * 2, this.nextSize));
+    const { ts, values, valid, length } = this;
+    this.allocate(rows);
+    this.ts.set(ts.subarray(0, length));
+    for (let c = 0; c < this.specs.length; c++) {
+      copyValues(
+        (this.specs[c] as FieldSpec).kind,
+        this.values[c] as Vector['values'],
+        0,
+        values[c] as Vector['values'],
+        0,
+        length,
+      );
+      (this.valid[c] as Uint8Array).set((valid[c] as Uint8Array).subarray(0, length));
+    }
   }
 
   get free(): number {
@@ -85,6 +131,7 @@ export class RowBuffer {
   appendRange(part: Part, from: number, to: number): void {
     const n = to - from;
     assert(n >= 0 && n <= this.free);
+    this.reserve(n);
     if (n <= SMALL_RANGE_ROWS) {
       // Short runs (many small series) are cheaper row by row than with subarray views.
       for (let row = from; row < to; row++) this.appendRow(part, row);
@@ -120,6 +167,7 @@ export class RowBuffer {
   /** Copies one row of a part. */
   appendRow(part: Part, row: number): void {
     assert(this.free > 0);
+    this.reserve(1);
     const at = this.length;
     this.ts[at] = part.ts[row] as bigint;
     for (let c = 0; c < this.specs.length; c++) this.setCell(c, at, part.cols[c] ?? null, row);
@@ -133,6 +181,7 @@ export class RowBuffer {
    */
   appendMergedRow(parts: readonly Part[], partIndex: readonly number[], rows: readonly number[], count: number): void {
     assert(this.free > 0 && count > 0);
+    this.reserve(1);
     const at = this.length;
     this.ts[at] = (parts[partIndex[0] as number] as Part).ts[rows[0] as number] as bigint;
     for (let c = 0; c < this.specs.length; c++) {
@@ -183,7 +232,12 @@ export class RowBuffer {
       markRows: this.markRows,
       markKeys: this.markKeys,
     };
-    this.allocate();
+    if (this.lazy) {
+      this.nextSize = Math.max(this.nextSize, this.allocated);
+      this.release();
+    } else {
+      this.allocate(this.capacity);
+    }
     this.clear();
     return out;
   }

@@ -387,8 +387,11 @@ async function vectorVector(
       else collector.add(metric.labels, node.returnBool, i, value, metric.key);
     };
 
-    const fillForOne = swapped ? matching.fillLeft : matching.fillRight;
-    const fillForMany = swapped ? matching.fillRight : matching.fillLeft;
+    // Prometheus swaps the operands of a group_right match before filling and keeps the fill
+    // values where they were: fill_right fills the "one" side and fill_left the "many" side
+    // whichever operand each is (its fill-modifier.test expects exactly this).
+    const fillForOne = matching.fillRight;
+    const fillForMany = matching.fillLeft;
     for (let j = 0; j < many.length; j++) {
       const s = many[j] as StepSeries;
       if (s.present[i] === 0) continue;

@@ -47,19 +47,22 @@ function ryuLayout(exponential: string, plain: PlainRange): string {
   return `${digits[0]}${length > 1 ? `.${digits.slice(1)}` : ''}e${kk - 1}`;
 }
 
+/**
+ * `d.ddde±x` with the fewest digits that read back as the positive finite Float32 `abs` (held as
+ * the double it widens to): the digits every f32 printer starts from.
+ */
+export function float32Exponential(abs: number): string {
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = abs.toExponential(digits - 1);
+    if (Math.fround(Number(candidate)) === Math.fround(abs)) return candidate;
+  }
+  return abs.toExponential();
+}
+
 /** A Float32 value (held as the double it widens to) with the shortest digits that read back as it. */
 export function ryuFloat32(value: number): string {
   if (value === 0 || !Number.isFinite(value)) return ryuFloat(value);
-  const abs = Math.abs(value);
-  let exponential = abs.toExponential();
-  for (let digits = 1; digits <= 9; digits++) {
-    const candidate = abs.toExponential(digits - 1);
-    if (Math.fround(Number(candidate)) === Math.fround(abs)) {
-      exponential = candidate;
-      break;
-    }
-  }
-  return (value < 0 ? '-' : '') + ryuLayout(exponential, F32_PLAIN);
+  return (value < 0 ? '-' : '') + ryuLayout(float32Exponential(Math.abs(value)), F32_PLAIN);
 }
 
 /** A finite non-zero float laid out from its exponential text: `ryuFloat` past its shortcut (and tests of it). */

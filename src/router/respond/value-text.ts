@@ -49,7 +49,7 @@ export function jsonValue(value: unknown, type: DataType): string {
   if (value === null || value === undefined) return 'null';
   if (type === 'Json' && typeof value === 'string') return value;
   // serde_json writes bytes as an array of their values; Binary is held as a latin1 string.
-  if (isBinaryLike(type) && typeof value === 'string') return latin1Bytes(value);
+  if (isBinaryLike(type) && typeof value === 'string') return nestedJson(Buffer.from(value, 'latin1'));
   const decimal = decimalPartsOf(type);
   if (decimal && typeof value === 'bigint') return JSON.stringify(formatDecimal(value, decimal.scale));
   const item = listItemTypeOf(type);
@@ -68,12 +68,6 @@ export function jsonValue(value: unknown, type: DataType): string {
     default:
       return nestedJson(value);
   }
-}
-
-function latin1Bytes(text: string): string {
-  let out = '[';
-  for (let i = 0; i < text.length; i++) out += (i === 0 ? '' : ',') + text.charCodeAt(i);
-  return `${out}]`;
 }
 
 /** Byte order of the UTF-8 encodings, which is how Rust orders `String` map keys. */

@@ -33,8 +33,13 @@ function part(rows: Array<[number, number | null, string | null]>, unique = true
 }
 
 /** Runs the merge with a small buffer, draining it whenever the merge yields. */
-function merge(parts: Part[], mode: MergeMode, capacity = 3): Array<[number, number | null, string | null]> {
-  const buf = new RowBuffer(SPECS, capacity);
+function merge(
+  parts: Part[],
+  mode: MergeMode,
+  capacity = 3,
+  lazy = false,
+): Array<[number, number | null, string | null]> {
+  const buf = new RowBuffer(SPECS, capacity, lazy);
   const out: Array<[number, number | null, string | null]> = [];
   const drain = () => {
     const rows = buf.detach();
@@ -191,6 +196,36 @@ t.test('parts that overlap only in places merge like the model (disjoint runs co
       else t.fail(`${mode} round ${round}: ${JSON.stringify(rows)}`);
     }
     t.equal(agree, 200, `${mode}: 200 random part sets agree`);
+  }
+});
+
+t.test('a lazy buffer grows with its rows and gives the same rows as a full one', async (t) => {
+  const empty = new RowBuffer(SPECS, 4096, true).detach();
+  t.same(
+    [empty.length, empty.ts.length, (empty.valid[0] as Uint8Array).length],
+    [0, 0, 0],
+    'no room made before a row',
+  );
+  const rand = prng(31);
+  for (const mode of ['last_row', 'last_non_null', 'append'] as MergeMode[]) {
+    // Runs long and short (copied in bulk and row by row), past the first room of 256 rows and
+    // across several chunks of 1,000, so that growing and later chunks' room are both exercised.
+    const rows: Array<Array<[number, number | null, string | null]>> = [];
+    let at = 0;
+    for (let p = 0; p < 40; p++) {
+      const run: Array<[number, number | null, string | null]> = [];
+      const length = rand() < 0.5 ? 1 + Math.floor(rand() * 10) : 50 + Math.floor(rand() * 300);
+      for (let i = 0; i < length; i++) {
+        at += rand() < 0.1 ? 0 : 1;
+        run.push([at, rand() < 0.1 ? null : at * 2, rand() < 0.3 ? null : `v${at}`]);
+      }
+      rows.push(run);
+    }
+    const parts = rows.map((r) => part(r, new Set(r.map((x) => x[0])).size === r.length));
+    const eager = merge(parts, mode, 1000);
+    t.ok(eager.length > 2000, `${mode}: ${eager.length} rows`);
+    t.same(merge(parts, mode, 1000, true), eager, `${mode}: lazy and full buffers agree`);
+    t.same(eager, model(rows, mode), `${mode}: and agree with the model`);
   }
 });
 

@@ -9,7 +9,7 @@
  * matchers refuses the empty string, the series is dropped at that step.
  */
 
-import { type Expr, type SubqueryExpr, unwrapParens, type VectorSelector } from '../ast.js';
+import { childrenOf, type Expr, type SubqueryExpr, unwrapParens, type VectorSelector } from '../ast.js';
 import { formatLabels, getLabel, labelsFromPairs, labelsKey, METRIC_NAME } from '../labels.js';
 import { type CompiledMatcher, compileMatcher, compileMatchers } from '../matchers.js';
 import { type Label, type Labels, type Matcher, PromqlError } from '../types.js';
@@ -42,29 +42,14 @@ function firstSelector(
   expr: Expr,
   path: SubqueryExpr[] = [],
 ): { selector: VectorSelector; path: SubqueryExpr[] } | null {
-  const e = unwrapParens(expr);
-  switch (e.type) {
-    case 'VectorSelector':
-      return { selector: e, path };
-    case 'MatrixSelector':
-      return { selector: e.selector, path };
-    case 'SubqueryExpr':
-      return firstSelector(e.expr, [...path, e]);
-    case 'AggregateExpr':
-      return (e.param ? firstSelector(e.param, path) : null) ?? firstSelector(e.expr, path);
-    case 'BinaryExpr':
-      return firstSelector(e.lhs, path) ?? firstSelector(e.rhs, path);
-    case 'Call':
-      for (const arg of e.args) {
-        const found = firstSelector(arg, path);
-        if (found) return found;
-      }
-      return null;
-    case 'UnaryExpr':
-      return firstSelector(e.expr, path);
-    default:
-      return null;
+  if (expr.type === 'VectorSelector') return { selector: expr, path };
+  if (expr.type === 'MatrixSelector') return { selector: expr.selector, path };
+  const inner = expr.type === 'SubqueryExpr' ? [...path, expr] : path;
+  for (const child of childrenOf(expr)) {
+    const found = firstSelector(child, inner);
+    if (found) return found;
   }
+  return null;
 }
 
 /** A selector for the info series with the time modifiers that govern `base`. */

@@ -5,6 +5,7 @@
  * The vector functions (functions/vector.ts) and the column type (inserts, casts) share this.
  */
 import { DbError, ErrorCode } from '../../../shared/errors.js';
+import { float32Exponential } from '../../../shared/ryu.js';
 
 // Rust's `str::parse::<f32>` grammar: no hex, no empty text, `inf`/`infinity`/`nan` in any case.
 const RUST_FLOAT = /^[+-]?(?:inf|infinity|nan|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)$/i;
@@ -53,15 +54,7 @@ export function float32Text(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const abs = Math.abs(x);
-  let exponential = abs.toExponential();
-  for (let digits = 1; digits <= 9; digits++) {
-    const candidate = abs.toExponential(digits - 1);
-    if (Math.fround(Number(candidate)) === abs) {
-      exponential = candidate;
-      break;
-    }
-  }
+  const exponential = float32Exponential(Math.abs(x));
   const at = exponential.indexOf('e');
   const digits = exponential.slice(0, at).replace('.', '');
   const point = Number(exponential.slice(at + 1)) + 1; // digits before the decimal point

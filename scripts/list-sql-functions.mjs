@@ -1,6 +1,6 @@
 // Prints every SQL function name ShoalDB registers, one per line, with its kind.
-// Run after `npm run build`: node scripts/list-sql-functions.mjs
-import { functionNames, lookupFunction } from '../dist/query/sql/functions/registry.js';
+// Run from the sources through tsx: node --import tsx scripts/list-sql-functions.mjs
+import { functionNames, lookupFunction } from '../src/query/sql/functions/registry.ts';
 
 for (const name of functionNames()) {
   const fn = lookupFunction(name);

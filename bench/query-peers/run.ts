@@ -2,7 +2,7 @@
  * Side-by-side query bench (issue 15): the same data in ShoalDB and in each installed peer, the
  * same questions asked of each, one system running at a time on a fresh server.
  *
- *   npx tsc -p . && npx tsc -p tsconfig.bench.json && node dist-bench/bench/query-peers/run.js
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/query-peers/run.js
  *
  * Sections: PromQL (ShoalDB, Prometheus, VictoriaMetrics), SQL vs InfluxQL (ShoalDB, InfluxDB
  * 1.6), SQL analytics (ShoalDB, DuckDB, ClickHouse). Peers are Debian packages, used when

@@ -3,7 +3,7 @@
  * default on one fresh data directory, half at named fault points. Prints the figures; writes
  * nothing to RESULTS.md (whoever runs it records them, with the date and the command).
  *
- *   npx tsc -p . && npx tsc -p tsconfig.bench.json && node dist-bench/bench/reliability/kill-cycles.js [cycles] [seed]
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/reliability/kill-cycles.js [cycles] [seed]
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -17,7 +17,7 @@ function mainJs(): string {
     const file = path.join(root, 'dist', 'main.js');
     if (fs.existsSync(file)) return file;
   }
-  throw new Error('dist/main.js is missing: build first (npx tsc -p .)');
+  throw new Error('dist/main.js is missing: build first (npm run build)');
 }
 
 export interface ServerProcess {

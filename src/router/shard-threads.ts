@@ -3,11 +3,11 @@
  * them before it loads the router's modules: each thread then loads its own module graph on the
  * other core while the router loads its own, and start-up takes the longer of the two instead of
  * their sum (about 2 s less on a 2-core machine; every test that starts a server pays it).
- * Only `piscina` and Node's own modules may be imported here.
+ * Only `piscina`, Node's own modules and the dependency-free package-paths may be imported here.
  */
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { Piscina } from 'piscina';
+import { FROM_SOURCES, PACKAGE_ROOT } from '../shared/package-paths.js';
 
 /** Group commits sent to a shard before the first of them is answered. */
 export const WRITE_TASKS_IN_FLIGHT = 2;
@@ -23,11 +23,11 @@ export const QUERIES_IN_FLIGHT = 4;
 const TASK_SLOTS = WRITE_TASKS_IN_FLIGHT + DECODES_IN_FLIGHT + QUERIES_IN_FLIGHT;
 const CONTROL_TASKS_QUEUED_MAX = 1024;
 
-/** Resolves the worker file next to this module: compiled `.js` in dist, `.ts` under a TS loader. */
+/** The shard worker's entry: the bundle in dist, or its TypeScript source under a TS loader. */
 function workerFilename(): string {
-  const js = fileURLToPath(new URL('../shard/worker.js', import.meta.url));
-  if (fs.existsSync(js)) return js;
-  return fileURLToPath(new URL('../shard/worker.ts', import.meta.url));
+  return FROM_SOURCES
+    ? path.join(PACKAGE_ROOT, 'src', 'shard', 'worker.ts')
+    : path.join(PACKAGE_ROOT, 'dist', 'shard', 'worker.js');
 }
 
 /**

@@ -8,9 +8,7 @@ import fs from 'node:fs';
 import { SourceMap, type SourceMapping } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** The package root: this file is `<root>/{dist,src}/router/profiling/source-locator.{js,ts}`. */
-const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { PACKAGE_ROOT } from '../../shared/package-paths.js';
 
 /** Most source maps kept parsed; a server loads a few hundred modules, so this holds them all. */
 const MAPS_CACHED_MAX = 4096;

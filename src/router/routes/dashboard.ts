@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { PACKAGE_ROOT } from '../../shared/package-paths.js';
 import { type HttpResponse, type RequestContext, type Route, text } from '../http/context.js';
 
 /** One file of the bundle, ready to answer. */
@@ -25,7 +25,7 @@ export interface DashboardAsset {
 export type DashboardAssets = Map<string, DashboardAsset>;
 
 /** Where `npm run build` puts the bundle: `dist/dashboard`, beside the compiled router. */
-export const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboard');
+export const DASHBOARD_DIR = path.join(PACKAGE_ROOT, 'dist', 'dashboard');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -5,7 +5,7 @@
  * `Timestamp` here has the same two fields and numbers, so it is the same on the wire, and
  * protobufjs does not turn it into a `Date` (which would lose the nanoseconds).
  */
-import protobuf from 'protobufjs';
+import { lazyTypes } from './protobufjs.js';
 
 export const LOKI_PROTO = `
 syntax = "proto3";
@@ -40,12 +40,10 @@ message Timestamp {
 }
 `;
 
-const root = protobuf.parse(LOKI_PROTO, { keepCase: true }).root;
-
-/** The message types of the schema, resolved once. */
-export const lokiTypes = {
-  PushRequest: root.lookupType('logproto.PushRequest'),
-};
+/** The message types of the schema, parsed when one is first used. */
+export const lokiTypes = lazyTypes((protobuf) => protobuf.parse(LOKI_PROTO, { keepCase: true }).root, {
+  PushRequest: 'logproto.PushRequest',
+});
 
 /** A decoded `LabelPairAdapter`. */
 export interface WireLabelPair {

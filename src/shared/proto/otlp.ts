@@ -19,7 +19,7 @@
  *     `optional` fields (histogram sum/min/max) present only when set: test with `!== undefined`.
  * The TypeScript interfaces below describe that shape.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import {
   COLLECTOR_LOGS_PROTO,
   COLLECTOR_METRICS_PROTO,
@@ -32,8 +32,9 @@ import {
   RPC_STATUS_PROTO,
   TRACE_PROTO,
 } from './otlp-texts.js';
+import { lazyTypes } from './protobufjs.js';
 
-function buildRoot(): protobuf.Root {
+function buildRoot(protobuf: typeof import('protobufjs')): protobuf.Root {
   const root = new protobuf.Root();
   // Each text is parsed into the same root, so cross-package references need no `import` lines;
   // they are resolved once at the end, which also fails fast on a typo in a type name.
@@ -55,19 +56,16 @@ function buildRoot(): protobuf.Root {
   return root;
 }
 
-/** The protobufjs root holding every OTLP message; look types up by full name. */
-export const otlpRoot: protobuf.Root = buildRoot();
-
-/** Message types used by the endpoints, by their fully qualified names. */
-export const OtlpTypes = {
-  exportMetricsRequest: otlpRoot.lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest'),
-  exportMetricsResponse: otlpRoot.lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse'),
-  exportTraceRequest: otlpRoot.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
-  exportTraceResponse: otlpRoot.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
-  exportLogsRequest: otlpRoot.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'),
-  exportLogsResponse: otlpRoot.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse'),
-  rpcStatus: otlpRoot.lookupType('google.rpc.Status'),
-} as const;
+/** Message types used by the endpoints, by their fully qualified names; parsed on first use. */
+export const OtlpTypes = lazyTypes(buildRoot, {
+  exportMetricsRequest: 'opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest',
+  exportMetricsResponse: 'opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse',
+  exportTraceRequest: 'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest',
+  exportTraceResponse: 'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
+  exportLogsRequest: 'opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest',
+  exportLogsResponse: 'opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse',
+  rpcStatus: 'google.rpc.Status',
+});
 
 /** `toObject` options that produce the decoded shape described at the top of this file. */
 export const DECODED_SHAPE_OPTIONS: protobuf.IConversionOptions = {

@@ -8,7 +8,7 @@
  * directly so it can build column arrays without an object per sample. The types here decode
  * remote read requests, encode read responses and build requests in tests.
  */
-import protobuf from 'protobufjs';
+import { lazyTypes } from './protobufjs.js';
 
 export const PROMETHEUS_PROTO = `
 syntax = "proto3";
@@ -216,20 +216,24 @@ message Metadata {
 }
 `;
 
-const root = protobuf.parse(PROMETHEUS_PROTO, { keepCase: true }).root;
-protobuf.parse(PROMETHEUS_WRITE_V2_PROTO, root, { keepCase: true });
-
-/** The message types of the schema, resolved once. */
-export const prometheusTypes = {
-  WriteRequest: root.lookupType('prometheus.WriteRequest'),
-  ReadRequest: root.lookupType('prometheus.ReadRequest'),
-  ReadResponse: root.lookupType('prometheus.ReadResponse'),
-  ChunkedReadResponse: root.lookupType('prometheus.ChunkedReadResponse'),
-  TimeSeries: root.lookupType('prometheus.TimeSeries'),
-  ChunkedSeries: root.lookupType('prometheus.ChunkedSeries'),
-  Histogram: root.lookupType('prometheus.Histogram'),
-  WriteRequestV2: root.lookupType('io.prometheus.write.v2.Request'),
-};
+/** The message types of the schema, parsed when one is first used. */
+export const prometheusTypes = lazyTypes(
+  (protobuf) => {
+    const root = protobuf.parse(PROMETHEUS_PROTO, { keepCase: true }).root;
+    protobuf.parse(PROMETHEUS_WRITE_V2_PROTO, root, { keepCase: true });
+    return root;
+  },
+  {
+    WriteRequest: 'prometheus.WriteRequest',
+    ReadRequest: 'prometheus.ReadRequest',
+    ReadResponse: 'prometheus.ReadResponse',
+    ChunkedReadResponse: 'prometheus.ChunkedReadResponse',
+    TimeSeries: 'prometheus.TimeSeries',
+    ChunkedSeries: 'prometheus.ChunkedSeries',
+    Histogram: 'prometheus.Histogram',
+    WriteRequestV2: 'io.prometheus.write.v2.Request',
+  },
+);
 
 /** Turns a decoded int64 (a `Long` when the `long` package is present, else a number) into a number. */
 export function int64ToNumber(value: unknown): number {

@@ -14,13 +14,14 @@
  * shared/proto/prometheus.ts) so that no object is built per sample. Every field is written, zeros too:
  * skipping "default" doubles would turn -0 into 0.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import type { Labels, SeriesSamples } from '../../../query/promql/types.js';
 import {
   CHUNK_ENCODING_FLOAT_HISTOGRAM,
   CHUNK_ENCODING_HISTOGRAM,
   CHUNK_ENCODING_XOR,
 } from '../../../shared/proto/prometheus.js';
+import { protobufjs } from '../../../shared/proto/protobufjs.js';
 import { crc32c } from './crc32c.js';
 import { type EncodedChunk, encodeHistogramChunks } from './histogram-chunk.js';
 import { isWhole, writeHistogram } from './read-histogram.js';
@@ -48,7 +49,7 @@ function writeLabels(w: protobuf.Writer, labels: Labels): void {
 
 /** A `ReadResponse` with one `QueryResult` per entry of `results`. */
 export function encodeReadResponse(results: readonly (readonly SeriesSamples[])[]): Uint8Array {
-  const w = protobuf.Writer.create();
+  const w = protobufjs().Writer.create();
   for (const series of results) {
     w.uint32(tag(1, LENGTH_DELIMITED)).fork();
     for (const s of series) {
@@ -82,7 +83,7 @@ function encodeChunkedMessage(
   queryIndex: number,
   series: ReadonlyArray<{ labels: Labels; chunks: PendingChunk[] }>,
 ): Uint8Array {
-  const w = protobuf.Writer.create();
+  const w = protobufjs().Writer.create();
   for (const s of series) {
     w.uint32(tag(1, LENGTH_DELIMITED)).fork();
     writeLabels(w, s.labels);

@@ -18,8 +18,9 @@
  * (metrics included) without a hand-written case per field.
  */
 
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { JSON_TOO_DEEP, nestedTooDeep } from '../../json-depth.js';
+import { protobufjs } from '../../proto/protobufjs.js';
 
 /** A JSON body that is not valid OTLP/JSON; `message` names the offending path. */
 export class OtlpJsonError extends Error {
@@ -155,8 +156,8 @@ function convertMessage(type: protobuf.Type, json: Record<string, unknown>, path
 
 function defaultOf(field: protobuf.Field): unknown {
   if (field.repeated) return [];
-  if (field.resolvedType instanceof protobuf.Type) return null;
-  if (field.resolvedType instanceof protobuf.Enum) return 0;
+  if (field.resolvedType instanceof protobufjs().Type) return null;
+  if (field.resolvedType instanceof protobufjs().Enum) return 0;
   switch (field.type) {
     case 'string':
       return '';
@@ -178,11 +179,11 @@ function defaultOf(field: protobuf.Field): unknown {
 function convertValue(field: protobuf.Field, value: unknown, path: string): unknown {
   if (value === null) return defaultOf(field);
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) {
+  if (resolved instanceof protobufjs().Type) {
     if (typeof value !== 'object' || Array.isArray(value)) throw new OtlpJsonError(`${path}: expected an object`);
     return convertMessage(resolved, value as Record<string, unknown>, path);
   }
-  if (resolved instanceof protobuf.Enum) return convertEnum(resolved, value, path);
+  if (resolved instanceof protobufjs().Enum) return convertEnum(resolved, value, path);
   switch (field.type) {
     case 'string':
       if (typeof value !== 'string') throw new OtlpJsonError(`${path}: expected a string`);
@@ -295,7 +296,8 @@ function isDefault(v: unknown): boolean {
 }
 
 function scalarOrMessageToJson(field: protobuf.Field, v: unknown): unknown {
-  if (field.resolvedType instanceof protobuf.Type) return toJsonValue(field.resolvedType, v as Record<string, unknown>);
+  if (field.resolvedType instanceof protobufjs().Type)
+    return toJsonValue(field.resolvedType, v as Record<string, unknown>);
   if (typeof v === 'bigint') return v.toString();
   if (v instanceof Uint8Array) {
     return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString(

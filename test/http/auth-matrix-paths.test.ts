@@ -44,40 +44,48 @@ const TRAVERSALS = [
   '/Debug/prof/mem/status',
 ];
 
-t.test('traversal and look-alike paths are 404 on both listeners, with or without credentials', async (t) => {
-  const server = await startServer({
-    httpToml: API_TOML,
-    topLevelToml: 'user_provider = "static_user_provider:cmd:admin=adminpw"',
-  });
-  t.teardown(() => server.stop());
-  const api = server.apiUrl as string;
-  t.equal((await rawRequest(api, 'GET', '/v1/health')).status, 200, 'the API listener answers');
-  const listeners = [
-    ['main', server.url],
-    ['api', api],
-  ] as const;
-  // An absolute-form request target: uWS drops it, closing at its idle timeout (~10 s), so these
-  // run alongside the rest.
-  const absolute = listeners.map(([, base]) =>
-    rawExchange(base, 'GET http://127.0.0.1/config HTTP/1.1\r\nhost: x\r\n\r\n'),
-  );
-  for (const [name, base] of listeners) {
-    for (const p of TRAVERSALS) {
-      for (const [who, headers] of [
-        ['none', {}],
-        ['admin', ADMIN],
-      ] as const) {
-        const r = await rawRequest(base, 'GET', p, headers);
-        t.equal(r.status, 404, `${name} ${who} ${p}: ${r.status} ${r.text.slice(0, 120)}`);
-        if (name === 'api') t.equal(r.text, '', `${name} ${p}: empty body`);
+// The three cases run at once, each on its own servers: most of their time is waiting for uWS to
+// drop refused connections at its 10 s idle timeout.
+t.jobs = 3;
+
+t.test(
+  'traversal and look-alike paths are 404 on both listeners, with or without credentials',
+  { buffered: true },
+  async (t) => {
+    const server = await startServer({
+      httpToml: API_TOML,
+      topLevelToml: 'user_provider = "static_user_provider:cmd:admin=adminpw"',
+    });
+    t.teardown(() => server.stop());
+    const api = server.apiUrl as string;
+    t.equal((await rawRequest(api, 'GET', '/v1/health')).status, 200, 'the API listener answers');
+    const listeners = [
+      ['main', server.url],
+      ['api', api],
+    ] as const;
+    // An absolute-form request target: uWS drops it, closing at its idle timeout (~10 s), so these
+    // run alongside the rest.
+    const absolute = listeners.map(([, base]) =>
+      rawExchange(base, 'GET http://127.0.0.1/config HTTP/1.1\r\nhost: x\r\n\r\n'),
+    );
+    for (const [name, base] of listeners) {
+      for (const p of TRAVERSALS) {
+        for (const [who, headers] of [
+          ['none', {}],
+          ['admin', ADMIN],
+        ] as const) {
+          const r = await rawRequest(base, 'GET', p, headers);
+          t.equal(r.status, 404, `${name} ${who} ${p}: ${r.status} ${r.text.slice(0, 120)}`);
+          if (name === 'api') t.equal(r.text, '', `${name} ${p}: empty body`);
+        }
       }
     }
-  }
-  for (const [i, e] of (await Promise.all(absolute)).entries()) {
-    t.ok(refused(e), `${listeners[i]?.[0]} absolute-form /config: ${JSON.stringify(e.answer.slice(0, 60))}`);
-    t.notMatch(e.answer, /user_provider/);
-  }
-});
+    for (const [i, e] of (await Promise.all(absolute)).entries()) {
+      t.ok(refused(e), `${listeners[i]?.[0]} absolute-form /config: ${JSON.stringify(e.answer.slice(0, 60))}`);
+      t.notMatch(e.answer, /user_provider/);
+    }
+  },
+);
 
 interface Exchange {
   answer: string;
@@ -120,7 +128,7 @@ async function stillServes(t: Test, server: TestServer, what: string): Promise<v
   );
 }
 
-t.test('oversized headers are refused cleanly and the server keeps serving', async (t) => {
+t.test('oversized headers are refused cleanly and the server keeps serving', { buffered: true }, async (t) => {
   const server = await startServer({
     httpToml: API_TOML,
     topLevelToml: 'user_provider = "static_user_provider:cmd:admin=adminpw"',
@@ -181,41 +189,47 @@ async function configNeverShows(t: Test, server: TestServer, login: Record<strin
   for (const secret of SECRETS) t.notOk(server.output().includes(secret), `${what}: the log does not show ${secret}`);
 }
 
-t.test('/config never shows a password, on either listener, with or without credentials', async (t) => {
-  const dir = tempDir();
-  const file = path.join(dir, 'users');
-  fs.writeFileSync(file, `# users\nalice=plain:${SECRETS[2]}\nbob:ro=${SECRETS[3]}\nbroken line ${SECRETS[2]}\n`);
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const providers: Array<[string, Record<string, string>, { topLevelToml?: string; env?: NodeJS.ProcessEnv }]> = [
-    [
-      'cmd',
-      { authorization: basic('admin', SECRETS[0] as string) },
-      { topLevelToml: `user_provider = "static_user_provider:cmd:admin=${SECRETS[0]},reader:ro=plain:${SECRETS[1]}"` },
-    ],
-    [
-      'file',
-      { authorization: basic('alice', SECRETS[2] as string) },
-      { topLevelToml: `user_provider = "static_user_provider:file:${file}"` },
-    ],
-    [
-      'watch file',
-      { authorization: basic('bob', SECRETS[3] as string) },
-      { topLevelToml: `user_provider = "watch_file_user_provider:${file}"` },
-    ],
-    [
-      'environment',
-      { authorization: basic('envuser', SECRETS[4] as string) },
-      { env: { SHOALDB_USER_PROVIDER: `static_user_provider:cmd:envuser=${SECRETS[4]}` } },
-    ],
-  ];
-  for (const [what, login, opts] of providers) {
-    const server = await startServer({ httpToml: API_TOML, ...opts });
-    try {
-      const probe = await rawRequest(server.url, 'GET', '/v1/sql?sql=SELECT%201', login);
-      t.equal(probe.status, 200, `${what}: the user logs in (${probe.text.slice(0, 100)})`);
-      await configNeverShows(t, server, login, what);
-    } finally {
-      await server.stop();
+t.test(
+  '/config never shows a password, on either listener, with or without credentials',
+  { buffered: true },
+  async (t) => {
+    const dir = tempDir();
+    const file = path.join(dir, 'users');
+    fs.writeFileSync(file, `# users\nalice=plain:${SECRETS[2]}\nbob:ro=${SECRETS[3]}\nbroken line ${SECRETS[2]}\n`);
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const providers: Array<[string, Record<string, string>, { topLevelToml?: string; env?: NodeJS.ProcessEnv }]> = [
+      [
+        'cmd',
+        { authorization: basic('admin', SECRETS[0] as string) },
+        {
+          topLevelToml: `user_provider = "static_user_provider:cmd:admin=${SECRETS[0]},reader:ro=plain:${SECRETS[1]}"`,
+        },
+      ],
+      [
+        'file',
+        { authorization: basic('alice', SECRETS[2] as string) },
+        { topLevelToml: `user_provider = "static_user_provider:file:${file}"` },
+      ],
+      [
+        'watch file',
+        { authorization: basic('bob', SECRETS[3] as string) },
+        { topLevelToml: `user_provider = "watch_file_user_provider:${file}"` },
+      ],
+      [
+        'environment',
+        { authorization: basic('envuser', SECRETS[4] as string) },
+        { env: { SHOALDB_USER_PROVIDER: `static_user_provider:cmd:envuser=${SECRETS[4]}` } },
+      ],
+    ];
+    for (const [what, login, opts] of providers) {
+      const server = await startServer({ httpToml: API_TOML, ...opts });
+      try {
+        const probe = await rawRequest(server.url, 'GET', '/v1/sql?sql=SELECT%201', login);
+        t.equal(probe.status, 200, `${what}: the user logs in (${probe.text.slice(0, 100)})`);
+        await configNeverShows(t, server, login, what);
+      } finally {
+        await server.stop();
+      }
     }
-  }
-});
+  },
+);

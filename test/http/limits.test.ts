@@ -5,6 +5,12 @@ import zlib from 'node:zlib';
 import { compress as zstdCompress, init as zstdInit } from '@bokuweb/zstd-wasm';
 import t from 'tap';
 import { sql, startServer, writeLines } from '../helpers/server.js';
+import { sharedServer } from '../helpers/shared-server.js';
+
+// Cases with the same configuration share a server; each writes its own tables.
+const limit1KiB = sharedServer({ httpToml: 'body_limit = "1KiB"' });
+const limit64KiB = sharedServer({ httpToml: 'body_limit = "64KiB"' });
+const noTimeout = sharedServer({ httpToml: 'body_limit = "8MiB"' });
 
 /** Sends a request whose body never finishes; returns the status line the server answers with. */
 function stalledRequest(url: string, path: string, headers: Record<string, string>, waitMs = 10_000): Promise<string> {
@@ -33,8 +39,7 @@ function stalledRequest(url: string, path: string, headers: Record<string, strin
 }
 
 t.test('bodies over http.body_limit are refused with 413 and nothing is written', async (t) => {
-  const server = await startServer({ httpToml: 'body_limit = "1KiB"' });
-  t.teardown(() => server.stop());
+  const server = await limit1KiB();
   const big = Array.from({ length: 100 }, (_, i) => `big,host=h v=${i} ${i}`).join('\n');
   t.ok(big.length > 1024);
   const res = await writeLines(server.url, big);
@@ -46,8 +51,7 @@ t.test('bodies over http.body_limit are refused with 413 and nothing is written'
 });
 
 t.test('a chunked body over the limit is cut off while streaming', async (t) => {
-  const server = await startServer({ httpToml: 'body_limit = "1KiB"' });
-  t.teardown(() => server.stop());
+  const server = await limit1KiB();
   const stream = new ReadableStream({
     start(controller) {
       for (let i = 0; i < 20; i++)
@@ -64,8 +68,7 @@ t.test('a chunked body over the limit is cut off while streaming', async (t) => 
 });
 
 t.test('a gzip body is decompressed, and a decompression bomb is refused', async (t) => {
-  const server = await startServer({ httpToml: 'body_limit = "64KiB"' });
-  t.teardown(() => server.stop());
+  const server = await limit64KiB();
   const body = zlib.gzipSync('gz,host=a v=1.5 1000\ngz,host=b v=2.5 2000');
   const ok = await writeLines(server.url, body as unknown as string, 'db=public&precision=ms', {
     'content-encoding': 'gzip',
@@ -85,8 +88,7 @@ t.test('a gzip body is decompressed, and a decompression bomb is refused', async
 
 t.test('a zstd body is decompressed; a bomb gets 413 and a corrupt body 400, storing nothing', async (t) => {
   await zstdInit();
-  const server = await startServer({ httpToml: 'body_limit = "64KiB"' });
-  t.teardown(() => server.stop());
+  const server = await limit64KiB();
   const send = (body: Uint8Array) =>
     writeLines(server.url, Buffer.from(body) as unknown as string, 'db=public&precision=ms', {
       'content-encoding': 'zstd',
@@ -132,8 +134,7 @@ t.test('x-greptime-timeout overrides http.timeout, and 0s means no deadline', as
 });
 
 t.test('without http.timeout the header is ignored', async (t) => {
-  const server = await startServer();
-  t.teardown(() => server.stop());
+  const server = await noTimeout();
   const status = await stalledRequest(
     server.url,
     '/v1/lineproto/write?db=public',
@@ -144,8 +145,7 @@ t.test('without http.timeout the header is ignored', async (t) => {
 });
 
 t.test('lines longer than the line limit are refused with their line number', async (t) => {
-  const server = await startServer({ httpToml: 'body_limit = "8MiB"' });
-  t.teardown(() => server.stop());
+  const server = await noTimeout();
   const long = `ok,host=a v=1 1\nlong,host=a s="${'x'.repeat(1024 * 1024 + 10)}" 2`;
   const res = await writeLines(server.url, long);
   t.equal(res.status, 400);

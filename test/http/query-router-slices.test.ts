@@ -11,9 +11,12 @@ import { sql, startServer, writeLines } from '../helpers/server.js';
  * The worst /health latency allowed while a large answer is built. Slicing keeps the router's own
  * work to 5 ms turns (before it, one of these queries held the loop for over a second); what is
  * left is V8 collecting the young generation while the answer's objects are alive (25-50 ms a
- * scavenge on a 2.1 GHz EPYC, two may meet in one turn) and the probing client's own fetch.
+ * scavenge on a 2.1 GHz EPYC, two may meet in one turn) and the probing client's own fetch, in the
+ * process that is receiving the 14 MB answer. Quiet, the worst is 40-110 ms; CI runs saw 86-188 ms
+ * on the first (coldest) query, so the bound is the join test's 250 ms: still a fifth of the stall
+ * slicing removed.
  */
-const HEALTH_MS_MAX = 150;
+const HEALTH_MS_MAX = 250;
 
 /** Polls /health every 10 ms until `done` resolves; returns the worst latency seen. */
 async function worstHealthMs(url: string, done: Promise<unknown>): Promise<number> {
@@ -52,7 +55,7 @@ t.test('a 20-way self-join is refused on the memory limit without stalling the r
   t.ok(ms < 10_000, `answered in ${ms.toFixed(0)} ms`);
   // Before slicing the join held the event loop for seconds; the bound leaves room for a CI
   // machine running other tests at the same time.
-  t.ok(worst < 250, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
+  t.ok(worst < HEALTH_MS_MAX, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
 
   const two = await sql(server.url, 'SELECT count(*) FROM m a JOIN m b ON a.host = b.host');
   t.same(two.body.output?.[0]?.records?.rows, [[6]], 'joins still answer (a: 2×2, b: 1, c: 1)');

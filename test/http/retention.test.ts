@@ -5,9 +5,12 @@
  */
 import t from 'tap';
 import { metricSum, rowsOf, sql, startServer, tempDir } from '../helpers/server.js';
+import { sharedServer } from '../helpers/shared-server.js';
 
 const STORAGE_TOML = 'retention_check_interval = "200ms"';
 const HOUR_MS = 3_600_000;
+// Cases that need no restart share a server, each in its own tables or database.
+const shared = sharedServer({ storageToml: STORAGE_TOML });
 const COLUMNS = '(host STRING, v DOUBLE, ts TIMESTAMP TIME INDEX, PRIMARY KEY (host))';
 
 async function ok(url: string, statement: string, db?: string) {
@@ -61,8 +64,7 @@ t.test('rows past the ttl disappear after a retention pass, rows inside it stay,
 });
 
 t.test('ALTER TABLE SET ttl takes effect; forever and no ttl keep everything', async (t) => {
-  const server = await startServer({ storageToml: STORAGE_TOML });
-  t.teardown(() => server.stop());
+  const server = await shared();
   await ok(server.url, `CREATE TABLE a ${COLUMNS}`);
   await ok(server.url, `CREATE TABLE f ${COLUMNS} WITH (ttl = 'forever')`);
   const old = Date.now() - 30 * 24 * HOUR_MS;
@@ -144,8 +146,7 @@ t.test('rows already past the ttl are not written: SQL INSERT counts only the ot
 });
 
 t.test("a table without its own ttl takes its database's", async (t) => {
-  const server = await startServer({ storageToml: STORAGE_TOML });
-  t.teardown(() => server.stop());
+  const server = await shared();
   await ok(server.url, 'CREATE DATABASE d');
   await ok(server.url, `CREATE TABLE inherits ${COLUMNS}`, 'd');
   await ok(server.url, `CREATE TABLE keeps ${COLUMNS} WITH (ttl = 'forever')`, 'd');
@@ -190,8 +191,7 @@ t.test("invalid ttl values are a 400 at CREATE and ALTER; 'instant' stores nothi
 });
 
 t.test('ALTER DATABASE SET and UNSET the ttl its tables inherit', async (t) => {
-  const server = await startServer({ storageToml: STORAGE_TOML });
-  t.teardown(() => server.stop());
+  const server = await shared();
   await ok(server.url, 'CREATE DATABASE ad');
   await ok(server.url, `CREATE TABLE old_rows ${COLUMNS}`, 'ad');
   await insertFlushed(server.url, 'old_rows', Date.now() - 2 * HOUR_MS, 12, 'ad');
@@ -220,8 +220,7 @@ t.test('ALTER DATABASE SET and UNSET the ttl its tables inherit', async (t) => {
 });
 
 t.test('SHOW CREATE TABLE and DATABASE print the ttl in effect as GreptimeDB does', async (t) => {
-  const server = await startServer({ storageToml: STORAGE_TOML });
-  t.teardown(() => server.stop());
+  const server = await shared();
   const show = async (statement: string, db?: string): Promise<string> =>
     String(rowsOf(await ok(server.url, statement, db))[0]?.[1]);
   await ok(server.url, "CREATE DATABASE shown WITH (ttl = '1 second')");

@@ -1,8 +1,8 @@
 // Bundles the server into dist/: the router's entry (dist/main.js) and the shard worker's
 // (dist/shard/worker.js), each one file plus shared chunks, with source maps back to src/.
 // A server start used to load ~460 compiled modules in the router and ~350 in each shard, and the
-// ESM loader's resolve/read/link per module was most of a start's ~2.2 s of CPU; bundled, a start
-// costs ~1.5 s (bench/RESULTS.md, "Start-up"). Pure JavaScript packages are bundled too; those
+// ESM and CommonJS loaders' resolve/read/link per module were most of a start's ~2.2 s of CPU;
+// bundled, a start costs ~1.1 s (bench/RESULTS.md, "Start-up"). Pure JavaScript packages are bundled too; those
 // that find files beside their own code (native addons, worker scripts, wasm files) or load late
 // stay in node_modules (EXTERNAL). Type checking is the lint step's (`tsc --noEmit`); esbuild
 // only strips types.

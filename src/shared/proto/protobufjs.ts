@@ -3,7 +3,8 @@
  * the package (a few dozen CommonJS files) and parse all three schemas (Prometheus, OTLP, Loki) as
  * it started, ~0.1 s of CPU per thread on each start, for protocols most servers' threads never
  * see: metric ingest walks the wire itself (write-decode.ts), and a shard decodes an OTLP or Loki
- * body only when one arrives. protobufjs is CommonJS, so `require` loads it synchronously.
+ * body only when one arrives. The first such request in a thread pays that once instead.
+ * protobufjs is CommonJS, so `require` loads it synchronously.
  */
 import { createRequire } from 'node:module';
 import type protobuf from 'protobufjs';

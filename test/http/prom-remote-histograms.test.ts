@@ -32,6 +32,11 @@ import {
   snappyBlock,
 } from '../helpers/prom-remote.js';
 import { rowsOf, sql, startServer } from '../helpers/server.js';
+import { sharedServer } from '../helpers/shared-server.js';
+
+// Three cases that need one shard and nothing of their own share a server (metrics `mixed`,
+// `good_floats`/`bad_histograms`, `ends`); the streamed read below writes a `mixed` of its own.
+const oneShard = sharedServer({ shards: 1 });
 
 const T0 = 1_700_000_000_000;
 const STEP_MS = 15_000;
@@ -277,8 +282,7 @@ t.test('native histograms through remote write, PromQL and remote read, across r
 });
 
 t.test('float samples and histograms of one metric share its table', async (t) => {
-  const server = await startServer({ shards: 1 });
-  t.teardown(() => server.stop());
+  const server = await oneShard();
   const body = writeBody([
     {
       labels: [
@@ -309,8 +313,7 @@ t.test('float samples and histograms of one metric share its table', async (t) =
 });
 
 t.test('malformed histograms are refused with 400 and nothing is stored', async (t) => {
-  const server = await startServer({ shards: 1 });
-  t.teardown(() => server.stop());
+  const server = await oneShard();
   const good = {
     labels: [{ name: '__name__', value: 'good_floats' }],
     samples: [{ value: 1, timestamp: T0 }],
@@ -353,8 +356,7 @@ t.test('malformed histograms are refused with 400 and nothing is stored', async 
 });
 
 t.test('a histogram whose sum is the stale NaN ends its series', async (t) => {
-  const server = await startServer({ shards: 1 });
-  t.teardown(() => server.stop());
+  const server = await oneShard();
   const stale = { count_int: 0, sum: numberOfBits('7ff0000000000002'), timestamp: T0 + 30_000 };
   const body = writeBody([
     {

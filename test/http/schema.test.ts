@@ -1,10 +1,13 @@
 /** Tables are created on first write, evolve with new columns, and refuse type conflicts whole. */
 import t from 'tap';
-import { sql, startServer, writeLines } from '../helpers/server.js';
+import { sql, writeLines } from '../helpers/server.js';
+import { sharedServer } from '../helpers/shared-server.js';
+
+// One server for every case: each writes its own tables (and database).
+const shared = sharedServer();
 
 t.test('a new tag or field adds a column; old rows read NULL', async (t) => {
-  const server = await startServer();
-  t.teardown(() => server.stop());
+  const server = await shared();
   t.equal((await writeLines(server.url, 'evo,host=a v=1 1000')).status, 204);
   t.equal((await writeLines(server.url, 'evo,host=b,dc=x v=2,w=5i 2000')).status, 204);
   const res = await sql(server.url, 'SELECT host, dc, v, w FROM evo ORDER BY host');
@@ -27,8 +30,7 @@ t.test('a new tag or field adds a column; old rows read NULL', async (t) => {
 });
 
 t.test('a type conflict rejects the whole request with 400 and writes nothing of it', async (t) => {
-  const server = await startServer();
-  t.teardown(() => server.stop());
+  const server = await shared();
   t.equal((await writeLines(server.url, 'tc,host=a v=1i 1000')).status, 204);
   const res = await writeLines(server.url, 'tc,host=b v=2i 2000\nother,host=z q=1 1\ntc,host=c v=2.5 3000');
   t.equal(res.status, 400);
@@ -44,8 +46,7 @@ t.test('a type conflict rejects the whole request with 400 and writes nothing of
 });
 
 t.test('a malformed line is a 400 that names the line, and nothing is written', async (t) => {
-  const server = await startServer();
-  t.teardown(() => server.stop());
+  const server = await shared();
   const res = await writeLines(server.url, 'bad,host=a v=1 1\nbad,host=b v= 2\nbad,host=c v=3 3');
   t.equal(res.status, 400);
   const body = JSON.parse(res.text) as { error: string };
@@ -55,8 +56,7 @@ t.test('a malformed line is a 400 that names the line, and nothing is written', 
 });
 
 t.test('writes to an unknown database are refused; created databases accept writes', async (t) => {
-  const server = await startServer();
-  t.teardown(() => server.stop());
+  const server = await shared();
   const res = await writeLines(server.url, 'x v=1 1', 'db=nodb');
   t.equal(res.status, 400);
   t.match(res.text, /Database not found: nodb/);
@@ -69,8 +69,7 @@ t.test('writes to an unknown database are refused; created databases accept writ
 });
 
 t.test('precision scales timestamps and bad precision is refused', async (t) => {
-  const server = await startServer();
-  t.teardown(() => server.stop());
+  const server = await shared();
   for (const [p, ts] of [
     ['s', '1700000000'],
     ['ms', '1700000000001'],

@@ -11,12 +11,15 @@ import { sql, startServer, writeLines } from '../helpers/server.js';
  * The worst /health latency allowed while a large answer is built. Slicing keeps the router's own
  * work to 5 ms turns (before it, one of these queries held the loop for over a second); what is
  * left is V8 collecting the young generation while the answer's objects are alive (25-50 ms a
- * scavenge on a 2.1 GHz EPYC, two may meet in one turn) and the probing client's own fetch, in the
- * process that is receiving the 14 MB answer. Quiet, the worst is 40-110 ms; CI runs saw 86-188 ms
- * on the first (coldest) query, so the bound is the join test's 250 ms: still a fifth of the stall
- * slicing removed.
+ * scavenge on a 2.1 GHz EPYC, two may meet in one turn) and the probing client's own fetch.
  */
-const HEALTH_MS_MAX = 250;
+const HEALTH_MS_MAX = 150;
+/**
+ * The same bound for a fresh server's first large answer (the join, the first RANGE FILL), whose
+ * code V8 has not compiled yet: CI runs saw 86-188 ms there against at most 111 ms for the answers
+ * after it, and the join's bound was 250 ms from the start.
+ */
+const FIRST_ANSWER_HEALTH_MS_MAX = 250;
 
 /** Polls /health every 10 ms until `done` resolves; returns the worst latency seen. */
 async function worstHealthMs(url: string, done: Promise<unknown>): Promise<number> {
@@ -55,7 +58,7 @@ t.test('a 20-way self-join is refused on the memory limit without stalling the r
   t.ok(ms < 10_000, `answered in ${ms.toFixed(0)} ms`);
   // Before slicing the join held the event loop for seconds; the bound leaves room for a CI
   // machine running other tests at the same time.
-  t.ok(worst < HEALTH_MS_MAX, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
+  t.ok(worst < FIRST_ANSWER_HEALTH_MS_MAX, `/health answered within ${worst.toFixed(0)} ms meanwhile`);
 
   const two = await sql(server.url, 'SELECT count(*) FROM m a JOIN m b ON a.host = b.host');
   t.same(two.body.output?.[0]?.records?.rows, [[6]], 'joins still answer (a: 2×2, b: 1, c: 1)');
@@ -90,7 +93,8 @@ t.test('a RANGE FILL grid of 400,000 rows is merged, filled, sorted and encoded 
     t.same(got[0], [(1_700_000_000 + slots - 1) * 1e9, 'a', slots]);
     t.same(got[1], [(1_700_000_000 + slots - 2) * 1e9, 'a', fill === 'LINEAR' ? slots - 1 : 1]);
     // Before slicing, this held the event loop for over a second.
-    t.ok(worst < HEALTH_MS_MAX, `FILL ${fill}: /health answered within ${worst.toFixed(0)} ms meanwhile`);
+    const bound = fill === 'LINEAR' ? FIRST_ANSWER_HEALTH_MS_MAX : HEALTH_MS_MAX;
+    t.ok(worst < bound, `FILL ${fill}: /health answered within ${worst.toFixed(0)} ms meanwhile`);
   }
 
   // The other text formats are written in slices too: csv of the same grid.

@@ -10,10 +10,11 @@ import type { Logger } from 'pino';
 import type { Piscina } from 'piscina';
 import { CatalogGeneration } from '../shared/catalog-generation.js';
 import type { Config, ShardConfig } from '../shared/config.js';
-import { DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
+import { addSnapshots, DurationHistogram, type HistogramSnapshot } from '../shared/duration-histogram.js';
 import { DbError, ErrorCode, fromWire } from '../shared/errors.js';
 import type { DecodeReply } from '../shared/ingest/decode.js';
 import {
+  type AppliedWrite,
   emptyRecovery,
   type ShardQueryPlan,
   type ShardReply,
@@ -29,6 +30,7 @@ import { WritesWaiting } from '../shared/writes-waiting.js';
 import type { QueueDepth } from './metrics.js';
 import { fragmentFor, targetShards } from './shard-pruning.js';
 import { DECODES_IN_FLIGHT, QUERIES_IN_FLIGHT, startShardThreads, WRITE_TASKS_IN_FLIGHT } from './shard-threads.js';
+import { WalSync } from './wal-sync.js';
 
 /** Upper bound on the payload bytes one group commit carries; the rest waits for the next task. */
 const GROUP_COMMIT_BYTES_MAX = 32 * 1024 * 1024;
@@ -90,10 +92,17 @@ class Shard {
   /** The series this shard holds, as it publishes them (shared/tag-filter.ts). */
   readonly tagFilter = new TagFilter();
 
+  /** The fdatasyncs of this shard's WAL appends (wal-sync.ts). */
+  readonly walSync: WalSync;
+
   constructor(
     readonly id: number,
     readonly pool: Piscina,
-  ) {}
+  ) {
+    this.walSync = new WalSync(id, (file) => {
+      this.run({ op: 'wal-sync-failed', file }).catch(() => undefined);
+    });
+  }
 
   /**
    * Runs one task. With a span (tracing on), the task carries its traceparent so the shard's spans
@@ -163,21 +172,37 @@ class Shard {
     }
   }
 
+  /**
+   * Sends one group commit; the task's answer frees its slot for the next group, and the
+   * group's writes are acknowledged once the appends it names are durable (wal-sync.ts). While
+   * tracing, the shard syncs them itself, so the span tree keeps the WAL's fdatasync under the
+   * shard's write.
+   */
   private async commit(group: PendingWrite[]): Promise<void> {
     const payloads = group.map((g) => g.payload);
+    let applied: AppliedWrite;
     try {
-      const refused = await this.run<number[]>(
-        { op: 'write', payloads },
+      const span = this.groupSpan(group);
+      applied = await this.run<AppliedWrite>(
+        { op: 'write', payloads, routerSyncs: span === null },
         payloads.map((p) => p.buffer as ArrayBuffer),
-        this.groupSpan(group),
+        span,
       );
-      group.forEach((g, i) => {
-        if (refused.includes(i)) g.reject(new KeyRefRefused(this.id));
-        else g.resolve();
-      });
     } catch (err) {
       for (const g of group) g.reject(err as Error);
+      return;
     }
+    const { refused, sync } = applied;
+    for (const i of refused) (group[i] as PendingWrite).reject(new KeyRefRefused(this.id));
+    const settle = (err: Error | null): void => {
+      group.forEach((g, i) => {
+        if (refused.includes(i)) return;
+        if (err === null) g.resolve();
+        else g.reject(err);
+      });
+    };
+    if (sync === null) settle(null);
+    else this.walSync.durable(sync).then(() => settle(null), settle);
   }
 
   /**
@@ -432,7 +457,12 @@ export class ShardCluster {
     return Promise.all(
       this.shards.map(async (s) => {
         if (!s.ready) return emptyStats(s.id);
-        return s.run<ShardStats>({ op: 'stats' });
+        const stats = await s.run<ShardStats>({ op: 'stats' });
+        // The shard's WAL fdatasyncs are made in both threads (wal-sync.ts); the figures add up.
+        const synced = s.walSync.stats();
+        stats.walFsyncs += synced.syncs;
+        stats.timings.walFsync = addSnapshots(stats.timings.walFsync, synced.timing);
+        return stats;
       }),
     );
   }
@@ -458,6 +488,7 @@ export class ShardCluster {
         } catch (err) {
           this.log.warn({ shard: s.id, err: String(err) }, 'shard close failed');
         }
+        s.walSync.close();
         await s.pool.destroy();
       }),
     );

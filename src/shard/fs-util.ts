@@ -26,23 +26,6 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/**
- * Writes all of `bytes` at file offset `position`: explicit, so a write that failed half-way
- * (a full disk) does not leave the fd's own position past the bytes the caller cut back.
- */
-export function writeAll(fd: number, bytes: Uint8Array, position: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const step = (offset: number): void => {
-      fs.write(fd, bytes, offset, bytes.length - offset, position + offset, (err, written) => {
-        if (err) reject(err);
-        else if (offset + written < bytes.length) step(offset + written);
-        else resolve();
-      });
-    };
-    step(0);
-  });
-}
-
 /** Removes a file, ignoring that it is already gone. */
 export function unlinkQuietSync(file: string): void {
   try {

@@ -16,7 +16,7 @@ import { encodeKeyDefinitions, type WriteBatch } from '../shared/codec/write-bat
 import type { SegmentIndexSpec } from '../shared/column-index.js';
 import type { ShardConfig } from '../shared/config.js';
 import { DbError, StorageFull, StorageUnavailable } from '../shared/errors.js';
-import type { ShardStats, TableRetention } from '../shared/messages.js';
+import type { AppliedWrite, ShardStats, TableRetention, WalSyncTicket } from '../shared/messages.js';
 import { countRejection, rejectionCounts } from '../shared/rejections.js';
 import type { ScanChunk, ScanRequest, ScanSource } from '../shared/scan.js';
 import { endSpan, startSpan } from '../shared/tracing/active-tracer.js';
@@ -121,10 +121,47 @@ export class ShardStore implements ScanSource {
    * group, so such a payload sharing a group with logged ones is answered after their fdatasync.
    */
   async write(payloads: Uint8Array[]): Promise<number[]> {
+    const applied = await this.applyWrite(payloads, false);
+    if (applied.durable === null) return applied.refused;
+    const span = startSpan('wal.fsync');
+    try {
+      await applied.durable;
+      endSpan(span);
+    } catch (err) {
+      endSpan(span, err);
+      void this.leaveFailedWal(applied.wal?.fileNumber ?? -1);
+      throw storageError(`WAL write failed in shard ${this.state.config.shardId}`, err);
+    }
+    return applied.refused;
+  }
+
+  /**
+   * `write`, answered once applied, without waiting for the fdatasync: `sync` names the WAL
+   * appends the caller must see made durable before acknowledging anything of the call (null:
+   * nothing to wait for: no payload logged, or `wal.syncMode = none`). The router syncs them on a
+   * descriptor of its own (src/router/wal-sync.ts), so the fdatasync's completion does not wait
+   * for this thread, busy decoding other requests' bodies; it reports a failed fdatasync with
+   * `walSyncFailed`.
+   */
+  async writeApplied(payloads: Uint8Array[]): Promise<AppliedWrite> {
+    const applied = await this.applyWrite(payloads, true);
+    return { refused: applied.refused, sync: applied.sync };
+  }
+
+  /** The write lock's part of a write: append, apply, and what durability is left to wait for. */
+  private async applyWrite(
+    payloads: Uint8Array[],
+    callerSyncs: boolean,
+  ): Promise<{
+    refused: number[];
+    wal: WalWriter | null;
+    durable: Promise<void> | null;
+    sync: WalSyncTicket | null;
+  }> {
     assert(!this.closed, 'write after close');
     const batches = payloads.map(decodePayload);
-    if (batches.length === 0) return [];
-    const appended = await this.writeLock.run(async () => {
+    if (batches.length === 0) return { refused: [], wal: null, durable: null, sync: null };
+    return this.writeLock.run(async () => {
       const state = this.state;
       if (state.closing || this.stopping) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
       this.checkMemtableRoom();
@@ -135,7 +172,7 @@ export class ShardStore implements ScanSource {
       const keep = <T>(items: T[]): T[] =>
         refused.length === 0 ? items : items.filter((_, i) => !refused.includes(i));
       const keptBatches = keep(batches);
-      if (keptBatches.length === 0) return { refused, wal: null, durable: null };
+      if (keptBatches.length === 0) return { refused, wal: null, durable: null, sync: null };
       const keptLogged = logged === null ? null : keep(logged);
       const keptPayloads = keep(payloads);
       const toLog = keptLogged === null ? keptPayloads : keptPayloads.filter((_, k) => keptLogged[k]);
@@ -143,26 +180,19 @@ export class ShardStore implements ScanSource {
       assert(definitions === null || toLog.length > 0);
       const wal = state.wal;
       let durable: Promise<void> | null = null;
+      let sync: WalSyncTicket | null = null;
       if (toLog.length > 0) {
         await this.append(encodeRecords(definitions ? [encodeKeyDefinitions(definitions), ...toLog] : toLog));
-        // Joined before afterWrite, which may rotate: closing the file syncs it for its waiters.
-        durable = state.config.wal.syncMode === 'fsync' ? this.durableOf(wal) : null;
+        // Taken before afterWrite, which may rotate: closing the file syncs it for its waiters.
+        if (state.config.wal.syncMode === 'fsync') {
+          if (callerSyncs) sync = { file: wal.fileNumber, path: wal.path, appends: wal.appendCount };
+          else durable = this.durableOf(wal);
+        }
       }
       this.apply(keptBatches, keptLogged);
       this.afterWrite();
-      return { refused, wal, durable };
+      return { refused, wal, durable, sync };
     });
-    if (appended.durable === null) return appended.refused;
-    const span = startSpan('wal.fsync');
-    try {
-      await appended.durable;
-      endSpan(span);
-    } catch (err) {
-      endSpan(span, err);
-      void this.leaveFailedWal(appended.wal as WalWriter);
-      throw storageError(`WAL write failed in shard ${this.state.config.shardId}`, err);
-    }
-    return appended.refused;
   }
 
   /** Appends framed records to the current WAL file. Under writeLock. */
@@ -173,7 +203,7 @@ export class ShardStore implements ScanSource {
     const span = startSpan('wal.append');
     try {
       span?.setAttribute('wal.bytes', records.length);
-      await wal.append(records);
+      wal.append(records);
       await faultPoint('wal.after-append');
       endSpan(span);
       state.counters.walBytesWritten += records.length;
@@ -200,12 +230,13 @@ export class ShardStore implements ScanSource {
   }
 
   /**
-   * After an fdatasync failed, no later record of that file can be trusted durable: the next
-   * write starts a new file, with its key definitions written again.
+   * After an fdatasync of WAL file `fileNumber` failed (here, or in the router for a
+   * `writeApplied`), no later record of that file can be trusted durable: the next write starts a
+   * new file, with its key definitions written again.
    */
-  private async leaveFailedWal(failed: WalWriter): Promise<void> {
+  async leaveFailedWal(fileNumber: number): Promise<void> {
     await this.writeLock.run(() => {
-      if (this.state.wal !== failed) return;
+      if (this.state.wal.fileNumber !== fileNumber) return;
       this.state.keyRefs.forgetWalDefinitions();
       this.rotateWalQuietly();
     });

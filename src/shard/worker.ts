@@ -64,8 +64,13 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
       case 'write':
         writesWaiting.started();
         pacer.noteWrite();
-        // The indices of payloads refused for unknown key references (see key-refs.ts).
-        return { ok: true, value: await requireStore().write(task.payloads) };
+        // The indices of payloads refused for unknown key references (see key-refs.ts), and the
+        // WAL appends left for the router to sync when it syncs them.
+        if (task.routerSyncs === true) return { ok: true, value: await requireStore().writeApplied(task.payloads) };
+        return { ok: true, value: { refused: await requireStore().write(task.payloads), sync: null } };
+      case 'wal-sync-failed':
+        await requireStore().leaveFailedWal(task.file);
+        return { ok: true, value: null };
       case 'query': {
         const turn = new QueryTurn(querySliceMs, task.cancel, countCancelled, pacer.rest, writesWaiting.any);
         const source = turn.sliced(requireStore());

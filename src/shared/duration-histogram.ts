@@ -34,6 +34,11 @@ export class DurationHistogram {
   }
 }
 
+/** Two snapshots as one (a shard's own fdatasyncs and the router's for it). */
+export function addSnapshots(a: HistogramSnapshot, b: HistogramSnapshot): HistogramSnapshot {
+  return { counts: a.counts.map((n, i) => n + (b.counts[i] ?? 0)), sum: a.sum + b.sum, count: a.count + b.count };
+}
+
 /** Prometheus' cumulative `le` buckets of a snapshot, +Inf last. */
 export function cumulativeBuckets(snapshot: HistogramSnapshot): { le: string; count: number }[] {
   const out: { le: string; count: number }[] = [];

@@ -18,6 +18,20 @@ import type { ProfileKind } from './thread-profiler.js';
 /** A query fragment for every shard, in the language that planned it. */
 export type ShardQueryPlan = { lang: 'sql'; plan: ShardPlan } | { lang: 'promql'; plan: PromqlShardPlan };
 
+/** WAL appends a write left for the router to make durable (ShardStore.writeApplied). */
+export interface WalSyncTicket {
+  /** The WAL file's number and path; `appends`: how many appends of it must be covered. */
+  file: number;
+  path: string;
+  appends: number;
+}
+
+/** A write task's answer: the payloads refused (key-refs.ts), and what is left to sync (null: nothing). */
+export interface AppliedWrite {
+  refused: number[];
+  sync: WalSyncTicket | null;
+}
+
 export type ShardTask =
   /**
    * First task of every shard: open (recover) the storage under config.dir, with every table's
@@ -26,10 +40,13 @@ export type ShardTask =
   | { op: 'open'; config: ShardConfig; retention?: TableRetention[] | undefined; skipWal?: number[] | undefined }
   /**
    * Group commit: several encoded WriteBatch payloads (one per ingest request) written to the WAL
-   * together, made durable with one fsync, then applied to the memtable in order. The router keeps
-   * one write task in flight per shard, which is what keeps writes ordered.
+   * together with one append, then applied to the memtable in order; answered with an
+   * `AppliedWrite`. With `routerSyncs` the answer comes once applied and names the appends the
+   * router must sync (src/router/wal-sync.ts); without it, once an fdatasync covers them.
    */
-  | { op: 'write'; payloads: Uint8Array[]; trace?: ShardTraceContext | undefined }
+  | { op: 'write'; payloads: Uint8Array[]; routerSyncs?: boolean; trace?: ShardTraceContext | undefined }
+  /** The router's fdatasync of this WAL file failed: write no more to it (ShardStore.leaveFailedWal). */
+  | { op: 'wal-sync-failed'; file: number }
   /**
    * A query plan fragment, made by the query layer's planner for the shards (src/query/sql/plan/plan.ts,
    * src/query/promql/distribute/shard-plan.ts). `cancel` is a shared 4-byte flag the router sets

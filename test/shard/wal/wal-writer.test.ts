@@ -24,9 +24,9 @@ t.test("durable() waits for an fdatasync that covers the caller's appends", asyn
   wal.onSync = (ms) => syncs.push(ms);
   t.resolves(wal.durable(), 'nothing appended: durable at once');
   t.equal(syncs.length, 0, 'and no fdatasync for it');
-  await wal.append(new Uint8Array([1, 2, 3]));
+  wal.append(new Uint8Array([1, 2, 3]));
   const first = wal.durable();
-  await wal.append(new Uint8Array([4]));
+  wal.append(new Uint8Array([4]));
   const second = wal.durable();
   await Promise.all([first, second]);
   t.ok(syncs.length >= 1 && syncs.length <= 2, `${syncs.length} fdatasyncs for two appends`);
@@ -38,7 +38,7 @@ t.test("durable() waits for an fdatasync that covers the caller's appends", asyn
 
 t.test('close syncs the file and settles its waiters', async (t) => {
   const wal = WalWriter.create(walDirOf(t), 1, true);
-  await wal.append(new Uint8Array(1000));
+  wal.append(new Uint8Array(1000));
   const waiting = wal.durable();
   wal.close();
   await t.resolves(waiting);
@@ -46,7 +46,7 @@ t.test('close syncs the file and settles its waiters', async (t) => {
 
 t.test('a failed fdatasync fails its waiters and every later durable() of the file', async (t) => {
   const wal = WalWriter.create(walDirOf(t), 1, true);
-  await wal.append(new Uint8Array([1]));
+  wal.append(new Uint8Array([1]));
   // The fd closed under the writer: fdatasync fails (EBADF), as a disk error would.
   fs.closeSync((wal as unknown as { fd: number }).fd);
   await t.rejects(wal.durable(), /EBADF/);

@@ -275,6 +275,12 @@ export class ServerMetrics {
     mirror('shoaldb_shard_rows_written_total', 'Rows applied to the memtable', 'counter', (s) => s.rowsWritten);
     mirror('shoaldb_wal_bytes_total', 'Bytes appended to the WAL', 'counter', (s) => s.walBytesWritten);
     mirror('shoaldb_wal_fsyncs_total', 'WAL fsyncs (one per group commit)', 'counter', (s) => s.walFsyncs);
+    mirror(
+      'shoaldb_write_stalls_total',
+      'Times a write waited for a flush because the memtables held over half of memtable.reject_size',
+      'counter',
+      (s) => s.writeStalls,
+    );
     mirror('shoaldb_wal_files', 'WAL files on disk', 'gauge', (s) => s.walFiles);
     mirror('shoaldb_flushes_total', 'Memtable flushes to segments', 'counter', (s) => s.flushes);
     mirror('shoaldb_compactions_total', 'Segment compactions', 'counter', (s) => s.compactions);

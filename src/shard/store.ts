@@ -41,6 +41,8 @@ import { decodePayload } from './write-batch-check.js';
 
 /** After a failed background flush, the next attempt waits at least this long. */
 const FLUSH_RETRY_DELAY_MS = 1000;
+/** The longest a write waits for a flush before it is let through to the memtable bound (stallForFlush). */
+const WRITE_STALL_MS_MAX = 2000;
 
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
@@ -59,6 +61,8 @@ export class ShardStore implements ScanSource {
   private readonly writeLock = new SerialQueue();
   private readonly jobs = new SerialQueue();
   private flushScheduled = false;
+  /** The background flush under way (maybeFlush), which stalled writes wait for. */
+  private flushing: Promise<void> | null = null;
   /** Tables with a background compaction queued and not yet started. */
   private readonly compactionsQueued = new Set<number>();
   private flushRetryAtMs = 0;
@@ -161,6 +165,7 @@ export class ShardStore implements ScanSource {
     assert(!this.closed, 'write after close');
     const batches = payloads.map(decodePayload);
     if (batches.length === 0) return { refused: [], wal: null, durable: null, sync: null };
+    await this.stallForFlush();
     return this.writeLock.run(async () => {
       const state = this.state;
       if (state.closing || this.stopping) throw new StorageUnavailable(`shard ${state.config.shardId} is closing`);
@@ -243,6 +248,33 @@ export class ShardStore implements ScanSource {
   }
 
   /**
+   * Write stall: while the memtables hold more than half of `memtable.reject_size` and a flush is
+   * under way, a write waits for the flush (at most WRITE_STALL_MS_MAX) before taking the lock, so
+   * writers that outrun the flushes slow to their pace instead of reaching the bound and being
+   * refused (checkMemtableRoom still refuses past it). Outside the write lock: the flush and
+   * the freeze after it need that lock.
+   */
+  private async stallForFlush(): Promise<void> {
+    const state = this.state;
+    const limit = state.config.memtable.rejectBytes;
+    if (limit <= 0) return;
+    const deadline = Date.now() + WRITE_STALL_MS_MAX;
+    while (this.flushing !== null && state.memtableBytes() > limit / 2) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      state.counters.writeStalls++;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.flushing.catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
+  /**
    * `memtable.reject_size`: while the memtables (the active one and those awaiting flush) hold
    * more, writes are refused before they reach the WAL, so memory stays bounded when flushes fall
    * behind; the flush under way (started here if none is) makes room. Under writeLock.
@@ -293,7 +325,7 @@ export class ShardStore implements ScanSource {
     assert(!this.closed, 'flush after close');
     await this.writeLock.run(() => this.freeze());
     try {
-      await this.jobs.run(() => flushFrozen(this.state));
+      await this.jobs.run(() => flushFrozen(this.state), 'urgent');
     } catch (err) {
       throw storageError(`flush failed in shard ${this.state.config.shardId}`, err);
     }
@@ -525,24 +557,26 @@ export class ShardStore implements ScanSource {
       return;
     }
     this.flushScheduled = true;
-    this.jobs
-      .run(() => flushFrozen(state))
-      .then(
-        () => {
-          this.flushScheduled = false;
-          this.flushFailure = null;
-          if (collectRetiredMemory()) this.state.counters.memoryCollections++;
-          this.scheduleCompactions(state.config.segment.compactionTrigger);
-          if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
-        },
-        (err: unknown) => {
-          this.flushScheduled = false;
-          if (err instanceof ClosingError) return;
-          this.flushFailure = err;
-          this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;
-          state.log.error({ err }, 'background flush failed; the memtable stays readable and is retried');
-        },
-      );
+    const job = this.jobs.run(() => flushFrozen(state), 'urgent');
+    this.flushing = job;
+    job.then(
+      () => {
+        this.flushing = null;
+        this.flushScheduled = false;
+        this.flushFailure = null;
+        if (collectRetiredMemory()) this.state.counters.memoryCollections++;
+        this.scheduleCompactions(state.config.segment.compactionTrigger);
+        if (state.active.bytes >= state.config.memtable.flushBytes) void this.writeLock.run(() => this.maybeFlush());
+      },
+      (err: unknown) => {
+        this.flushing = null;
+        this.flushScheduled = false;
+        if (err instanceof ClosingError) return;
+        this.flushFailure = err;
+        this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;
+        state.log.error({ err }, 'background flush failed; the memtable stays readable and is retried');
+      },
+    );
   }
 
   /**
@@ -560,7 +594,7 @@ export class ShardStore implements ScanSource {
         .run(() => {
           this.compactionsQueued.delete(tableId);
           return compactTable(state, tableId, { minSegments: trigger });
-        })
+        }, 'deferrable')
         .then(
           (merged) => {
             if (merged) this.scheduleCompactions(minSegments);

@@ -128,6 +128,8 @@ export function zeroShardCounters() {
     rowsWritten: 0,
     walBytesWritten: 0,
     walFsyncs: 0,
+    /** Times a write waited for a flush at half of memtable.reject_size (ShardStore.stallForFlush). */
+    writeStalls: 0,
     flushes: 0,
     compactions: 0,
     /** Write payloads refused for naming series keys by ids the shard no longer knew (key-refs.ts). */

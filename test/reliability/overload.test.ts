@@ -2,15 +2,16 @@
  * Overload (docs/reliability.md): with small configured limits, many connections write about ten
  * times what the server absorbs while heavy queries run. Excess writes are refused with 429 or
  * 503 and Retry-After, /health stays quick, the process stays under a memory bound, everything
- * acknowledged reads back, and throughput comes back once the load stops. Slow clients: a body
- * trickled a byte a second is cut by http.timeout, and connections that never finish their
- * headers are closed by the server rather than held.
+ * acknowledged reads back, writes past half the memtable bound wait for flushes, and throughput
+ * comes back once the load stops. Slow clients: a body trickled a byte a second is cut by
+ * http.timeout, and connections that never finish their headers are closed by the server rather
+ * than held.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import t from 'tap';
-import { sql, startServer } from '../helpers/server.js';
+import { metricSum, sql, startServer } from '../helpers/server.js';
 
 const ROWS = 2000;
 const TOP = 'max_in_flight_write_bytes = "1MiB"\nwrite_bytes_exhausted_policy = "fail"\nmax_concurrent_queries = 3';
@@ -167,6 +168,9 @@ t.test('overload: refusals with Retry-After, /health answers, memory bounded, no
   t.ok(p99 < 1000, `/health p99 under 1 s while overloaded (${p99.toFixed(1)} ms)`);
   t.ok(rssMax > 0 && rssMax < RSS_BOUND, `RSS stayed under ${RSS_BOUND >> 20} MiB (max ${rssMax >> 20} MiB)`);
 
+  // Writers past half the memtable bound waited for flushes (ShardStore.stallForFlush).
+  const stalls = await metricSum(url, 'shoaldb_write_stalls_total');
+  t.ok(stalls > 0, `writes waited for flushes at half the memtable bound (${stalls} waits)`);
   await sleep(1500);
   statuses.clear();
   const after = await writers(4, 3000);

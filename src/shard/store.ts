@@ -248,10 +248,10 @@ export class ShardStore implements ScanSource {
   }
 
   /**
-   * Write stall: while the memtables hold more than half of `memtable.reject_size` and a flush is
-   * under way, a write waits for the flush (at most WRITE_STALL_MS_MAX) before taking the lock, so
-   * writers that outrun the flushes slow to their pace instead of reaching the bound and being
-   * refused (checkMemtableRoom still refuses past it). Outside the write lock: the flush and
+   * Write stall: while the memtables hold more than half of `memtable.reject_size` (and not more
+   * than all of it) and a flush is under way, a write waits for the flush (at most
+   * WRITE_STALL_MS_MAX) before taking the lock, so writers that outrun the flushes slow to their
+   * pace instead of reaching the bound and being refused (checkMemtableRoom refuses past it). Outside the write lock: the flush and
    * the freeze after it need that lock.
    */
   private async stallForFlush(): Promise<void> {
@@ -259,7 +259,10 @@ export class ShardStore implements ScanSource {
     const limit = state.config.memtable.rejectBytes;
     if (limit <= 0) return;
     const deadline = Date.now() + WRITE_STALL_MS_MAX;
-    while (this.flushing !== null && state.memtableBytes() > limit / 2) {
+    for (;;) {
+      const bytes = state.memtableBytes();
+      // Past the bound itself a write is refused at once (checkMemtableRoom), as before.
+      if (this.flushing === null || bytes <= limit / 2 || bytes > limit) return;
       const left = deadline - Date.now();
       if (left <= 0) return;
       state.counters.writeStalls++;

@@ -60,8 +60,7 @@ function storageError(what: string, err: unknown): DbError {
 export class ShardStore implements ScanSource {
   private readonly writeLock = new SerialQueue();
   private readonly jobs = new SerialQueue();
-  private flushScheduled = false;
-  /** The background flush under way (maybeFlush), which stalled writes wait for. */
+  /** The background flush queued or under way (maybeFlush), which stalled writes wait for. */
   private flushing: Promise<void> | null = null;
   /** Tables with a background compaction queued and not yet started. */
   private readonly compactionsQueued = new Set<number>();
@@ -251,8 +250,8 @@ export class ShardStore implements ScanSource {
    * Write stall: while the memtables hold more than half of `memtable.reject_size` (and not more
    * than all of it) and a flush is under way, a write waits for the flush (at most
    * WRITE_STALL_MS_MAX) before taking the lock, so writers that outrun the flushes slow to their
-   * pace instead of reaching the bound and being refused (checkMemtableRoom refuses past it). Outside the write lock: the flush and
-   * the freeze after it need that lock.
+   * pace instead of reaching the bound and being refused (checkMemtableRoom refuses past it).
+   * Outside the write lock: the flush and the freeze after it need that lock.
    */
   private async stallForFlush(): Promise<void> {
     const state = this.state;
@@ -552,20 +551,18 @@ export class ShardStore implements ScanSource {
    */
   private maybeFlush(): void {
     const state = this.state;
-    if (state.closing || this.flushScheduled) return;
+    if (state.closing || this.flushing !== null) return;
     if (state.frozen.length === 0) {
       if (state.active.bytes < state.config.memtable.flushBytes) return;
       this.freeze();
     } else if (Date.now() < this.flushRetryAtMs) {
       return;
     }
-    this.flushScheduled = true;
     const job = this.jobs.run(() => flushFrozen(state), 'urgent');
     this.flushing = job;
     job.then(
       () => {
         this.flushing = null;
-        this.flushScheduled = false;
         this.flushFailure = null;
         if (collectRetiredMemory()) this.state.counters.memoryCollections++;
         this.scheduleCompactions(state.config.segment.compactionTrigger);
@@ -573,7 +570,6 @@ export class ShardStore implements ScanSource {
       },
       (err: unknown) => {
         this.flushing = null;
-        this.flushScheduled = false;
         if (err instanceof ClosingError) return;
         this.flushFailure = err;
         this.flushRetryAtMs = Date.now() + FLUSH_RETRY_DELAY_MS;

@@ -4,6 +4,8 @@
  * payload is refused instead of made durable; recovery runs it again and cuts the WAL at a record
  * that fails.
  */
+
+import { utf8ColumnProblem, utf8Of } from '../shared/codec/utf8-column.js';
 import {
   decodeWalRecord,
   decodeWriteBatch,
@@ -76,7 +78,8 @@ export function problemOfBatch(batch: WriteBatch): string | null {
       const bad = `${where}: bad field column ${String(f.id)}`;
       if (!isId(f.id) || !v) return bad;
       if (v.kind === 'str') {
-        if (!stringsOk(v.values, n)) return bad;
+        const utf8 = utf8Of(v);
+        if (utf8 ? utf8ColumnProblem(utf8, n) !== null : !stringsOk(v.values, n)) return bad;
       } else {
         const type = TYPED_ARRAY_OF[v.kind];
         if (!type || !(v.values instanceof type) || (v.values as Float64Array).length < n) return bad;

@@ -12,9 +12,10 @@ import { allocValues, type PhysicalKind } from '../../shared/types.js';
 import { type ColumnData, type FieldSpec, lowerBound, type Part, upperBound } from '../merge/part.js';
 import type { SeriesSource, SourceSummary, SummaryRequest } from '../merge/series-walk.js';
 import { STATS_WIDTH, statsPerColumn } from '../segment/series-stats.js';
-import { type MemSeries, rowsBack } from './mem-series.js';
+import { compareRowTimes, type MemSeries, rowsBack } from './mem-series.js';
 import { foldedSeries } from './series-fold.js';
 import type { MemColumn, SortedSeries, TableMemtable } from './table-memtable.js';
+import { TextColumn } from './text-column.js';
 
 /** Copies 64-bit elements `rows[from..to)` of `src` into `dst[0..)`, word by word. */
 function gather64(
@@ -42,16 +43,79 @@ function gatherColumn(
   to: number,
   dst: ColumnData,
 ): void {
-  if (kind === 'i64' || kind === 'u64') {
+  if (col.values instanceof TextColumn) {
+    const text = col.values;
+    const out = dst.values as Array<string | null>;
+    for (let i = from, k = 0; i < to; i++, k++) {
+      const row = rows[i] as number;
+      out[k] = col.valid[row] === 1 ? text.valueOf(row) : null;
+    }
+  } else if (kind === 'i64' || kind === 'u64') {
     gather64(col.values as BigInt64Array, dst.values as BigInt64Array, rows, from, to);
   } else {
-    // f64, bool and str share indexing; the cast only picks one for the type checker.
+    // f64 and bool share indexing; the cast only picks one for the type checker.
     const src = col.values as Float64Array;
     const out = dst.values as Float64Array;
     for (let i = from, k = 0; i < to; i++, k++) out[k] = src[rows[i] as number] as number;
   }
   const valid = dst.valid as Uint8Array;
   for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
+}
+
+/** A table column seen in place. */
+function viewOf(col: MemColumn | undefined): ColumnData | null {
+  return col ? { values: col.values as ColumnData['values'], valid: col.valid } : null;
+}
+
+/** Rows a part of a series read in place holds when a column is stored as bytes. */
+const TEXT_RUN_ROWS = 4096;
+
+/**
+ * Run parts of one source whose strings are held at once; making a run's strings drops those of
+ * the run made longest ago (it makes them again if read again). A flush reads a log table's runs
+ * one after another, and holding every run's strings until the series ended kept the whole
+ * memtable as strings for the GC to copy out of the young generation.
+ */
+const TEXT_RUNS_HELD = 4;
+
+/** Table rows `[from, to)` of a series stored in order, its strings made on first read. */
+class TextRunPart implements Part {
+  readonly start = 0;
+  readonly end: number;
+  readonly ts: BigInt64Array;
+  private made: Array<ColumnData | null> | null = null;
+
+  constructor(
+    tableTs: BigInt64Array,
+    private readonly columns: ReadonlyArray<MemColumn | undefined>,
+    private readonly from: number,
+    to: number,
+    readonly unique: boolean,
+    private readonly held: TextRunPart[],
+  ) {
+    this.end = to - from;
+    this.ts = tableTs.subarray(from, to);
+  }
+
+  private drop(): void {
+    this.made = null;
+  }
+
+  get cols(): Array<ColumnData | null> {
+    if (this.made === null) {
+      this.held.push(this);
+      if (this.held.length > TEXT_RUNS_HELD) this.held.shift()?.drop();
+      const from = this.from;
+      const to = from + this.end;
+      this.made = this.columns.map((col): ColumnData | null => {
+        if (!col) return null;
+        const valid = col.valid.subarray(from, to);
+        if (col.values instanceof TextColumn) return { values: col.values.strings(from, to, col.valid), valid };
+        return { values: col.values.subarray(from, to) as ColumnData['values'], valid };
+      });
+    }
+    return this.made;
+  }
 }
 
 export class MemtableSource implements SeriesSource {
@@ -75,6 +139,9 @@ export class MemtableSource implements SeriesSource {
   private scratchCols: ColumnData[] = [];
 
   private readonly sorted: SortedSeries;
+  /** Whether a column read keeps its values as bytes (then read in runs of strings). */
+  private readonly hasText: boolean;
+  private readonly textRunsHeld: TextRunPart[] = [];
 
   constructor(table: TableMemtable, specs: readonly FieldSpec[]) {
     const sorted = table.sortedSeries();
@@ -84,6 +151,7 @@ export class MemtableSource implements SeriesSource {
     this.slots = specs.map((s) => table.slotOf(s.id, s.kind));
     this.columns = this.slots.map((slot) => (slot < 0 ? undefined : table.cols[slot]));
     this.kinds = specs.map((s) => s.kind);
+    this.hasText = this.columns.some((col) => col?.values instanceof TextColumn);
     this.ts = table.ts;
     this.rowLimit = table.rows;
     this.table = table;
@@ -135,6 +203,23 @@ export class MemtableSource implements SeriesSource {
     return this.sorted.seriesIndex().candidates(matchers);
   }
 
+  /**
+   * Table rows `[start, end)` of a series stored in order, as parts of at most TEXT_RUN_ROWS rows
+   * whose strings are made when the merge first reads them: a scan that stops early (LIMIT) makes
+   * only those it reached. A run ends only between different timestamps, so runs never overlap
+   * in time and the merge concatenates them as it would the one part.
+   */
+  private pushTextRuns(start: number, end: number, unique: boolean, out: Part[]): void {
+    const words = this.table.tsWords;
+    let from = start;
+    while (from < end) {
+      let to = Math.min(end, from + TEXT_RUN_ROWS);
+      while (to < end && compareRowTimes(words, to, to - 1) === 0) to++;
+      out.push(new TextRunPart(this.ts, this.columns, from, to, unique, this.textRunsHeld));
+      from = to;
+    }
+  }
+
   collectParts(index: number, lo: bigint, hi: bigint, out: Part[]): void {
     const s = this.series[index] as MemSeries;
     const n = this.rowsInSnapshot(s);
@@ -145,11 +230,9 @@ export class MemtableSource implements SeriesSource {
       const start = lowerBound(this.ts, first, first + n, lo);
       const end = upperBound(this.ts, start, first + n, hi);
       if (start >= end) return;
-      const cols = this.columns.map((col): ColumnData | null =>
-        col ? { values: col.values, valid: col.valid } : null,
-      );
       this.rowsRead += end - start;
-      out.push({ ts: this.ts, start, end, cols, unique: s.unique });
+      if (this.hasText) this.pushTextRuns(start, end, s.unique, out);
+      else out.push({ ts: this.ts, start, end, cols: this.columns.map(viewOf), unique: s.unique });
       return;
     }
 

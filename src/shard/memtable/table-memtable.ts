@@ -5,6 +5,7 @@
  * Layout, for table row r (0 <= r < rows):
  * - `ts[r]`: timestamp;
  * - `cols[slot].values[r]` / `cols[slot].valid[r]` (1 present, 0 NULL, 2 absent): field slot
+ *   (string slots keep their values as UTF-8 in a `TextColumn`, text-column.ts),
  *   `slot`, where a slot is one (column id, physical kind) pair, numbered in order of first
  *   appearance. Rows written before a slot existed, or without it, are absent: a scan gives them
  *   the column's default (see `ABSENT` in merge/part.ts), which an explicit NULL never gets.
@@ -20,6 +21,7 @@
 
 import assert from 'node:assert';
 import { endianness } from 'node:os';
+import { utf8Of } from '../../shared/codec/utf8-column.js';
 import { type MergeMode, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
 import { IntMap } from '../../shared/int-map.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
@@ -29,9 +31,11 @@ import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.
 import { ABSENT, type FieldSpec, specKey } from '../merge/part.js';
 import { SeriesIndex } from '../series-index.js';
 import { compareRowTimes, MemSeries, SERIES_OVERHEAD_BYTES } from './mem-series.js';
+import { TextColumn } from './text-column.js';
 
 export interface MemColumn {
-  values: Vector['values'];
+  /** A typed array for every kind but `str`, whose values are bytes in a `TextColumn`. */
+  values: Exclude<Vector['values'], Array<string | null>> | TextColumn;
   valid: Uint8Array;
 }
 
@@ -40,29 +44,21 @@ assert(endianness() === 'LE', 'the memtable reads timestamps as little-endian wo
 export const INITIAL_TABLE_CAPACITY = 1024;
 /** Estimated cost of one entry of the key-id map. */
 const KEY_ID_ENTRY_BYTES = 40;
-/** Estimated cost of a string value beyond its characters. */
-export const STRING_OVERHEAD_BYTES = 24;
 
-/** Bytes one row of a column takes in memory: the value (or string pointer) plus validity. */
+/** Bytes one row of a column takes in memory: the value (or a string's end offset) plus validity. */
 function rowWidthOf(kind: PhysicalKind): number {
   return kind === 'bool' ? 2 : 9;
 }
 
-function grown<T extends Vector['values'] | Uint8Array | BigInt64Array>(
+function grown<T extends Uint8Array | BigInt64Array | MemColumn['values']>(
   old: T,
   kind: PhysicalKind | 'valid',
   capacity: number,
   used: number,
 ): T {
-  if (kind === 'str') {
-    // Grown in place: V8 moves the elements in bulk, where a new array filled by a loop cost a
-    // log write ~2% (each store into an old-space array goes through the write barrier). Scans
-    // holding the array read rows below their snapshot, which growing leaves as they were.
-    const values = old as Array<string | null>;
-    const from = values.length;
-    values.length = capacity;
-    values.fill(null, from);
-    return values as T;
+  if (old instanceof TextColumn) {
+    old.grow(capacity, used);
+    return old;
   }
   const next = kind === 'valid' ? new Uint8Array(capacity) : allocValues(kind, capacity);
   (next as Float64Array).set((old as Float64Array).subarray(0, used));
@@ -135,7 +131,8 @@ export class TableMemtable {
       this.slotByKey.set(key, slot);
       const valid = new Uint8Array(this.capacity);
       valid.fill(ABSENT, 0, this.rows);
-      this.cols.push({ values: allocValues(kind, this.capacity), valid });
+      const values = kind === 'str' ? new TextColumn(this.capacity) : allocValues(kind, this.capacity);
+      this.cols.push({ values: values as MemColumn['values'], valid });
       this.bytes += this.capacity * rowWidthOf(kind);
     }
     return slot;
@@ -286,16 +283,13 @@ export class TableMemtable {
       written[slot] = 1;
       const col = this.cols[slot] as MemColumn;
       const valid = vector.valid;
-      if (vector.kind === 'str') {
-        const src = vector.values as Array<string | null>;
-        const dst = col.values as Array<string | null>;
-        for (let i = 0; i < n; i++) {
-          const v = src[i];
-          if (v === null || v === undefined || (valid !== undefined && valid[i] === 0)) continue;
-          dst[base + i] = v;
-          col.valid[base + i] = 1;
-          this.bytes += STRING_OVERHEAD_BYTES + v.length * 2;
-        }
+      if (col.values instanceof TextColumn) {
+        const text = col.values;
+        const before = text.bytes;
+        const utf8 = utf8Of(vector);
+        if (utf8) text.appendUtf8(utf8, valid, col.valid, base, n);
+        else text.appendStrings(vector.values as Array<string | null>, valid, col.valid, base, n);
+        this.bytes += text.bytes - before;
         continue;
       }
       // Typed kinds share set/subarray; the cast only picks one for the type checker.
@@ -304,7 +298,10 @@ export class TableMemtable {
       else for (let i = 0; i < n; i++) col.valid[base + i] = valid[i] === 0 ? 0 : 1;
     }
     for (let slot = 0; slot < this.cols.length; slot++) {
-      if (written[slot] === 0) (this.cols[slot] as MemColumn).valid.fill(ABSENT, base, base + n);
+      if (written[slot] !== 0) continue;
+      const col = this.cols[slot] as MemColumn;
+      col.valid.fill(ABSENT, base, base + n);
+      if (col.values instanceof TextColumn) col.values.skip(base, n);
     }
     this.rows += n;
     return n;

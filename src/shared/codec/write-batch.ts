@@ -9,6 +9,7 @@
 import { Packr } from 'msgpackr';
 import type { SeriesKeyBlob } from '../series-key-blob.js';
 import type { PhysicalKind, Vector } from '../types.js';
+import { Utf8Vector, utf8ColumnOf, utf8Of } from './utf8-column.js';
 
 /** How duplicates (same series and timestamp) of a table are merged when read, flushed or compacted. */
 export type MergeMode = 'last_row' | 'last_non_null' | 'append';
@@ -106,10 +107,9 @@ export interface WriteBatch {
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
 /**
- * A column on the wire. Strings go as one joined string `j` with each value's length in UTF-16
- * code units in `l` (i32 LE, -1 for NULL): packing and unpacking that is a few times faster than
- * an array of strings (`s`, still read: older WAL records have it), and log tables are mostly
- * strings.
+ * A column on the wire. Strings go as UTF-8 bytes `u` with each value's byte length in `e` (i32 LE,
+ * -1 for NULL; see utf8-column.ts), which the shard's memtable copies as they are. Older WAL records
+ * still read: a joined string `j` with UTF-16 lengths `l`, or an array of strings `s`.
  */
 interface WireVector {
   k: PhysicalKind;
@@ -117,41 +117,20 @@ interface WireVector {
   s?: Array<string | null>;
   j?: string;
   l?: Uint8Array;
+  u?: Uint8Array;
+  e?: Uint8Array;
   v?: Uint8Array;
 }
 
-function joinStrings(values: ReadonlyArray<string | null | undefined>): { j: string; l: Uint8Array } {
-  const lengths = new Int32Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    lengths[i] = v === null || v === undefined ? -1 : v.length;
-  }
-  // join writes null and undefined as '': no copy of the array with them replaced.
-  return { j: values.join(''), l: bytesOf(lengths) };
+function utf8Wire(v: Vector): { u: Uint8Array; e: Uint8Array } {
+  const col = utf8Of(v) ?? utf8ColumnOf(v.values as Array<string | null>);
+  return { u: col.bytes, e: bytesOf(col.lengths) };
 }
 
-/** Slots of a column's recent values, chosen by a value's length and end characters. */
-const RECENT_SLOTS = 32;
-/** Rows after which a column that found fewer than RECENT_HITS_MIN repeats stops looking. */
-const RECENT_PROBE_ROWS = 256;
-const RECENT_HITS_MIN = 32;
-
-/**
- * The values of one column. A value equal to the recent value in its slot becomes that string
- * again, and the new one dies young: log columns (agents, methods, referers) repeat a few values,
- * and the memtable holds these strings until its flush, so each distinct object survives the
- * young generation, is copied into the old one and marked by every major GC until then; the
- * flush's dictionary also hashes a shared string once. One slot per value, picked by its length
- * and end characters, so a row compares with one recent value at most. Comparing in place with
- * `startsWith` (no substring made) measured three times slower than a substring and `===`, and
- * with a list of 16 recent values it was the largest cost of a log write.
- */
+/** The values of an older record's joined string column (`j` with UTF-16 lengths `l`). */
 function splitStrings(joined: string, lengthBytes: Uint8Array): Array<string | null> {
   const lengths = new Int32Array(aligned(lengthBytes));
   const out = new Array<string | null>(lengths.length);
-  const recent = new Array<string | undefined>(RECENT_SLOTS);
-  let hits = 0;
-  let looking = true;
   let at = 0;
   for (let i = 0; i < lengths.length; i++) {
     const n = lengths[i] as number;
@@ -160,23 +139,7 @@ function splitStrings(joined: string, lengthBytes: Uint8Array): Array<string | n
       continue;
     }
     if (at + n > joined.length) throw new Error('string column shorter than its lengths');
-    const value = joined.substring(at, at + n);
-    if (looking && n > 0) {
-      const slot =
-        (Math.imul(n, 0x9e3779b1) ^ Math.imul(joined.charCodeAt(at), 31) ^ joined.charCodeAt(at + n - 1)) &
-        (RECENT_SLOTS - 1);
-      const r = recent[slot];
-      if (r === value) {
-        out[i] = r;
-        hits++;
-      } else {
-        recent[slot] = value;
-        out[i] = value;
-      }
-      if (i >= RECENT_PROBE_ROWS && hits < RECENT_HITS_MIN) looking = false;
-    } else {
-      out[i] = value;
-    }
+    out[i] = joined.substring(at, at + n);
     at += n;
   }
   if (at !== joined.length) throw new Error('string column longer than its lengths');
@@ -196,13 +159,16 @@ function aligned(bytes: Uint8Array): ArrayBuffer {
 
 function vectorToWire(v: Vector): WireVector {
   const w: WireVector = { k: v.kind };
-  if (v.kind === 'str') Object.assign(w, joinStrings(v.values as Array<string | null>));
+  if (v.kind === 'str') Object.assign(w, utf8Wire(v));
   else w.b = bytesOf(v.values as ArrayBufferView);
   if (v.valid) w.v = v.valid;
   return w;
 }
 
 function vectorFromWire(w: WireVector): Vector {
+  if (w.k === 'str' && w.u !== undefined && w.e !== undefined) {
+    return new Utf8Vector({ bytes: w.u, lengths: new Int32Array(aligned(w.e)) }, w.v ? new Uint8Array(w.v) : undefined);
+  }
   let values: Vector['values'];
   switch (w.k) {
     case 'str':

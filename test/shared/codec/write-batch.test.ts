@@ -67,7 +67,7 @@ t.test('a write batch survives encode and decode exactly', async (t) => {
   t.equal(table.mergeMode, 'last_non_null');
 });
 
-t.test('string columns travel joined and come back exactly; the older array form still decodes', async (t) => {
+t.test('string columns travel as UTF-8 bytes and come back exactly; the older forms still decode', async (t) => {
   const values = ['', null, 'a', 'ü日本', '😀x', '', 'a,b\u0000c', null, 'x'.repeat(1000)];
   const batch = (v: Array<string | null>) => ({
     tables: [
@@ -83,6 +83,17 @@ t.test('string columns travel joined and come back exactly; the older array form
   });
   const back = decodeWriteBatch(encodeWriteBatch(batch(values))).tables[0]?.fields[0]?.vector.values;
   t.same(back, values, 'nulls, empty strings, non-ASCII and long values');
+  const wire = new Packr({ useRecords: false }).unpack(encodeWriteBatch(batch(values))) as {
+    t: Array<{ f: Array<[number, { u?: Uint8Array; e?: Uint8Array; j?: string }]> }>;
+  };
+  const column = wire.t[0]?.f[0]?.[1];
+  t.equal(Buffer.from(column?.u ?? []).toString('utf8'), values.join(''), 'the values as one run of UTF-8');
+  t.same(
+    [...new Int32Array(new Uint8Array(column?.e ?? []).buffer)],
+    values.map((v) => (v === null ? -1 : Buffer.byteLength(v))),
+    'byte lengths, -1 for NULL',
+  );
+  t.equal(column?.j, undefined);
   // Repeats (shared with recent values), near-misses of the same length, prefixes of one another,
   // more distinct values than the recent ones held, and a mostly-distinct column past the probe.
   const repeats = Array.from({ length: 2000 }, (_, i) =>
@@ -108,6 +119,21 @@ t.test('string columns travel joined and come back exactly; the older array form
     ],
   });
   t.same(decodeWriteBatch(older).tables[0]?.fields[0]?.vector.values, ['p', null], 'an older WAL record');
+  const joined = new Packr({ useRecords: true }).pack({
+    t: [
+      {
+        i: 1,
+        m: 'append',
+        n: 3,
+        ts: new Uint8Array(24),
+        g: [],
+        st: [[]],
+        rs: new Uint8Array(12),
+        f: [[2, { k: 'str', j: 'abü', l: new Uint8Array(Int32Array.from([1, -1, 2]).buffer) }]],
+      },
+    ],
+  });
+  t.same(decodeWriteBatch(joined).tables[0]?.fields[0]?.vector.values, ['a', null, 'bü'], 'a joined-string record');
   const corrupt = new Packr({ useRecords: true }).pack({
     t: [
       {

@@ -1,6 +1,7 @@
 /**
- * A memtable string column as UTF-8 bytes outside the JS heap, in chunks of CHUNK_BYTES (a value
- * larger gets a chunk of its own). Row r's value ends at `ends[r]`, an address `chunk × 2^32 +
+ * A memtable string column as UTF-8 bytes outside the JS heap, in chunks that double from
+ * FIRST_CHUNK_BYTES up to CHUNK_BYTES (a value larger gets a chunk of its own): a table with few
+ * rows or many string columns must not cost megabytes a column. Row r's value ends at `ends[r]`, an address `chunk × 2^32 +
  * offset`, and starts where row r - 1's ended, or at offset 0 of its own chunk when that is a later
  * one (a value never spans chunks); it is read only where the row's validity says present. Rows
  * are only ever appended, so a scan reading rows below its snapshot sees them as they were.
@@ -14,6 +15,7 @@
  */
 import { decodeUtf8Run, type Utf8Column } from '../../shared/codec/utf8-column.js';
 
+const FIRST_CHUNK_BYTES = 4096;
 const CHUNK_BYTES = 1 << 21;
 const CHUNK_SPAN = 2 ** 32;
 const NO_BYTES = Buffer.alloc(0);
@@ -46,7 +48,8 @@ export class TextColumn {
   private room(n: number): Buffer {
     const last = this.chunks[this.chunks.length - 1];
     if (last !== undefined && this.used + n <= last.length) return last;
-    const chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, n));
+    const size = last === undefined ? FIRST_CHUNK_BYTES : Math.min(CHUNK_BYTES, last.length * 2);
+    const chunk = Buffer.allocUnsafe(Math.max(size, n));
     this.chunks.push(chunk);
     this.bytes += chunk.length;
     this.used = 0;

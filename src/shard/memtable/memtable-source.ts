@@ -68,7 +68,7 @@ function viewOf(col: MemColumn | undefined): ColumnData | null {
 }
 
 /** Rows a part of a series read in place holds when a column is stored as bytes. */
-const TEXT_RUN_ROWS = 4096;
+const TEXT_RUN_ROWS = 256;
 
 /**
  * Run parts of one source whose strings are held at once; making a run's strings drops those of
@@ -76,7 +76,7 @@ const TEXT_RUN_ROWS = 4096;
  * one after another, and holding every run's strings until the series ended kept the whole
  * memtable as strings for the GC to copy out of the young generation.
  */
-const TEXT_RUNS_HELD = 4;
+const TEXT_RUNS_HELD = 2;
 
 /** Table rows `[from, to)` of a series stored in order, its strings made on first read. */
 class TextRunPart implements Part {

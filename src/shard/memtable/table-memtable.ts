@@ -5,10 +5,10 @@
  * Layout, for table row r (0 <= r < rows):
  * - `ts[r]`: timestamp;
  * - `cols[slot].values[r]` / `cols[slot].valid[r]` (1 present, 0 NULL, 2 absent): field slot
- *   (string slots keep their values as UTF-8 in a `TextColumn`, text-column.ts),
  *   `slot`, where a slot is one (column id, physical kind) pair, numbered in order of first
  *   appearance. Rows written before a slot existed, or without it, are absent: a scan gives them
  *   the column's default (see `ABSENT` in merge/part.ts), which an explicit NULL never gets.
+ *   String slots keep their values as UTF-8 in a `TextColumn` (text-column.ts), read by row.
  * - `prevRow[r]`: the row before r of r's series (-1 for its first), so each series is a chain
  *   from its `lastRow` (mem-series.ts).
  *

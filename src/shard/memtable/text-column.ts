@@ -146,15 +146,16 @@ export class TextColumn {
       const base = chunk * CHUNK_SPAN;
       const start = this.startOf(row, this.ends[row] as number) - base;
       const ends = this.ends;
-      const run = decodeUtf8Run(
+      decodeUtf8Run(
         this.chunks[chunk] ?? NO_BYTES,
         start,
         (ends[last - 1] as number) - base,
         last - row,
         (i) => (ends[row + i] as number) - (i === 0 ? start + base : (ends[row + i - 1] as number)),
         (i) => valid[row + i] === 1,
+        out,
+        row - from,
       );
-      for (let i = 0; i < run.length; i++) out[row - from + i] = run[i] as string | null;
       row = last;
     }
     return out;

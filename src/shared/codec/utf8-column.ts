@@ -53,9 +53,9 @@ function bufferOf(bytes: Uint8Array): Buffer {
 }
 
 /**
- * The strings of a run of values whose bytes are `bytes[start, start + sum of lengths)`: `lengthOf(i)`
- * gives value i's byte length (-1 NULL) and `present(i)` whether it is read at all. Decoded as one
- * string when every byte is a character, so each value is a slice of it.
+ * The strings of a run of values whose bytes are `bytes[start, end)`, written to `out[at..at +
+ * count)`: `lengthOf(i)` gives value i's byte length (-1 NULL) and `present(i)` whether it is read
+ * at all. Decoded as one string when every byte is a character, so each value is a slice of it.
  */
 export function decodeUtf8Run(
   bytes: Uint8Array,
@@ -64,22 +64,23 @@ export function decodeUtf8Run(
   count: number,
   lengthOf: (i: number) => number,
   present: (i: number) => boolean,
+  out: Array<string | null> = new Array<string | null>(count),
+  at = 0,
 ): Array<string | null> {
   const buf = bufferOf(bytes);
-  const out = new Array<string | null>(count);
   const joined = buf.toString('utf8', start, end);
   const flat = joined.length === end - start;
-  let at = start;
+  let from = start;
   for (let i = 0; i < count; i++) {
     const n = lengthOf(i);
     if (n < 0 || !present(i)) {
-      out[i] = null;
+      out[at + i] = null;
     } else if (flat) {
-      out[i] = joined.substring(at - start, at - start + n);
+      out[at + i] = joined.substring(from - start, from - start + n);
     } else {
-      out[i] = buf.toString('utf8', at, at + n);
+      out[at + i] = buf.toString('utf8', from, from + n);
     }
-    if (n > 0) at += n;
+    if (n > 0) from += n;
   }
   return out;
 }

@@ -154,3 +154,17 @@ export async function prometheusQuery(
   if (body.status !== 'success') throw new Error(`query ${query} failed: ${body.error}`);
   return body.data?.result ?? [];
 }
+
+/** POSTs a snappy remote-write body to a Prometheus running its receiver (`--web.enable-remote-write-receiver`). */
+export async function prometheusRemoteWrite(url: string, body: Uint8Array): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${url}/api/v1/write`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-protobuf',
+      'content-encoding': 'snappy',
+      'x-prometheus-remote-write-version': '0.1.0',
+    },
+    body,
+  });
+  return { status: res.status, text: await res.text() };
+}

@@ -18,7 +18,12 @@
  */
 import t from 'tap';
 import { postRemoteWrite, snappyBlock, type TestSeries, writeRequestBytes } from '../helpers/prom-remote.js';
-import { prometheusMissingReason, type RunningPrometheus, startPrometheus } from '../helpers/prometheus-peer.js';
+import {
+  prometheusMissingReason,
+  prometheusRemoteWrite,
+  type RunningPrometheus,
+  startPrometheus,
+} from '../helpers/prometheus-peer.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const missing = prometheusMissingReason();
@@ -404,16 +409,8 @@ t.test('every PromQL function family answers as a real Prometheus does', { skip:
 
   const body = snappyBlock(writeRequestBytes(dataset()));
   t.equal((await postRemoteWrite(shoal.url, body)).status, 204, 'ShoalDB took the series');
-  const toProm = await fetch(`${prom.url}/api/v1/write`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-protobuf',
-      'content-encoding': 'snappy',
-      'x-prometheus-remote-write-version': '0.1.0',
-    },
-    body,
-  });
-  t.equal(toProm.status, 204, `Prometheus took them: ${await toProm.text()}`);
+  const toProm = await prometheusRemoteWrite(prom.url, body);
+  t.equal(toProm.status, 204, `Prometheus took them: ${toProm.text}`);
 
   const ourApi = `${shoal.url}/v1/metricsapi/api/v1`;
   const theirApi = `${prom.url}/api/v1`;

@@ -20,7 +20,12 @@ import t from 'tap';
 import { type DecodedHistogram, decodeHistogramChunk } from '../helpers/histogram-chunk-decode.js';
 import { type HistogramSpec, histogramMessage, writeBody } from '../helpers/prom-histograms.js';
 import { decodeChunkedBody, postRemoteWrite, readRequestBytes, snappyBlock } from '../helpers/prom-remote.js';
-import { prometheusMissingReason, type RunningPrometheus, startPrometheus } from '../helpers/prometheus-peer.js';
+import {
+  prometheusMissingReason,
+  prometheusRemoteWrite,
+  type RunningPrometheus,
+  startPrometheus,
+} from '../helpers/prometheus-peer.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const missing = prometheusMissingReason();
@@ -146,16 +151,8 @@ t.test('native histograms: ShoalDB and a real Prometheus agree', { skip: missing
 
   const body = writeRequest();
   t.equal((await postRemoteWrite(shoal.url, body)).status, 204, 'ShoalDB took the histograms');
-  const toStore = await fetch(`${store.url}/api/v1/write`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-protobuf',
-      'content-encoding': 'snappy',
-      'x-prometheus-remote-write-version': '0.1.0',
-    },
-    body,
-  });
-  t.equal(toStore.status, 204, `Prometheus took them: ${await toStore.text()}`);
+  const toStore = await prometheusRemoteWrite(store.url, body);
+  t.equal(toStore.status, 204, `Prometheus took them: ${toStore.text}`);
 
   // --- 1. streamed remote read: the same histograms in the same chunk format ---
   for (const { name, specs } of SERIES) {

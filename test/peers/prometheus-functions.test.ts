@@ -317,10 +317,10 @@ const REFUSED: string[] = [
 
 interface Answer {
   status: number;
-  resultType?: string;
+  resultType?: string | undefined;
   result?: unknown;
-  error?: string;
-  errorType?: string;
+  error?: string | undefined;
+  errorType?: string | undefined;
 }
 
 async function ask(base: string, path: string, params: Record<string, string>): Promise<Answer> {

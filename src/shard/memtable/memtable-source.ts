@@ -34,7 +34,7 @@ function gather64(
   }
 }
 
-/** Gathers rows `rows[from..to)` of a table column into `dst[0..)`. */
+/** Gathers rows `rows[from..to)` of a numeric or boolean table column into `dst[0..)`. */
 function gatherColumn(
   col: MemColumn,
   kind: PhysicalKind,
@@ -43,14 +43,7 @@ function gatherColumn(
   to: number,
   dst: ColumnData,
 ): void {
-  if (col.values instanceof TextColumn) {
-    const text = col.values;
-    const out = dst.values as Array<string | null>;
-    for (let i = from, k = 0; i < to; i++, k++) {
-      const row = rows[i] as number;
-      out[k] = col.valid[row] === 1 ? text.valueOf(row) : null;
-    }
-  } else if (kind === 'i64' || kind === 'u64') {
+  if (kind === 'i64' || kind === 'u64') {
     gather64(col.values as BigInt64Array, dst.values as BigInt64Array, rows, from, to);
   } else {
     // f64 and bool share indexing; the cast only picks one for the type checker.
@@ -60,6 +53,63 @@ function gatherColumn(
   }
   const valid = dst.valid as Uint8Array;
   for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
+}
+
+/** Only the validity of rows `rows[from..to)` of a string column, into `dst.valid[0..)`. */
+function gatherValidity(col: MemColumn, rows: Int32Array, from: number, to: number, dst: ColumnData): void {
+  const valid = dst.valid as Uint8Array;
+  for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
+}
+
+/**
+ * Rows `[from, to)` of a gathered series (its columns gathered into scratch from sorted row
+ * `offset`, string columns' validity only), the strings of its string columns made on first read.
+ */
+class GatheredTextPart implements Part {
+  readonly start = 0;
+  readonly end: number;
+  readonly ts: BigInt64Array;
+  private made: Array<ColumnData | null> | null = null;
+
+  constructor(
+    ts: BigInt64Array,
+    private readonly gathered: ReadonlyArray<ColumnData | null>,
+    private readonly columns: ReadonlyArray<MemColumn | undefined>,
+    private readonly rows: Int32Array,
+    private readonly offset: number,
+    private readonly from: number,
+    to: number,
+    readonly unique: boolean,
+    private readonly held: Array<{ drop(): void }>,
+  ) {
+    this.end = to - from;
+    this.ts = ts.subarray(from, to);
+  }
+
+  drop(): void {
+    this.made = null;
+  }
+
+  get cols(): Array<ColumnData | null> {
+    if (this.made === null) {
+      this.held.push(this);
+      if (this.held.length > TEXT_RUNS_HELD) this.held.shift()?.drop();
+      const { from, end } = this;
+      this.made = this.gathered.map((g, c): ColumnData | null => {
+        if (g === null) return null;
+        const valid = (g.valid as Uint8Array).subarray(from, from + end);
+        const col = this.columns[c] as MemColumn;
+        if (!(col.values instanceof TextColumn)) {
+          return { values: (g.values as Float64Array).subarray(from, from + end) as ColumnData['values'], valid };
+        }
+        const values = new Array<string | null>(end);
+        const at = this.offset + from;
+        col.values.gatherStrings(this.rows, at, at + end, col.valid, values);
+        return { values, valid };
+      });
+    }
+    return this.made;
+  }
 }
 
 /** A table column seen in place. */
@@ -91,13 +141,13 @@ class TextRunPart implements Part {
     private readonly from: number,
     to: number,
     readonly unique: boolean,
-    private readonly held: TextRunPart[],
+    private readonly held: Array<{ drop(): void }>,
   ) {
     this.end = to - from;
     this.ts = tableTs.subarray(from, to);
   }
 
-  private drop(): void {
+  drop(): void {
     this.made = null;
   }
 
@@ -141,7 +191,7 @@ export class MemtableSource implements SeriesSource {
   private readonly sorted: SortedSeries;
   /** Whether a column read keeps its values as bytes (then read in runs of strings). */
   private readonly hasText: boolean;
-  private readonly textRunsHeld: TextRunPart[] = [];
+  private readonly textRunsHeld: Array<{ drop(): void }> = [];
 
   constructor(table: TableMemtable, specs: readonly FieldSpec[]) {
     const sorted = table.sortedSeries();
@@ -164,8 +214,9 @@ export class MemtableSource implements SeriesSource {
     this.scratchCapacity = capacity;
     this.scratchRows = new Int32Array(capacity);
     this.scratchTs = new BigInt64Array(capacity);
+    // String columns gather only their validity here; their strings are made a run at a time.
     this.scratchCols = this.kinds.map((kind) => ({
-      values: allocValues(kind, capacity),
+      values: kind === 'str' ? [] : allocValues(kind, capacity),
       valid: new Uint8Array(capacity),
     }));
   }
@@ -255,13 +306,27 @@ export class MemtableSource implements SeriesSource {
     const cols = this.columns.map((col, c): ColumnData | null => {
       if (!col) return null;
       const dst = this.scratchCols[c] as ColumnData;
-      gatherColumn(col, this.kinds[c] as PhysicalKind, rows, start, end, dst);
+      if (col.values instanceof TextColumn) gatherValidity(col, rows, start, end, dst);
+      else gatherColumn(col, this.kinds[c] as PhysicalKind, rows, start, end, dst);
       return dst;
     });
     // Columns were gathered from `start`, so their row k is the series' row start + k; shift the
     // timestamps to match.
     ts.copyWithin(0, start, end);
     this.rowsRead += end - start;
-    out.push({ ts, start: 0, end: end - start, cols, unique: s.unique });
+    if (!this.hasText) {
+      out.push({ ts, start: 0, end: end - start, cols, unique: s.unique });
+      return;
+    }
+    // Strings are made a run at a time, as for a series stored in order (pushTextRuns): made for
+    // the whole series at once, a log table's flush held every row's strings until its end.
+    const count = end - start;
+    let from = 0;
+    while (from < count) {
+      let to = Math.min(count, from + TEXT_RUN_ROWS);
+      while (to < count && ts[to] === ts[to - 1]) to++;
+      out.push(new GatheredTextPart(ts, cols, this.columns, rows, start, from, to, s.unique, this.textRunsHeld));
+      from = to;
+    }
   }
 }

@@ -19,9 +19,52 @@ const FIRST_CHUNK_BYTES = 4096;
 const CHUNK_BYTES = 1 << 21;
 const CHUNK_SPAN = 2 ** 32;
 const NO_BYTES = Buffer.alloc(0);
+/** Bytes decoded at once by gatherStrings, and how far before the value asked for they start. */
+const WINDOW_BYTES = 32 * 1024;
+const WINDOW_BACK_BYTES = 4 * 1024;
+/** Windows kept while gathering: about one per body being written when the rows came. */
+const WINDOWS_HELD = 8;
+
+/** Bytes `[start, end)` (addresses) decoded; null text when they were not all ASCII. */
+interface DecodedWindow {
+  start: number;
+  end: number;
+  text: string | null;
+}
+
+/** The last few windows decoded, replaced oldest first. */
+class WindowSet {
+  private readonly held: DecodedWindow[] = [];
+  private next = 0;
+
+  find(start: number, end: number): DecodedWindow | null {
+    const held = this.held;
+    for (let i = 0; i < held.length; i++) {
+      const w = held[i] as DecodedWindow;
+      if (w.start <= start && end <= w.end) return w;
+    }
+    return null;
+  }
+
+  add(w: DecodedWindow): DecodedWindow {
+    if (this.held.length < WINDOWS_HELD) this.held.push(w);
+    else {
+      this.held[this.next] = w;
+      this.next = (this.next + 1) % WINDOWS_HELD;
+    }
+    return w;
+  }
+
+  clear(): void {
+    this.held.length = 0;
+    this.next = 0;
+  }
+}
 
 export class TextColumn {
   private readonly chunks: Buffer[] = [];
+  /** Bytes used in each chunk before the last, which `used` measures. */
+  private readonly chunkUsed: number[] = [];
   /** Bytes used in the last chunk. */
   private used = 0;
   ends: Float64Array;
@@ -50,6 +93,7 @@ export class TextColumn {
     if (last !== undefined && this.used + n <= last.length) return last;
     const size = last === undefined ? FIRST_CHUNK_BYTES : Math.min(CHUNK_BYTES, last.length * 2);
     const chunk = Buffer.allocUnsafe(Math.max(size, n));
+    if (last !== undefined) this.chunkUsed.push(this.used);
     this.chunks.push(chunk);
     this.bytes += chunk.length;
     this.used = 0;
@@ -132,6 +176,45 @@ export class TextColumn {
     const prev = row === 0 ? 0 : (this.ends[row - 1] as number);
     const chunk = Math.floor(end / CHUNK_SPAN);
     return Math.floor(prev / CHUNK_SPAN) === chunk ? prev : chunk * CHUNK_SPAN;
+  }
+
+  /**
+   * The strings of rows `rows[from..to)` (any order) into `out[0..)`, null where `valid` is not 1.
+   * Rows read in time order lie near one another in a few places of a chunk (one per body that was
+   * being written at once), so the bytes are decoded a window at a time and each value is a
+   * substring of its window: one native call per window instead of one per value. A window that
+   * is not all ASCII falls back to one decode per value.
+   */
+  gatherStrings(rows: Int32Array, from: number, to: number, valid: Uint8Array, out: Array<string | null>): void {
+    const windows = this.windows;
+    const ends = this.ends;
+    for (let i = from, k = 0; i < to; i++, k++) {
+      const row = rows[i] as number;
+      if (valid[row] !== 1) {
+        out[k] = null;
+        continue;
+      }
+      const end = ends[row] as number;
+      const start = this.startOf(row, end);
+      let w = windows.find(start, end);
+      if (w === null) w = windows.add(this.window(start, end));
+      out[k] = w.text === null ? this.valueOf(row) : w.text.substring(start - w.start, end - w.start);
+    }
+    windows.clear();
+  }
+
+  private readonly windows = new WindowSet();
+
+  /** A decoded window around `[start, end)` (addresses), within the used part of its chunk. */
+  private window(start: number, end: number): DecodedWindow {
+    const chunk = Math.floor(end / CHUNK_SPAN);
+    const base = chunk * CHUNK_SPAN;
+    const bytes = this.chunks[chunk] ?? NO_BYTES;
+    const used = chunk === this.chunks.length - 1 ? this.used : (this.chunkUsed[chunk] ?? 0);
+    const from = Math.max(base, start - WINDOW_BACK_BYTES);
+    const to = Math.max(end, Math.min(base + used, from + WINDOW_BYTES));
+    const text = bytes.toString('utf8', from - base, to - base);
+    return { start: from, end: to, text: text.length === to - from ? text : null };
   }
 
   /** Rows `[from, to)` as strings, null where `valid` is not 1. */

@@ -160,11 +160,21 @@ export function encodeStrings(
   const codes = new Uint32Array(count);
   const codeOf = new Map<string, number>();
   const distinct: string[] = [];
+  // The last value seen of each length (mod RECENT_SLOTS) and its code: a log column's few values
+  // mostly differ in length, and comparing two strings is much cheaper than hashing a fresh one
+  // (a flush's strings are new, their hashes not yet computed) for the map.
+  const recent = new Array<string | undefined>(RECENT_SLOTS);
+  const recentCode = new Uint32Array(RECENT_SLOTS);
   let i = 0;
   for (; i < count; i++) {
     // Mostly-distinct columns (addresses, ids) give up after a short look, not half a block.
     if (i === PROBE_ROWS && distinct.length > PROBE_DISTINCT_MAX) break;
     const v = values[i] ?? '';
+    const slot = v.length & (RECENT_SLOTS - 1);
+    if (recent[slot] === v) {
+      codes[i] = recentCode[slot] as number;
+      continue;
+    }
     let code = codeOf.get(v);
     if (code === undefined) {
       if (distinct.length >= limit) break;
@@ -172,6 +182,8 @@ export function encodeStrings(
       distinct.push(v);
       codeOf.set(v, code);
     }
+    recent[slot] = v;
+    recentCode[slot] = code;
     codes[i] = code;
   }
   if (i < count || count === 0) {
@@ -185,6 +197,8 @@ export function encodeStrings(
   for (let k = 0; k < count; k++) w.varuint(codes[k] as number);
   return distinct;
 }
+
+const RECENT_SLOTS = 64;
 
 /** Reads a string chunk's values after its encoding byte (`encoding`). */
 export function decodeStrings(r: ByteReader, count: number, encoding: number): Array<string | null> {

@@ -13,7 +13,8 @@
 import assert from 'node:assert';
 import type { IndexAnalyzer, SegmentIndexSpec } from '../../shared/column-index.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
-import { forEachToken } from './tokenizer.js';
+import { TermTable } from './term-table.js';
+import { forEachTokenRange } from './tokenizer.js';
 
 /** Index kind codes in the footer's index table. */
 export const IndexKindCode = { fulltext: 1, inverted: 2, skipping: 3 } as const;
@@ -40,37 +41,35 @@ export type TermPostings = ReadonlyMap<string, Uint32Array>;
 const POSTING_BYTES = 2;
 
 /**
- * One term's postings; `last` is its newest block, so a block posts a term once, and `value`
- * the last value tokenized that held it, so a value lists it once.
- */
-interface Postings {
-  blocks: number[];
-  last: number;
-  value: number;
-}
-
-/**
- * Values whose postings are remembered between blocks; past this the memory is dropped and
- * built again. Log columns draw most rows from a few hundred values (agents, static paths).
- */
-const VALUE_CACHE_MAX = 4096;
-
-/**
  * Collects one column's terms block by block. Once the estimated section size passes
  * `bytesMax`, it gives up (`dropped`) and frees what it held: the segment is then written without
  * this column's index rather than failing the flush.
  */
 export class TermIndexBuilder {
-  private postings = new Map<string, Postings>();
-  /**
-   * The postings of each value's tokens: a value seen in an earlier block is posted without being
-   * tokenized again or its tokens looked up (tokenizing every value was most of a log flush).
-   */
-  private byValue = new Map<string, Postings[]>();
+  private table = new TermTable();
+  /** Per term id: the blocks holding it, ascending, and the newest of them. */
+  private blocks: number[][] = [];
+  private last: number[] = [];
   private estimatedBytes = 0;
-  /** Numbers the values tokenized (Postings.value). */
-  private values = 0;
   dropped = false;
+  /** The value being tokenized and its block, for `onToken`. */
+  private value = '';
+  private block = 0;
+  private readonly onToken = (start: number, end: number): void => {
+    const table = this.table;
+    const id = table.idOf(this.value, start, end, this.spec.caseSensitive);
+    if (id === this.blocks.length) {
+      this.blocks.push([]);
+      this.last.push(-1);
+      this.estimatedBytes += Buffer.byteLength(table.terms[id] as string) + 2;
+    }
+    // A block posts each term once, whichever of its values hold it.
+    if (this.last[id] !== this.block) {
+      this.last[id] = this.block;
+      (this.blocks[id] as number[]).push(this.block);
+      this.estimatedBytes += POSTING_BYTES;
+    }
+  };
 
   constructor(
     readonly spec: SegmentIndexSpec,
@@ -90,75 +89,54 @@ export class TermIndexBuilder {
     distinct?: readonly string[],
   ): void {
     if (this.dropped) return;
+    this.block = block;
+    const analyzer = this.spec.analyzer;
     if (distinct !== undefined) {
-      for (const v of distinct) this.addValue(block, v);
+      for (const v of distinct) {
+        this.value = v;
+        forEachTokenRange(v, analyzer, this.onToken);
+      }
     } else {
-      // A block posts each term once, so a value seen earlier in the block adds nothing.
-      const seen = new Set<string>();
       for (let i = 0; i < rows; i++) {
         const v = values[i];
-        if (valid[i] !== 1 || v == null || seen.has(v)) continue;
-        seen.add(v);
-        this.addValue(block, v);
+        if (valid[i] !== 1 || v == null) continue;
+        this.value = v;
+        forEachTokenRange(v, analyzer, this.onToken);
       }
     }
+    this.value = '';
     if (this.estimatedBytes > this.bytesMax) {
       this.dropped = true;
-      this.postings = new Map();
-      this.byValue = new Map();
-    }
-  }
-
-  private addValue(block: number, value: string): void {
-    let lists = this.byValue.get(value);
-    if (lists === undefined) {
-      const found: Postings[] = [];
-      const number = ++this.values;
-      forEachToken(value, this.spec.analyzer, this.spec.caseSensitive, (term) => {
-        let p = this.postings.get(term);
-        if (p === undefined) {
-          p = { blocks: [], last: -1, value: 0 };
-          this.postings.set(term, p);
-          this.estimatedBytes += Buffer.byteLength(term) + 2;
-        }
-        // A value may hold a term twice; it is posted once.
-        if (p.value !== number) {
-          p.value = number;
-          found.push(p);
-        }
-      });
-      lists = found;
-      if (this.byValue.size >= VALUE_CACHE_MAX) this.byValue.clear();
-      this.byValue.set(value, lists);
-    }
-    for (let k = 0; k < lists.length; k++) {
-      const p = lists[k] as Postings;
-      if (p.last !== block) {
-        p.blocks.push(block);
-        p.last = block;
-        this.estimatedBytes += POSTING_BYTES;
-      }
+      this.table = new TermTable();
+      this.blocks = [];
+      this.last = [];
     }
   }
 
   /** The section bytes and term count; null when the builder gave up. */
   encode(): { bytes: Uint8Array; termCount: number } | null {
     if (this.dropped) return null;
-    const terms = [...this.postings.keys()].sort();
+    const terms = this.table.terms;
+    const order = Array.from(terms.keys()).sort((a, b) => {
+      const x = terms[a] as string;
+      const y = terms[b] as string;
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
     const w = new ByteWriter(Math.max(1024, this.estimatedBytes + 16));
-    w.varuint(terms.length);
-    for (const term of terms) {
-      const list = (this.postings.get(term) as Postings).blocks;
-      w.string(term);
+    w.varuint(order.length);
+    for (const id of order) {
+      const list = this.blocks[id] as number[];
+      w.string(terms[id] as string);
       w.varuint(list.length);
       let previous = 0;
-      list.forEach((block, k) => {
+      for (let k = 0; k < list.length; k++) {
+        const block = list[k] as number;
         assert(k === 0 || block > previous, 'postings ascend');
         w.varuint(k === 0 ? block : block - previous);
         previous = block;
-      });
+      }
     }
-    return { bytes: w.bytesView(), termCount: terms.length };
+    return { bytes: w.bytesView(), termCount: order.length };
   }
 }
 

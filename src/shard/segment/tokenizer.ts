@@ -39,6 +39,46 @@ function isAsciiWord(unit: number): boolean {
 }
 
 /**
+ * Calls `emit(start, end)` with the UTF-16 range of each token of `text` before case folding
+ * (duplicates included, in text order); allocates nothing. `forEachToken` is this with the
+ * token strings made.
+ */
+export function forEachTokenRange(
+  text: string,
+  analyzer: IndexAnalyzer,
+  emit: (start: number, end: number) => void,
+): void {
+  const n = text.length;
+  if (analyzer === 'none') {
+    emit(0, n);
+    return;
+  }
+  const chinese = analyzer === 'Chinese';
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const unit = text.charCodeAt(i);
+    const c = unit < 128 ? (isAsciiWord(unit) ? 2 : 1) : classOf(unit);
+    if (c === 1) {
+      if (start >= 0) emit(start, i);
+      start = -1;
+    } else if (c === 3 && chinese) {
+      if (start >= 0) emit(start, i);
+      start = -1;
+      emit(i, i + 1);
+    } else if (start < 0) {
+      start = i;
+    }
+  }
+  if (start >= 0) emit(start, n);
+}
+
+/** Token `[start, end)` of `text` as the index stores it. */
+export function tokenAt(text: string, start: number, end: number, caseSensitive: boolean): string {
+  const token = text.slice(start, end);
+  return caseSensitive ? token : token.toLowerCase();
+}
+
+/**
  * Calls `emit` with each token of `text` (duplicates included, in text order). Allocation-free
  * apart from the token strings themselves.
  */
@@ -48,32 +88,7 @@ export function forEachToken(
   caseSensitive: boolean,
   emit: (token: string) => void,
 ): void {
-  if (analyzer === 'none') {
-    emit(text);
-    return;
-  }
-  const chinese = analyzer === 'Chinese';
-  const n = text.length;
-  let start = -1;
-  const flush = (end: number): void => {
-    if (start < 0) return;
-    const token = text.slice(start, end);
-    emit(caseSensitive ? token : token.toLowerCase());
-    start = -1;
-  };
-  for (let i = 0; i < n; i++) {
-    const unit = text.charCodeAt(i);
-    const c = unit < 128 ? (isAsciiWord(unit) ? 2 : 1) : classOf(unit);
-    if (c === 1) {
-      flush(i);
-    } else if (c === 3 && chinese) {
-      flush(i);
-      emit(text[i] as string);
-    } else if (start < 0) {
-      start = i;
-    }
-  }
-  flush(n);
+  forEachTokenRange(text, analyzer, (start, end) => emit(tokenAt(text, start, end, caseSensitive)));
 }
 
 /** The distinct tokens of `text`, in first-seen order. */

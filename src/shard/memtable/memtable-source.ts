@@ -61,57 +61,6 @@ function gatherValidity(col: MemColumn, rows: Int32Array, from: number, to: numb
   for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
 }
 
-/**
- * Rows `[from, to)` of a gathered series (its columns gathered into scratch from sorted row
- * `offset`, string columns' validity only), the strings of its string columns made on first read.
- */
-class GatheredTextPart implements Part {
-  readonly start = 0;
-  readonly end: number;
-  readonly ts: BigInt64Array;
-  private made: Array<ColumnData | null> | null = null;
-
-  constructor(
-    ts: BigInt64Array,
-    private readonly gathered: ReadonlyArray<ColumnData | null>,
-    private readonly columns: ReadonlyArray<MemColumn | undefined>,
-    private readonly rows: Int32Array,
-    private readonly offset: number,
-    private readonly from: number,
-    to: number,
-    readonly unique: boolean,
-    private readonly held: Array<{ drop(): void }>,
-  ) {
-    this.end = to - from;
-    this.ts = ts.subarray(from, to);
-  }
-
-  drop(): void {
-    this.made = null;
-  }
-
-  get cols(): Array<ColumnData | null> {
-    if (this.made === null) {
-      this.held.push(this);
-      if (this.held.length > TEXT_RUNS_HELD) this.held.shift()?.drop();
-      const { from, end } = this;
-      this.made = this.gathered.map((g, c): ColumnData | null => {
-        if (g === null) return null;
-        const valid = (g.valid as Uint8Array).subarray(from, from + end);
-        const col = this.columns[c] as MemColumn;
-        if (!(col.values instanceof TextColumn)) {
-          return { values: (g.values as Float64Array).subarray(from, from + end) as ColumnData['values'], valid };
-        }
-        const values = new Array<string | null>(end);
-        const at = this.offset + from;
-        col.values.gatherStrings(this.rows, at, at + end, col.valid, values);
-        return { values, valid };
-      });
-    }
-    return this.made;
-  }
-}
-
 /** A table column seen in place. */
 function viewOf(col: MemColumn | undefined): ColumnData | null {
   return col ? { values: col.values as ColumnData['values'], valid: col.valid } : null;
@@ -128,26 +77,31 @@ const TEXT_RUN_ROWS = 256;
  */
 const TEXT_RUNS_HELD = 2;
 
-/** Table rows `[from, to)` of a series stored in order, its strings made on first read. */
-class TextRunPart implements Part {
+/**
+ * A part whose string columns are made on first read and dropped when more than TEXT_RUNS_HELD
+ * parts of its source have been read since (`held`, shared by the source's parts).
+ */
+abstract class LazyTextPart implements Part {
   readonly start = 0;
   readonly end: number;
   readonly ts: BigInt64Array;
   private made: Array<ColumnData | null> | null = null;
 
   constructor(
-    tableTs: BigInt64Array,
-    private readonly columns: ReadonlyArray<MemColumn | undefined>,
-    private readonly from: number,
+    ts: BigInt64Array,
+    protected readonly from: number,
     to: number,
     readonly unique: boolean,
-    private readonly held: Array<{ drop(): void }>,
+    private readonly held: LazyTextPart[],
   ) {
     this.end = to - from;
-    this.ts = tableTs.subarray(from, to);
+    this.ts = ts.subarray(from, to);
   }
 
-  drop(): void {
+  /** The columns, strings made. */
+  protected abstract make(): Array<ColumnData | null>;
+
+  private drop(): void {
     this.made = null;
   }
 
@@ -155,16 +109,70 @@ class TextRunPart implements Part {
     if (this.made === null) {
       this.held.push(this);
       if (this.held.length > TEXT_RUNS_HELD) this.held.shift()?.drop();
-      const from = this.from;
-      const to = from + this.end;
-      this.made = this.columns.map((col): ColumnData | null => {
-        if (!col) return null;
-        const valid = col.valid.subarray(from, to);
-        if (col.values instanceof TextColumn) return { values: col.values.strings(from, to, col.valid), valid };
-        return { values: col.values.subarray(from, to) as ColumnData['values'], valid };
-      });
+      this.made = this.make();
     }
     return this.made;
+  }
+}
+
+/** Table rows `[from, to)` of a series stored in order. */
+class TextRunPart extends LazyTextPart {
+  constructor(
+    tableTs: BigInt64Array,
+    private readonly columns: ReadonlyArray<MemColumn | undefined>,
+    from: number,
+    to: number,
+    unique: boolean,
+    held: LazyTextPart[],
+  ) {
+    super(tableTs, from, to, unique, held);
+  }
+
+  protected make(): Array<ColumnData | null> {
+    const from = this.from;
+    const to = from + this.end;
+    return this.columns.map((col): ColumnData | null => {
+      if (!col) return null;
+      const valid = col.valid.subarray(from, to);
+      if (col.values instanceof TextColumn) return { values: col.values.strings(from, to, col.valid), valid };
+      return { values: col.values.subarray(from, to) as ColumnData['values'], valid };
+    });
+  }
+}
+
+/**
+ * Rows `[from, to)` of a gathered series (its columns gathered into scratch from sorted row
+ * `offset`, string columns' validity only).
+ */
+class GatheredTextPart extends LazyTextPart {
+  constructor(
+    ts: BigInt64Array,
+    private readonly gathered: ReadonlyArray<ColumnData | null>,
+    private readonly columns: ReadonlyArray<MemColumn | undefined>,
+    private readonly rows: Int32Array,
+    private readonly offset: number,
+    from: number,
+    to: number,
+    unique: boolean,
+    held: LazyTextPart[],
+  ) {
+    super(ts, from, to, unique, held);
+  }
+
+  protected make(): Array<ColumnData | null> {
+    const { from, end } = this;
+    return this.gathered.map((g, c): ColumnData | null => {
+      if (g === null) return null;
+      const valid = (g.valid as Uint8Array).subarray(from, from + end);
+      const col = this.columns[c] as MemColumn;
+      if (!(col.values instanceof TextColumn)) {
+        return { values: (g.values as Float64Array).subarray(from, from + end) as ColumnData['values'], valid };
+      }
+      const values = new Array<string | null>(end);
+      const at = this.offset + from;
+      col.values.gatherStrings(this.rows, at, at + end, col.valid, values);
+      return { values, valid };
+    });
   }
 }
 
@@ -191,7 +199,7 @@ export class MemtableSource implements SeriesSource {
   private readonly sorted: SortedSeries;
   /** Whether a column read keeps its values as bytes (then read in runs of strings). */
   private readonly hasText: boolean;
-  private readonly textRunsHeld: Array<{ drop(): void }> = [];
+  private readonly textRunsHeld: LazyTextPart[] = [];
 
   constructor(table: TableMemtable, specs: readonly FieldSpec[]) {
     const sorted = table.sortedSeries();

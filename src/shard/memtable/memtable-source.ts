@@ -51,11 +51,10 @@ function gatherColumn(
     const out = dst.values as Float64Array;
     for (let i = from, k = 0; i < to; i++, k++) out[k] = src[rows[i] as number] as number;
   }
-  const valid = dst.valid as Uint8Array;
-  for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;
+  gatherValidity(col, rows, from, to, dst);
 }
 
-/** Only the validity of rows `rows[from..to)` of a string column, into `dst.valid[0..)`. */
+/** The validity of rows `rows[from..to)` of a table column into `dst.valid[0..)` (alone for strings). */
 function gatherValidity(col: MemColumn, rows: Int32Array, from: number, to: number, dst: ColumnData): void {
   const valid = dst.valid as Uint8Array;
   for (let i = from, k = 0; i < to; i++, k++) valid[k] = col.valid[rows[i] as number] as number;

@@ -67,6 +67,8 @@ export class TextColumn {
   private readonly chunkUsed: number[] = [];
   /** Bytes used in the last chunk. */
   private used = 0;
+  /** Windows of bytes decoded by `gatherStrings`, during one call only. */
+  private readonly windows = new WindowSet();
   ends: Float64Array;
   /** Bytes held by the chunks. */
   bytes = 0;
@@ -202,8 +204,6 @@ export class TextColumn {
     }
     windows.clear();
   }
-
-  private readonly windows = new WindowSet();
 
   /** A decoded window around `[start, end)` (addresses), within the used part of its chunk. */
   private window(start: number, end: number): DecodedWindow {

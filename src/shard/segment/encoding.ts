@@ -141,6 +141,8 @@ export const StringEncoding = {
 const DICTIONARY_DISTINCT_MAX = 1 / 2;
 const PROBE_ROWS = 1024;
 const PROBE_DISTINCT_MAX = 768;
+/** Slots of the last value seen by length in `encodeStrings` (a power of two). */
+const RECENT_SLOTS = 64;
 
 /**
  * Writes the values (encoding byte first), as a dictionary when they repeat enough. Returns the
@@ -197,8 +199,6 @@ export function encodeStrings(
   for (let k = 0; k < count; k++) w.varuint(codes[k] as number);
   return distinct;
 }
-
-const RECENT_SLOTS = 64;
 
 /** Reads a string chunk's values after its encoding byte (`encoding`). */
 export function decodeStrings(r: ByteReader, count: number, encoding: number): Array<string | null> {

@@ -14,7 +14,7 @@ import assert from 'node:assert';
 import type { IndexAnalyzer, SegmentIndexSpec } from '../../shared/column-index.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
 import { TermTable } from './term-table.js';
-import { forEachTokenRange } from './tokenizer.js';
+import { foldsCase, forEachTokenRange } from './tokenizer.js';
 
 /** Index kind codes in the footer's index table. */
 export const IndexKindCode = { fulltext: 1, inverted: 2, skipping: 3 } as const;
@@ -57,7 +57,7 @@ export class TermIndexBuilder {
   private block = 0;
   private readonly onToken = (start: number, end: number): void => {
     const table = this.table;
-    const id = table.idOf(this.value, start, end, this.spec.caseSensitive);
+    const id = table.idOf(this.value, start, end, this.exact);
     if (id === this.blocks.length) {
       this.blocks.push([]);
       this.last.push(-1);
@@ -71,10 +71,15 @@ export class TermIndexBuilder {
     }
   };
 
+  /** Whether tokens are stored as written (not lower-cased). */
+  private readonly exact: boolean;
+
   constructor(
     readonly spec: SegmentIndexSpec,
     private readonly bytesMax: number,
-  ) {}
+  ) {
+    this.exact = !foldsCase(spec.analyzer, spec.caseSensitive);
+  }
 
   /**
    * Adds the present values of block `block` (blocks come in ascending order). `distinct`, when

@@ -28,13 +28,9 @@ export class TermTable {
   /** Open addressing, linear probing: a term id, or -1. */
   private slots: Int32Array = new Int32Array(INITIAL_SLOTS).fill(-1);
 
-  get size(): number {
-    return this.terms.length;
-  }
-
   /**
-   * The id of token `[start, end)` of `text` (lower-cased unless `caseSensitive`); a new term gets
-   * the next id, `size - 1` after the call.
+   * The id of token `[start, end)` of `text` (ASCII letters lower-cased unless `caseSensitive`); a
+   * new term gets the next id, `terms.length - 1` after the call.
    */
   idOf(text: string, start: number, end: number, caseSensitive: boolean): number {
     let h = FNV_OFFSET ^ (end - start);

@@ -40,7 +40,7 @@ function isAsciiWord(unit: number): boolean {
 
 /**
  * Calls `emit(start, end)` with the UTF-16 range of each token of `text` before case folding
- * (duplicates included, in text order); allocates nothing. `forEachToken` is this with the
+ * (`foldsCase`; duplicates included, in text order); allocates nothing. `forEachToken` is this with the
  * token strings made.
  */
 export function forEachTokenRange(
@@ -72,7 +72,12 @@ export function forEachTokenRange(
   if (start >= 0) emit(start, n);
 }
 
-/** Token `[start, end)` of `text` as the index stores it. */
+/** Whether tokens are lower-cased: not when case sensitive, nor a whole value (`none`). */
+export function foldsCase(analyzer: IndexAnalyzer, caseSensitive: boolean): boolean {
+  return !caseSensitive && analyzer !== 'none';
+}
+
+/** Token `[start, end)` of `text` as the index stores it (`caseSensitive`: kept as written). */
 export function tokenAt(text: string, start: number, end: number, caseSensitive: boolean): string {
   const token = text.slice(start, end);
   return caseSensitive ? token : token.toLowerCase();
@@ -88,7 +93,8 @@ export function forEachToken(
   caseSensitive: boolean,
   emit: (token: string) => void,
 ): void {
-  forEachTokenRange(text, analyzer, (start, end) => emit(tokenAt(text, start, end, caseSensitive)));
+  const exact = !foldsCase(analyzer, caseSensitive);
+  forEachTokenRange(text, analyzer, (start, end) => emit(tokenAt(text, start, end, exact)));
 }
 
 /** The distinct tokens of `text`, in first-seen order. */

@@ -158,6 +158,8 @@ t.test('postings agree with a reference built from token strings, folded or not,
     ENGLISH,
     { ...ENGLISH, caseSensitive: true },
     { ...ENGLISH, analyzer: 'Chinese' as const },
+    { ...ENGLISH, kind: 'inverted' as const, analyzer: 'none' as const, caseSensitive: true },
+    // A whole value is its term as written, whatever the flag says (docs/formats/segment.md).
     { ...ENGLISH, kind: 'inverted' as const, analyzer: 'none' as const },
   ]) {
     const builder = new TermIndexBuilder(spec, 1 << 26);
@@ -180,6 +182,15 @@ t.test('postings agree with a reference built from token strings, folded or not,
     t.equal(section.termCount, reference.size, `${spec.analyzer} ${spec.caseSensitive}: term count`);
     t.same(got, want, `${spec.analyzer} ${spec.caseSensitive}: terms and blocks`);
   }
+});
+
+t.test('a whole-value index keeps each value as written', async (t) => {
+  t.same(tokenize('GET /Items', 'none', false), ['GET /Items']);
+  const builder = new TermIndexBuilder({ ...ENGLISH, kind: 'inverted', analyzer: 'none' }, 1 << 20);
+  builder.addBlock(0, ['GET /Items', 'get /items'], new Uint8Array([1, 1]), 2);
+  const section = builder.encode();
+  if (!section) throw new Error('no section');
+  t.same([...decodeTermIndex(section.bytes, 1, section.termCount).keys()], ['GET /Items', 'get /items']);
 });
 
 t.test('a builder past its size bound gives up instead of failing', async (t) => {

@@ -9,6 +9,8 @@ import { type Dispatcher, type DispatchRule, rulePipeline, type SuffixTemplate }
 import type { OutputColumn, OutputTable, RecordFailure, RowMaker, RunResult } from './output.js';
 import { TableSet } from './output.js';
 import { DROP, type Processor, RecordError } from './processor.js';
+import { TextPlan } from './text-plan.js';
+import { TransformRows } from './transform.js';
 import { type PipelineRecord, PipelineTimestamp, type PipelineValue, rfc3339, toJsonText } from './value.js';
 
 /** How a pipeline runs a batch of records. */
@@ -71,6 +73,7 @@ export class Pipeline {
   private readonly dispatcher: Dispatcher | undefined;
   private readonly suffix: SuffixTemplate | undefined;
   private readonly identity: (() => Pipeline) | undefined;
+  private plan: TextPlan | null | undefined;
 
   constructor(parts: PipelineParts) {
     this.version = parts.version;
@@ -96,6 +99,18 @@ export class Pipeline {
   /** The columns a transform section fixes (for CREATE TABLE), or null when they follow the data. */
   declaredColumns(): OutputColumn[] | null {
     return this.rows.declared === null ? null : this.rows.declared.map((c) => ({ ...c }));
+  }
+
+  /**
+   * The byte-level run of `text/plain` bodies (text-plan.ts) when this pipeline has its shape, else
+   * null; made on first use.
+   */
+  textPlan(): TextPlan | null {
+    if (this.plan === undefined) {
+      const rows = this.rows instanceof TransformRows ? this.rows : null;
+      this.plan = TextPlan.of(this.processors, rows, this.hasDispatcher);
+    }
+    return this.plan;
   }
 
   /** Runs `records` (which are changed in place) and returns their rows by table. */

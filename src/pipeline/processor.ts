@@ -165,7 +165,24 @@ export type ProcessorResult = undefined | typeof DROP | PipelineRecord[];
 
 export interface Processor {
   readonly name: string;
+  /** Set when the processor reads and writes no keys but these (see `ProcessorIo`). */
+  readonly io?: ProcessorIo;
   exec(record: PipelineRecord): ProcessorResult;
+}
+
+/**
+ * The only record keys a processor reads and the only ones it writes, declared by processors that
+ * touch no others and always return undefined (change the record in place): a text plan
+ * (text-plan.ts) then gives them a record of just the keys they read.
+ */
+export interface ProcessorIo {
+  readonly reads: readonly string[];
+  readonly writes: readonly string[];
+}
+
+/** The io of a processor that reads each field's input and writes its output, nothing else. */
+export function fieldsIo(fields: readonly FieldSpec[]): ProcessorIo {
+  return { reads: fields.map((f) => f.input), writes: fields.map((f) => f.output) };
 }
 
 /** Compiles a processor from its options; throws PipelineError (via `options.fail`). */

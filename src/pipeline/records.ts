@@ -27,8 +27,13 @@ const NOT_OBJECT = 'json format error, please check the date is valid JSON.';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
 
+/** The media type of a Content-Type (parameters dropped, lower case). */
+export function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
 export function parseRecords(body: Buffer, contentType: string, ignoreErrors: boolean): PipelineRecord[] {
-  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  const type = mediaTypeOf(contentType);
   switch (type) {
     case 'application/json':
       return parseJsonStream(body, ignoreErrors);

@@ -6,6 +6,7 @@
 
 import { insertColumnOf } from '../query/sql/exec/insert.js';
 import type { Value } from '../query/sql/types/values.js';
+import { type Utf8Column, Utf8Vector } from '../shared/codec/utf8-column.js';
 import type { InsertColumn, InsertOptions, TableInsert } from '../shared/insert.js';
 import { allocValues, type PhysicalKind, physicalKindOf, type Vector } from '../shared/types.js';
 import type { Cell, OutputColumn, OutputTable } from './output.js';
@@ -24,19 +25,19 @@ function normalized(cell: Cell, column: OutputColumn, kind: PhysicalKind): Value
 }
 
 /**
- * Column `c` of `rows` as a vector, for the kinds whose cells need no conversion: strings
- * (`String` cells) and doubles (`number` cells), which are most of a log table. Undefined when a
- * cell is of another type; the caller then takes the general path. Saves an array of values
- * and a kind decision per cell on every line.
+ * `cells` as a vector, for the kinds whose cells need no conversion: strings (`String` cells) and
+ * doubles (`number` cells), which are most of a log table. Undefined when a cell is of another
+ * type; the caller then takes the general path. Saves an array of values and a kind decision per
+ * cell on every line.
  */
-function directVector(rows: Cell[][], c: number, kind: PhysicalKind): Vector | undefined {
+function directVector(cells: Cell[], kind: PhysicalKind): Vector | undefined {
   if (kind !== 'str' && kind !== 'f64') return undefined;
-  const n = rows.length;
+  const n = cells.length;
   const out = allocValues(kind, n);
   let valid: Uint8Array | undefined;
   const want = kind === 'str' ? 'string' : 'number';
   for (let r = 0; r < n; r++) {
-    const v = (rows[r] as Cell[])[c] ?? null;
+    const v = cells[r] ?? null;
     if (v === null) {
       valid ??= new Uint8Array(n).fill(1);
       valid[r] = 0;
@@ -49,28 +50,51 @@ function directVector(rows: Cell[][], c: number, kind: PhysicalKind): Vector | u
   return { kind, values: out, valid };
 }
 
+/** An output column's cells (one a row) as an insert column. */
+export function insertColumnOfCells(column: OutputColumn, cells: Cell[]): InsertColumn {
+  let inserted: InsertColumn;
+  const kind = physicalKindOf(column.type);
+  const vector = column.semantic === 'TAG' ? undefined : directVector(cells, kind);
+  if (vector !== undefined) {
+    inserted = { name: column.name, semantic: column.semantic, type: column.type, vector };
+  } else {
+    const n = cells.length;
+    const values = new Array<Value>(n);
+    for (let r = 0; r < n; r++) values[r] = normalized(cells[r] ?? null, column, kind);
+    const schema = { id: 0, name: column.name, semantic: column.semantic, type: column.type, nullable: true };
+    inserted = insertColumnOf(schema, values);
+  }
+  return column.index ? { ...inserted, index: column.index } : inserted;
+}
+
+/** A String field column already in UTF-8 (text-plan.ts) as an insert column. */
+export function insertColumnOfUtf8(
+  column: OutputColumn,
+  utf8: Utf8Column,
+  valid: Uint8Array | undefined,
+): InsertColumn {
+  const inserted: InsertColumn = {
+    name: column.name,
+    semantic: column.semantic,
+    type: column.type,
+    vector: new Utf8Vector(utf8, valid),
+  };
+  return column.index ? { ...inserted, index: column.index } : inserted;
+}
+
 /** The insert of one output table into `<table><suffix>` of `db`. */
 export function insertOf(db: string, table: string, out: OutputTable): TableInsert {
   const n = out.rows.length;
-  const columns: InsertColumn[] = out.columns.map((column, c) => {
-    let inserted: InsertColumn;
-    const kind = physicalKindOf(column.type);
-    const vector = column.semantic === 'TAG' ? undefined : directVector(out.rows, c, kind);
-    if (vector !== undefined) {
-      inserted = { name: column.name, semantic: column.semantic, type: column.type, vector };
-    } else {
-      const values = new Array<Value>(n);
-      for (let r = 0; r < n; r++) values[r] = normalized(out.rows[r]?.[c] ?? null, column, kind);
-      const schema = { id: 0, name: column.name, semantic: column.semantic, type: column.type, nullable: true };
-      inserted = insertColumnOf(schema, values);
-    }
-    return column.index ? { ...inserted, index: column.index } : inserted;
+  const columns = out.columns.map((column, c) => {
+    const cells = new Array<Cell>(n);
+    for (let r = 0; r < n; r++) cells[r] = (out.rows[r] as Cell[])[c] ?? null;
+    return insertColumnOfCells(column, cells);
   });
-  return { db, table: `${table}${out.tableSuffix}`, rowCount: out.rows.length, columns };
+  return { db, table: `${table}${out.tableSuffix}`, rowCount: n, columns };
 }
 
 /** Per-row table options (`greptime_ttl` ...) as create options; `append_mode` unless told. */
-export function insertOptionsOf(out: OutputTable): InsertOptions {
+export function insertOptionsOf(out: Pick<OutputTable, 'options'>): InsertOptions {
   const options = { ...(out.options ?? {}) };
   const autoCreate = options.auto_create_table !== 'false';
   delete options.auto_create_table;

@@ -435,8 +435,8 @@ export class TransformRows implements RowMaker {
   private readonly consumed: Set<string>;
 
   constructor(
-    private readonly columns: TransformColumn[],
-    private readonly version: 1 | 2,
+    readonly columns: TransformColumn[],
+    readonly version: 1 | 2,
   ) {
     this.declared = columns.map((c) => c.column);
     this.consumed = new Set(columns.flatMap((c) => [c.input, c.column.name]));

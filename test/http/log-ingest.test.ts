@@ -142,6 +142,65 @@ t.test('/v1/ingest', async (t) => {
     t.equal(await count(url, 'web2'), 4);
   });
 
+  await t.test('text lines through a dissect of message (read as bytes), read back as sent', async (t) => {
+    const yaml = `processors:
+  - dissect:
+      field: message
+      patterns:
+        - '%{ip} [%{ts}] "%{path}" %{status} %{agent}'
+        - '%{ip} [%{ts}] "%{path}"'
+  - date:
+      field: ts
+      formats: ["%d/%b/%Y:%H:%M:%S %z"]
+transform:
+  - field: ip
+    type: string
+  - fields: [path, agent]
+    type: string
+    index: fulltext
+  - field: status
+    type: uint32
+    on_failure: default
+    default: 0
+  - field: message
+    type: string
+  - field: ts
+    type: time
+    index: timestamp
+`;
+    const made = await fetch(`${url}/v1/pipelines/text_access`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-yaml' },
+      body: yaml,
+    });
+    t.equal(made.status, 200);
+    const at = (s: number) => `25/May/2024:20:16:0${s} +0000`;
+    const lines = [
+      `1.1.1.1 [${at(1)}] "/caf\u00e9/\u6d4b\u8bd5" 200 Mozilla \u{1f600}`,
+      `2.2.2.2 [${at(2)}] "/short"`,
+      'not an access line',
+      `3.3.3.3 [${at(3)}] "/x" 404 curl/8`,
+    ];
+    const text = { 'content-type': 'text/plain' };
+    let res = await ingest(url, 'table=text_web&pipeline_name=text_access', lines.join('\n'), text);
+    t.equal(res.status, 400, 'a line no pattern matches fails the body');
+    t.match(JSON.parse(res.text).error, /No matching pattern found/);
+    t.equal(await count(url, 'text_web'), -1, 'and nothing is written');
+    res = await ingest(url, 'table=text_web&pipeline_name=text_access&skip_error=true', gzipSync(lines.join('\r\n')), {
+      ...text,
+      'content-encoding': 'gzip',
+    });
+    t.same(JSON.parse(res.text).output, [{ affectedrows: 3 }]);
+    const rows = rowsOf((await sql(url, 'SELECT ip, path, agent, status, message, ts FROM text_web ORDER BY ts')).body);
+    t.same(rows, [
+      ['1.1.1.1', '/caf\u00e9/\u6d4b\u8bd5', 'Mozilla \u{1f600}', 200, lines[0], 1716668161000000000],
+      ['2.2.2.2', '/short', null, 0, lines[1], 1716668162000000000],
+      ['3.3.3.3', '/x', 'curl/8', 404, lines[3], 1716668163000000000],
+    ]);
+    const found = rowsOf((await sql(url, "SELECT ip FROM text_web WHERE matches_term(agent, 'curl')")).body);
+    t.same(found, [['3.3.3.3']], 'the full-text column answers a term');
+  });
+
   await t.test('greptime_identity: flattening and inferred types', async (t) => {
     const body =
       '{"level":"info","msg":"started","http":{"status":200}}\n{"level":"warn","msg":"slow","latency_ms":812.5,"tags":[1,2]}\n';

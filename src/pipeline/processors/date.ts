@@ -3,7 +3,7 @@
  * strftime.ts). Like GreptimeDB, user formats are sorted and de-duplicated before use, so their
  * order in the YAML does not matter; the first one that parses wins.
  */
-import { type FieldSpec, inputOf, type Processor, type ProcessorFactory, RecordError } from '../processor.js';
+import { type FieldSpec, fieldsIo, inputOf, type Processor, type ProcessorFactory, RecordError } from '../processor.js';
 import { compileStrftime, type LocalOffset, parseStrftime, type StrftimeFormat, timeZoneOffset } from '../strftime.js';
 import { type PipelineRecord, PipelineTimestamp, typeNameOf } from '../value.js';
 
@@ -59,6 +59,7 @@ export const date: ProcessorFactory = (options): TimeProcessor => {
 
   return {
     name: 'date',
+    io: fieldsIo(fields),
     fields,
     ignoreMissing,
     unit: 'ns',

@@ -3,10 +3,17 @@
  * (reference §9.3.1). Patterns are parsed once; matching is a left-to-right scan with no
  * backtracking: a key ends at the first occurrence of the next delimiter's first character.
  */
-import { inputOf, type ProcessorFactory, type ProcessorOptions, RecordError } from '../processor.js';
+import {
+  type FieldSpec,
+  inputOf,
+  type Processor,
+  type ProcessorFactory,
+  type ProcessorOptions,
+  RecordError,
+} from '../processor.js';
 import { type PipelineRecord, typeNameOf } from '../value.js';
 
-interface Key {
+export interface Key {
   /** Output name; '' for a capture that is thrown away (`%{}`, `%{?x}`, `%{*x}`, `%{&x}`). */
   name: string;
   append: boolean;
@@ -153,7 +160,17 @@ function matchSimple(p: DissectPattern, s: string, values: string[]): boolean {
   return pos === s.length;
 }
 
-export const dissect: ProcessorFactory = (options: ProcessorOptions) => {
+/** A compiled dissect: its input fields and patterns, for plans that match bytes (text-plan.ts). */
+export interface DissectProcessor extends Processor {
+  readonly fields: readonly FieldSpec[];
+  readonly patterns: readonly DissectPattern[];
+}
+
+export function isDissect(p: Processor): p is DissectProcessor {
+  return p.name === 'dissect' && 'patterns' in p;
+}
+
+export const dissect: ProcessorFactory = (options: ProcessorOptions): DissectProcessor => {
   const fields = options.requiredFields();
   const sources = [...(options.strings('pattern') ?? []), ...(options.strings('patterns') ?? [])];
   if (sources.length === 0) options.fail('missing option: pattern or patterns', 'pattern');
@@ -171,6 +188,8 @@ export const dissect: ProcessorFactory = (options: ProcessorOptions) => {
 
   return {
     name: 'dissect',
+    fields,
+    patterns,
     exec(record: PipelineRecord) {
       for (const field of fields) {
         const v = inputOf('dissect', options, record, field);

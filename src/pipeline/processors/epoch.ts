@@ -2,7 +2,7 @@
  * `epoch`: numbers (or numeric strings) counting `resolution` units since the Unix epoch become
  * timestamps of that unit. Floats are truncated; an existing timestamp is converted.
  */
-import { inputOf, type ProcessorFactory, RecordError } from '../processor.js';
+import { fieldsIo, inputOf, type ProcessorFactory, RecordError } from '../processor.js';
 import { type PipelineRecord, PipelineTimestamp, type TimeUnit, typeNameOf } from '../value.js';
 import type { TimeProcessor } from './date.js';
 
@@ -36,6 +36,7 @@ export const epoch: ProcessorFactory = (options): TimeProcessor => {
 
   return {
     name: 'epoch',
+    io: fieldsIo(fields),
     fields,
     ignoreMissing,
     unit,

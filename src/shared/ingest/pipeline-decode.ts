@@ -8,7 +8,7 @@ import { compilePipeline } from '../../pipeline/compile.js';
 import { type IdentityOptions, identityPipeline } from '../../pipeline/identity.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { PipelineError, RecordError } from '../../pipeline/processor.js';
-import { InvalidRecords, parseRecords } from '../../pipeline/records.js';
+import { InvalidRecords, mediaTypeOf, parseRecords } from '../../pipeline/records.js';
 import { insertOf, insertOptionsOf } from '../../pipeline/to-inserts.js';
 import { InvalidArgument } from '../errors.js';
 import type { InsertOptions, TableInsert } from '../insert.js';
@@ -52,12 +52,47 @@ function compiledOf(text: string): Pipeline {
   return p;
 }
 
+/** The pipeline `make` returns; a pipeline that does not compile is a bad request parameter. */
+function pipelineOf(make: () => Pipeline): Pipeline {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof PipelineError) throw new InvalidArgument(`Invalid request parameter: ${err.message}`);
+    throw err;
+  }
+}
+
+/** What a run returns; a record that fails it (without skip_error) fails the request. */
+function failing<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof RecordError || err instanceof PipelineError) {
+      throw new InvalidArgument(`Failed to exec pipeline: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
 export function decodePipelineBody(request: PipelineBody): {
   inserts: TableInsert[];
   options: InsertOptions[];
   rows: number;
 } {
   const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
+  const spec = request.pipeline;
+  const nowNanos = () => BigInt(Date.now()) * 1_000_000n;
+  if (spec.kind === 'stored' && mediaTypeOf(request.contentType) === 'text/plain') {
+    const plan = pipelineOf(() => compiledOf(spec.text)).textPlan();
+    if (plan !== null) {
+      const { insert } = failing(() =>
+        plan.run(buf, request.db, request.table, { skipError: request.skipError, nowNanos }),
+      );
+      return insert === null
+        ? { inserts: [], options: [], rows: 0 }
+        : { inserts: [insert], options: [insertOptionsOf({})], rows: insert.rowCount };
+    }
+  }
   let records: ReturnType<typeof parseRecords>;
   try {
     records = parseRecords(buf, request.contentType, request.ignoreErrors);
@@ -65,28 +100,15 @@ export function decodePipelineBody(request: PipelineBody): {
     if (err instanceof InvalidRecords) throw new InvalidArgument(`Invalid request parameter: ${err.message}`);
     throw err;
   }
-  const spec = request.pipeline;
-  let pipeline: Pipeline;
-  try {
-    pipeline = spec.kind === 'identity' ? identityPipeline(spec.params) : compiledOf(spec.text);
-  } catch (err) {
-    if (err instanceof PipelineError) throw new InvalidArgument(`Invalid request parameter: ${err.message}`);
-    throw err;
-  }
+  const pipeline = pipelineOf(() => (spec.kind === 'identity' ? identityPipeline(spec.params) : compiledOf(spec.text)));
   const rules = spec.kind === 'stored' ? spec.rules : {};
-  let result: ReturnType<Pipeline['run']>;
-  try {
-    result = pipeline.run(records, {
+  const result = failing(() =>
+    pipeline.run(records, {
       skipError: request.skipError,
-      nowNanos: () => BigInt(Date.now()) * 1_000_000n,
+      nowNanos,
       resolve: (name) => (rules[name] === undefined ? undefined : compiledOf(rules[name] as string)),
-    });
-  } catch (err) {
-    if (err instanceof RecordError || err instanceof PipelineError) {
-      throw new InvalidArgument(`Failed to exec pipeline: ${err.message}`);
-    }
-    throw err;
-  }
+    }),
+  );
   const inserts = result.tables.map((out) => insertOf(request.db, request.table, out));
   return {
     inserts,

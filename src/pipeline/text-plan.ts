@@ -39,7 +39,14 @@ interface ByteColumn {
 interface RecordKey {
   name: string;
   sourceOf: Int32Array;
+  /** The bytes and string of its last short value: log lines repeat most (times, statuses). */
+  lastBytes: Uint8Array;
+  lastLength: number;
+  lastString: string;
 }
+
+/** Values up to this many bytes are compared with the key's last one before a string is made. */
+const REUSE_MAX = 64;
 
 export interface TextRun {
   insert: TableInsert | null;
@@ -172,7 +179,13 @@ export class TextPlan {
         if (tc.input !== '') reads.add(tc.input);
       }
     });
-    const recordKeys = [...reads].map((name) => ({ name, sourceOf: sourceOf(name) }));
+    const recordKeys = [...reads].map((name) => ({
+      name,
+      sourceOf: sourceOf(name),
+      lastBytes: new Uint8Array(REUSE_MAX),
+      lastLength: -1,
+      lastString: '',
+    }));
     return new TextPlan(patterns, later, rows.columns, byteColumns, cellColumns, recordKeys);
   }
 
@@ -264,12 +277,30 @@ export class TextPlan {
   /** A record of the keys read past dissect, as the general path's record would hold them. */
   private recordOf(p: number, body: Buffer, from: number, end: number, ascii: boolean): PipelineRecord {
     const record: PipelineRecord = {};
-    const encoding = ascii ? 'latin1' : 'utf8';
     for (const key of this.recordKeys) {
       const src = key.sourceOf[p] as number;
-      if (src >= 0) record[key.name] = body.toString(encoding, this.starts[src], this.ends[src]);
-      else if (src === LINE) record[key.name] = body.toString(encoding, from, end);
+      if (src >= 0) record[key.name] = stringOf(key, body, this.starts[src] as number, this.ends[src] as number, ascii);
+      else if (src === LINE) record[key.name] = stringOf(key, body, from, end, ascii);
     }
     return record;
   }
+}
+
+/**
+ * The string of `body[start, end)` (valid UTF-8; `ascii` when it has no other bytes), the key's
+ * last one when the bytes are the same: bytes decode to one string whichever way they are read.
+ */
+function stringOf(key: RecordKey, body: Buffer, start: number, end: number, ascii: boolean): string {
+  const n = end - start;
+  if (n > REUSE_MAX) return body.toString(ascii ? 'latin1' : 'utf8', start, end);
+  const last = key.lastBytes;
+  if (n === key.lastLength) {
+    let i = 0;
+    while (i < n && body[start + i] === last[i]) i++;
+    if (i === n) return key.lastString;
+  }
+  for (let i = 0; i < n; i++) last[i] = body[start + i] as number;
+  key.lastLength = n;
+  key.lastString = body.toString(ascii ? 'latin1' : 'utf8', start, end);
+  return key.lastString;
 }

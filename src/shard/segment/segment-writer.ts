@@ -1,8 +1,8 @@
 /**
  * Writes one segment file: blocks as the merge fills them, then one term index section per
- * indexed column, the series statistics (series-stats.ts), footer and trailer. A block is encoded on the caller's thread and deflated on
- * libuv's pool (zlib's synchronous deflate was a tenth of a log shard's thread during ingest); it
- * gets its place in the file, in order, when the writer next drains. The file is
+ * indexed column, the series statistics (series-stats.ts), footer and trailer. A block is encoded
+ * on the caller's thread, then deflated a chunk a turn of the event loop (block-codec.ts); it gets
+ * its place in the file, in order, when the writer next drains. The file is
  * written under `<name>.tmp`, fsynced, renamed into place and its directory fsynced, so a segment
  * file either exists complete or not at all. Whether it is live is the manifest's business.
  */
@@ -154,8 +154,8 @@ export class SegmentWriter {
 
   /**
    * Gives deflated blocks their place in the file, in order: every block with `all`; otherwise
-   * those already deflated, waiting only while more than DEFLATING_MAX are left, so encoding goes
-   * on while the pool deflates.
+   * those already deflated, waiting only while more than DEFLATING_MAX are left, so encoding the
+   * next blocks goes on between the turns that deflate these.
    */
   private async place(all: boolean): Promise<void> {
     while (this.deflating.length > 0) {

@@ -23,15 +23,19 @@ const ACCESS = `processors:
       formats:
         - "%d/%b/%Y:%H:%M:%S %z"
 transform:
-  - fields: [ip, user, method, proto, referer]
+  - fields: ['ip, client', user, method]
     type: string
-  - fields: [path, agent]
+  - fields: [path, agent, referer]
     type: string
     index: fulltext
-  - fields: [status, size]
+  - field: status
+    type: uint16
+  - field: size
     type: uint32
+  - field: proto
+    type: string
   - field: ts
-    type: time
+    type: time, ms
     index: timestamp
 `;
 

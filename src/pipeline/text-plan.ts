@@ -191,7 +191,9 @@ export class TextPlan {
 
   /** Runs the body's lines (text/plain records) into an insert of `db`.`table`. */
   run(body: Buffer, db: string, table: string, options: { skipError: boolean; nowNanos: () => bigint }): TextRun {
-    const bytes = this.byteColumns.map(() => new Utf8Builder(body.length >> 2));
+    // Grown by doubling: a column holds a share of the body, and a large body must not reserve
+    // that share for every column up front.
+    const bytes = this.byteColumns.map(() => new Utf8Builder(Math.min(body.length >> 2, 1 << 16)));
     const cells = this.cellColumns.map(() => [] as Cell[]);
     const scratch = new Array<Cell>(this.cellColumns.length);
     const failures: RecordFailure[] = [];

@@ -38,6 +38,11 @@ function lastTs(p: Part): bigint {
   return p.lastTs ?? (p.ts[p.end - 1] as bigint);
 }
 
+/** A part's timestamps as 32-bit words (reading them decodes a segment block). */
+function wordsOf(p: Part): Int32Array {
+  return new Int32Array(p.ts.buffer, p.ts.byteOffset, p.ts.length * 2);
+}
+
 /** Copies rows `[from, end)` of a part, yielding whenever the buffer fills. */
 function* copyRows(part: Part, from: number, end: number, buf: RowBuffer): Generator<void, void, void> {
   while (from < end) {
@@ -52,6 +57,7 @@ function* copyRows(part: Part, from: number, end: number, buf: RowBuffer): Gener
 function* copyPart(part: Part, buf: RowBuffer, marks: DeleteMarks | undefined): Generator<void, void, void> {
   if (!marks || marks.keep || part.cols[marks.column] == null) {
     yield* copyRows(part, part.start, part.end, buf);
+    part.release?.();
     return;
   }
   let from = part.start;
@@ -61,6 +67,7 @@ function* copyPart(part: Part, buf: RowBuffer, marks: DeleteMarks | undefined): 
     from = row + 1;
   }
   yield* copyRows(part, from, part.end, buf);
+  part.release?.();
 }
 
 /**
@@ -135,9 +142,13 @@ function overlapClusters(parts: Part[]): Part[][] {
 }
 
 /**
- * k-way merge by (timestamp, part age, row), grouping equal timestamps. Timestamps are compared
- * as (signed high, unsigned low) 32-bit words: reading a BigInt64Array element makes a heap
- * BigInt, and this loop reads one per part per row.
+ * k-way merge by (timestamp, part age, row), grouping equal timestamps. The inputs are chains:
+ * the pieces of one run (`Part.run`: a series' blocks in one segment) are walked one after the
+ * other as one input, each decoded when reached and released when passed. As separate inputs,
+ * a segment's blocks that share a timestamp at their edges (many log lines a second) joined one
+ * overlap cluster, and every row compared the heads of all their blocks: hundreds in a compaction.
+ * Timestamps are compared as (signed high, unsigned low) 32-bit words: reading a BigInt64Array
+ * element makes a heap BigInt, and this loop reads one per input per row.
  */
 function* mergeGeneral(
   parts: Part[],
@@ -145,40 +156,87 @@ function* mergeGeneral(
   buf: RowBuffer,
   marks: DeleteMarks | undefined,
 ): Generator<void, void, void> {
-  const k = parts.length;
-  const pos = parts.map((p) => p.start);
-  const words = parts.map((p) => new Int32Array(p.ts.buffer, p.ts.byteOffset, p.ts.length * 2));
+  // Chain c is parts [chainFirst[c], chainLast[c]]; `cur[c]` its part being read, at row `pos[c]`.
+  const chainFirst: number[] = [];
+  const chainLast: number[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const run = (parts[i] as Part).run;
+    if (i > 0 && run !== undefined && run === (parts[i - 1] as Part).run) chainLast[chainLast.length - 1] = i;
+    else {
+      chainFirst.push(i);
+      chainLast.push(i);
+    }
+  }
+  const k = chainFirst.length;
+  const cur = chainFirst.slice();
+  const pos = cur.map((i) => (parts[i] as Part).start);
+  const words: Array<Int32Array | null> = cur.map((i) => wordsOf(parts[i] as Part));
+  // Parts passed, released once the rows taken from them are in the buffer.
+  const passed: Part[] = [];
+  /** Moves chain c past its exhausted parts; false when the chain is done. */
+  const settle = (c: number): boolean => {
+    let i = cur[c] as number;
+    while ((pos[c] as number) >= (parts[i] as Part).end) {
+      if (i === chainLast[c]) return false;
+      passed.push(parts[i] as Part);
+      i++;
+      cur[c] = i;
+      pos[c] = (parts[i] as Part).start;
+      words[c] = wordsOf(parts[i] as Part);
+    }
+    return true;
+  };
+  const live = new Uint8Array(k);
+  for (let c = 0; c < k; c++) live[c] = settle(c) ? 1 : 0;
   const groupParts: number[] = [];
   const groupRows: number[] = [];
   for (;;) {
     let best = -1;
     let hi = 0;
     let lo = 0;
-    for (let i = 0; i < k; i++) {
-      const at = pos[i] as number;
-      if (at >= (parts[i] as Part).end) continue;
-      const w = words[i] as Int32Array;
+    for (let c = 0; c < k; c++) {
+      if (live[c] === 0) continue;
+      const at = pos[c] as number;
+      const w = words[c] as Int32Array;
       const h = w[2 * at + 1] as number;
       const l = (w[2 * at] as number) >>> 0;
       if (best < 0 || h < hi || (h === hi && l < lo)) {
-        best = i;
+        best = c;
         hi = h;
         lo = l;
       }
     }
-    if (best < 0) return;
+    if (best < 0) {
+      for (const p of passed) p.release?.();
+      for (let c = 0; c < k; c++) (parts[cur[c] as number] as Part).release?.();
+      return;
+    }
+    if (passed.length > 0) {
+      for (const p of passed) p.release?.();
+      passed.length = 0;
+    }
     let count = 0;
-    for (let i = 0; i < k; i++) {
-      const end = (parts[i] as Part).end;
-      const w = words[i] as Int32Array;
-      let at = pos[i] as number;
-      while (at < end && w[2 * at + 1] === hi && (w[2 * at] as number) >>> 0 === lo) {
-        groupParts[count] = i;
-        groupRows[count] = at;
-        count++;
-        at++;
+    for (let c = 0; c < k; c++) {
+      if (live[c] === 0) continue;
+      // Equal timestamps may go on into the chain's next piece.
+      for (;;) {
+        const i = cur[c] as number;
+        const end = (parts[i] as Part).end;
+        const w = words[c] as Int32Array;
+        let at = pos[c] as number;
+        while (at < end && w[2 * at + 1] === hi && (w[2 * at] as number) >>> 0 === lo) {
+          groupParts[count] = i;
+          groupRows[count] = at;
+          count++;
+          at++;
+        }
+        pos[c] = at;
+        if (at < end) break;
+        if (!settle(c)) {
+          live[c] = 0;
+          break;
+        }
       }
-      pos[i] = at;
     }
     // Only rows newer than the group's last tombstone count; the tombstone itself is written
     // out only when kept.

@@ -53,6 +53,7 @@ export class SegmentSource implements SeriesSource {
     const s = file.series[index] as SeriesMeta;
     if (s.rowCount === 0 || s.maxTs < lo || s.minTs > hi) return;
     const rowEnd = s.rowStart + s.rowCount;
+    const run = {};
     for (let b = file.blockOfRow(s.rowStart); b < file.blocks.length; b++) {
       const meta = file.blocks[b] as BlockMeta;
       if (meta.firstRow >= rowEnd) break;
@@ -66,14 +67,14 @@ export class SegmentSource implements SeriesSource {
       if (from === 0 && to === meta.rowCount && meta.minTs >= lo && meta.maxTs <= hi) {
         // The whole block is this series' and inside the window: its bounds are its statistics,
         // so the block is decoded only when its rows are read.
-        out.push(new BlockPart(this, b, meta, file.deduplicated));
+        out.push(new BlockPart(this, b, meta, file.deduplicated, run));
         continue;
       }
       const block = this.block(b);
       const start = lowerBound(block.ts, from, to, lo);
       const end = upperBound(block.ts, start, to, hi);
       if (start >= end) continue;
-      out.push({ ts: block.ts, start, end, cols: this.columnsOf(block, b), unique: file.deduplicated });
+      out.push({ ts: block.ts, start, end, cols: this.columnsOf(block, b), unique: file.deduplicated, run });
     }
   }
 
@@ -160,6 +161,7 @@ class BlockPart implements Part {
     private readonly index: number,
     meta: BlockMeta,
     readonly unique: boolean,
+    readonly run: object,
   ) {
     this.end = meta.rowCount;
     this.firstTs = meta.minTs;
@@ -180,5 +182,9 @@ class BlockPart implements Part {
 
   get cols(): Array<ColumnData | null> {
     return this.load().cols;
+  }
+
+  release(): void {
+    this.decoded = null;
   }
 }

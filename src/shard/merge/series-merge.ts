@@ -190,6 +190,11 @@ function* mergeGeneral(
   for (let c = 0; c < k; c++) live[c] = settle(c) ? 1 : 0;
   const groupParts: number[] = [];
   const groupRows: number[] = [];
+  // Under append without tombstones a group keeps all its rows, each input's as they stand: the
+  // group is taken as ranges of rows (`groupRows[j]` to `groupEnds[j]`) and copied a range at a
+  // time (many log lines share a second).
+  const ranges = mode === 'append' && marks === undefined;
+  const groupEnds: number[] = [];
   for (;;) {
     let best = -1;
     let hi = 0;
@@ -224,11 +229,22 @@ function* mergeGeneral(
         const end = (parts[i] as Part).end;
         const w = words[c] as Int32Array;
         let at = pos[c] as number;
-        while (at < end && w[2 * at + 1] === hi && (w[2 * at] as number) >>> 0 === lo) {
-          groupParts[count] = i;
-          groupRows[count] = at;
-          count++;
-          at++;
+        if (ranges) {
+          const from = at;
+          while (at < end && w[2 * at + 1] === hi && (w[2 * at] as number) >>> 0 === lo) at++;
+          if (at > from) {
+            groupParts[count] = i;
+            groupRows[count] = from;
+            groupEnds[count] = at;
+            count++;
+          }
+        } else {
+          while (at < end && w[2 * at + 1] === hi && (w[2 * at] as number) >>> 0 === lo) {
+            groupParts[count] = i;
+            groupRows[count] = at;
+            count++;
+            at++;
+          }
         }
         pos[c] = at;
         if (at < end) break;
@@ -237,6 +253,12 @@ function* mergeGeneral(
           break;
         }
       }
+    }
+    if (ranges) {
+      for (let j = 0; j < count; j++) {
+        yield* copyRows(parts[groupParts[j] as number] as Part, groupRows[j] as number, groupEnds[j] as number, buf);
+      }
+      continue;
     }
     // Only rows newer than the group's last tombstone count; the tombstone itself is written
     // out only when kept.

@@ -12,6 +12,7 @@
  * Parameters such as `; charset=utf-8` are allowed after the type; the type is case-insensitive.
  */
 import { JSON_DEPTH_MAX, JSON_TOO_DEEP, jsonStringEnd, nestedTooDeep } from '../shared/json-depth.js';
+import { mediaTypeOf } from '../shared/media-type.js';
 import { isRecord, type PipelineRecord, type PipelineValue } from './value.js';
 
 /** A body that cannot be turned into records; the message is the client-facing reason. */
@@ -26,11 +27,6 @@ const SUPPORTED = ['application/json', 'application/x-ndjson', 'text/plain'];
 const NOT_OBJECT = 'json format error, please check the date is valid JSON.';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
-
-/** The media type of a Content-Type (parameters dropped, lower case). */
-export function mediaTypeOf(contentType: string): string {
-  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
-}
 
 export function parseRecords(body: Buffer, contentType: string, ignoreErrors: boolean): PipelineRecord[] {
   const type = mediaTypeOf(contentType);

@@ -2,6 +2,7 @@
 
 import { InvalidArgument } from '../../shared/errors.js';
 import type { Precision } from '../../shared/ingest/lineproto/types.js';
+import { mediaTypeOf } from '../../shared/media-type.js';
 import { ClientError } from '../errors/catalogue.js';
 import type { RequestContext } from './context.js';
 
@@ -36,7 +37,7 @@ export function databaseOf(
  */
 export function formOf(ctx: RequestContext): URLSearchParams {
   if (ctx.method !== 'POST') return new URLSearchParams();
-  const type = (ctx.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  const type = mediaTypeOf(ctx.headers.get('content-type'));
   if (type !== 'application/x-www-form-urlencoded') {
     throw new ClientError(
       'UnsupportedMediaType',

@@ -3,6 +3,7 @@
  * with the framework's answers: wrong content type 415, bad JSON 400, wrong shape 422 (§1.5).
  * Meaning (time window, table, columns, functions) is checked later and answers GreptimeDB errors.
  */
+import { mediaTypeOf } from '../../shared/media-type.js';
 import { ClientError } from '../errors/catalogue.js';
 import {
   fieldPath,
@@ -38,7 +39,7 @@ import {
  * without parameters such as `charset`.
  */
 function isJsonContentType(header: string | undefined): boolean {
-  const mime = (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const mime = mediaTypeOf(header);
   return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
 }
 

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { Profile } from 'pprof-format';
 import type { Config } from '../../shared/config.js';
 import { Internal, InvalidArgument } from '../../shared/errors.js';
+import { mediaTypeOf } from '../../shared/media-type.js';
 import { ThreadProfiler } from '../../shared/thread-profiler.js';
 import { ClientError } from '../errors/catalogue.js';
 import type { HttpResponse, Route } from '../http/context.js';
@@ -146,7 +147,7 @@ export function debugProfRoutes(
     }),
     route(['GET'], '/debug/prof/mem/gdump', async () => text(200, `{"active": ${gdump.active}}`)),
     route(['POST'], '/debug/prof/mem/gdump', async (ctx) => {
-      const type = (ctx.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      const type = mediaTypeOf(ctx.headers.get('content-type'));
       if (type !== 'application/x-www-form-urlencoded') {
         throw new ClientError(
           'UnsupportedMediaType',

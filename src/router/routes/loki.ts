@@ -14,6 +14,7 @@ import { decodePushJson } from '../../shared/ingest/loki/push-json.js';
 import { decodePushProtobuf, LokiBodyTooLarge } from '../../shared/ingest/loki/push-protobuf.js';
 import type { LokiStream } from '../../shared/ingest/loki/push-streams.js';
 import { DEFAULT_TABLE } from '../../shared/ingest/loki/to-inserts.js';
+import { mediaTypeOf } from '../../shared/media-type.js';
 import { yieldToEventLoop } from '../../shared/yield.js';
 import { checkPermission } from '../auth/credentials.js';
 import { ClientError } from '../errors/catalogue.js';
@@ -42,10 +43,6 @@ export interface LokiDeps {
   pipelines: PipelineStore;
   /** `http.body_limit` in bytes (0 = none): also the bound on the decompressed protobuf. */
   bodyLimitBytes: number;
-}
-
-function mediaTypeOf(header: string | undefined): string {
-  return (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 function tableOf(header: string | undefined): string {

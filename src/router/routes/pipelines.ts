@@ -8,6 +8,7 @@ import { compilePipeline } from '../../pipeline/compile.js';
 import type { Pipeline, ProcessorStep } from '../../pipeline/pipeline.js';
 import { PipelineError } from '../../pipeline/processor.js';
 import { InvalidArgument } from '../../shared/errors.js';
+import { mediaTypeOf } from '../../shared/media-type.js';
 import { checkPermission } from '../auth/credentials.js';
 import { empty, type HttpResponse, type RequestContext, type Route } from '../http/context.js';
 import { pipelineDdl } from '../pipelines/ddl.js';
@@ -48,7 +49,7 @@ function manage(ctx: RequestContext, value: Record<string, unknown>): HttpRespon
 /** The YAML of a create request, or null when the content type is not one we take (415). */
 function pipelineText(ctx: RequestContext): string | null {
   const contentType = ctx.headers.get('content-type') ?? '';
-  const media = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  const media = mediaTypeOf(contentType);
   if (media === 'multipart/form-data') {
     const parts = uWS.getParts(ctx.body, contentType);
     const first = parts?.[0];

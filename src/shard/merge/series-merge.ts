@@ -170,7 +170,7 @@ function* mergeGeneral(
   const k = chainFirst.length;
   const cur = chainFirst.slice();
   const pos = cur.map((i) => (parts[i] as Part).start);
-  const words: Array<Int32Array | null> = cur.map((i) => wordsOf(parts[i] as Part));
+  const words = cur.map((i) => wordsOf(parts[i] as Part));
   // Parts passed, released once the rows taken from them are in the buffer.
   const passed: Part[] = [];
   /** Moves chain c past its exhausted parts; false when the chain is done. */

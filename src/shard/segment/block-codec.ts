@@ -11,6 +11,7 @@
  */
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { allocValues, type PhysicalKind, type Vector } from '../../shared/types.js';
+import { yieldToEventLoop } from '../../shared/yield.js';
 import { ABSENT, type ColumnData, type FieldSpec } from '../merge/part.js';
 import { ByteReader, ByteWriter, FormatError } from './byte-io.js';
 import {
@@ -260,7 +261,7 @@ const DEFLATE_OPTIONS = { level: 1 };
 export async function deflateBlock(block: RawBlock): Promise<Buffer[]> {
   const out: Buffer[] = [];
   for (const chunk of block.chunks) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
     out.push(deflateRawSync(chunk, DEFLATE_OPTIONS));
   }
   return out;

@@ -8,10 +8,11 @@ import { compilePipeline } from '../../pipeline/compile.js';
 import { type IdentityOptions, identityPipeline } from '../../pipeline/identity.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { PipelineError, RecordError } from '../../pipeline/processor.js';
-import { InvalidRecords, mediaTypeOf, parseRecords } from '../../pipeline/records.js';
+import { InvalidRecords, parseRecords } from '../../pipeline/records.js';
 import { insertOf, insertOptionsOf } from '../../pipeline/to-inserts.js';
 import { InvalidArgument } from '../errors.js';
 import type { InsertOptions, TableInsert } from '../insert.js';
+import { mediaTypeOf } from '../media-type.js';
 
 /** Which pipeline a body goes through. */
 export type PipelineSpec =
@@ -82,8 +83,11 @@ export function decodePipelineBody(request: PipelineBody): {
   const buf = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
   const spec = request.pipeline;
   const nowNanos = () => BigInt(Date.now()) * 1_000_000n;
+  // A text body always parses, so compiling first reports errors in the same order.
+  let pipeline: Pipeline | undefined;
   if (spec.kind === 'stored' && mediaTypeOf(request.contentType) === 'text/plain') {
-    const plan = pipelineOf(() => compiledOf(spec.text)).textPlan();
+    pipeline = pipelineOf(() => compiledOf(spec.text));
+    const plan = pipeline.textPlan();
     if (plan !== null) {
       const { insert } = failing(() =>
         plan.run(buf, request.db, request.table, { skipError: request.skipError, nowNanos }),
@@ -100,7 +104,7 @@ export function decodePipelineBody(request: PipelineBody): {
     if (err instanceof InvalidRecords) throw new InvalidArgument(`Invalid request parameter: ${err.message}`);
     throw err;
   }
-  const pipeline = pipelineOf(() => (spec.kind === 'identity' ? identityPipeline(spec.params) : compiledOf(spec.text)));
+  pipeline ??= pipelineOf(() => (spec.kind === 'identity' ? identityPipeline(spec.params) : compiledOf(spec.text)));
   const rules = spec.kind === 'stored' ? spec.rules : {};
   const result = failing(() =>
     pipeline.run(records, {

@@ -30,6 +30,7 @@ import { decodeLogsRequest } from './logs-wire-decode.js';
 export type OtlpSignal = 'metrics' | 'traces' | 'logs';
 
 import type { OtlpEncoding } from '../../../shared/ingest/otlp/decode-metrics.js';
+import { mediaTypeOf } from '../../../shared/media-type.js';
 
 export type { OtlpEncoding };
 
@@ -83,7 +84,7 @@ export function otlpEncodingOf(headers: ReadonlyMap<string, string>): OtlpEncodi
     );
   }
   const header = headers.get('content-type');
-  const mediaType = (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const mediaType = mediaTypeOf(header);
   if (mediaType === '' || mediaType === PROTOBUF_CONTENT_TYPE || mediaType === 'application/protobuf') {
     return 'protobuf';
   }

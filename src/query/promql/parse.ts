@@ -12,6 +12,7 @@
 
 import type { SyntaxNode } from '@lezer/common';
 import { parser as lezerParser } from '@prometheus-io/lezer-promql';
+import { ParsedCache } from '../parsed-cache.js';
 import type {
   AggregateExpr,
   AggregateOp,
@@ -50,12 +51,7 @@ const strictParser = lezerParser.configure({ strict: true });
 /** Parses and type-checks a PromQL expression; throws PromqlError('bad_data') on any error. */
 export function parseExpr(query: string): Expr {
   const cached = parsed.get(query);
-  if (cached !== undefined) {
-    // Most recently used last: the first key is the one to evict.
-    parsed.delete(query);
-    parsed.set(query, cached);
-    return cached;
-  }
+  if (cached !== undefined) return cached;
   let expr: Expr;
   try {
     expr = fixPrecedence(new Converter(query).parse());
@@ -65,29 +61,12 @@ export function parseExpr(query: string): Expr {
     if (error instanceof ParseError) throw toPromqlError(query, error);
     throw error;
   }
-  if (query.length <= PARSED_TEXT_MAX) {
-    deepFreeze(expr);
-    if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value as string);
-    parsed.set(query, expr);
-  }
+  parsed.set(query, expr);
   return expr;
 }
 
-/**
- * Dashboards send the same few expressions every refresh, and parsing one (lexer, grammar, tree
- * conversion, checks) was a sixth of the router's time for a one-series query. Parsed trees are
- * kept by text, frozen: planning and evaluation only read them (a write would throw).
- */
-// Bounded so that a stream of distinct long queries holds a few MiB at most.
-const PARSED_MAX = 256;
-const PARSED_TEXT_MAX = 1024;
-const parsed = new Map<string, Expr>();
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-}
+/** Parsed expressions by text (frozen: planning and evaluation only read them). */
+const parsed = new ParsedCache<Expr>();
 
 const BINARY_OPS: Record<string, BinaryOp> = {
   Pow: '^',

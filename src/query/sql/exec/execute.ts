@@ -9,6 +9,7 @@
 import { DbError, ErrorCode } from '../../../shared/errors.js';
 import { endSpan, startSpan } from '../../../shared/tracing/active-tracer.js';
 import { checkTtlOption } from '../../../shared/ttl.js';
+import { ParsedCache } from '../../parsed-cache.js';
 import { affected, columnarRecords, type ResultColumn, records, type StatementResult } from '../../result.js';
 import type { EvalContext } from '../functions/types.js';
 import type { Query, Statement } from '../parse/ast.js';
@@ -57,12 +58,26 @@ export async function executeSql(sql: string, session: SqlSession, env: SqlEnv):
   return results;
 }
 
-/** parseSql under a `sql.parse` span while tracing; a plain call otherwise. */
+/** Requests made only of queries, parsed, by text (dashboards repeat theirs every refresh). */
+const parsedQueries = new ParsedCache<Statement[]>();
+
+/** The statements of `sql`: kept ones when it is a repeated query, else parsed (and kept if queries). */
+function parsedStatements(sql: string): Statement[] {
+  const kept = parsedQueries.get(sql);
+  if (kept !== undefined) return kept;
+  const statements = parseSql(sql);
+  if (statements.length > 0 && statements.every((s) => s.kind === 'query' || s.kind === 'tql')) {
+    parsedQueries.set(sql, statements);
+  }
+  return statements;
+}
+
+/** parsedStatements under a `sql.parse` span while tracing; a plain call otherwise. */
 function tracedParse(sql: string): Statement[] {
   const span = startSpan('sql.parse');
-  if (span === null) return parseSql(sql);
+  if (span === null) return parsedStatements(sql);
   try {
-    const statements = parseSql(sql);
+    const statements = parsedStatements(sql);
     span.setAttribute('sql.statements', statements.length);
     endSpan(span);
     return statements;

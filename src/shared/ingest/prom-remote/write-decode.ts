@@ -399,6 +399,7 @@ function histogram(end: number, skipped: Skipped): void {
 }
 
 function sample(end: number, samples: SampleBuffer): void {
+  if (canonicalSample(end, samples)) return;
   let value = 0;
   let timestamp = 0;
   while (pos < end) {
@@ -422,6 +423,34 @@ function sample(end: number, samples: SampleBuffer): void {
   samples.timestamps[samples.count] = timestamp;
   samples.values[samples.count] = value;
   samples.count++;
+}
+
+/**
+ * A sample as every Prometheus sends it: its value, then a non-negative time of at most 7 varint
+ * bytes (ms up to year 6429), and nothing else. Read in one go; false (nothing read) for any other
+ * layout, which the general loop then reads with all its checks. Most of a rw-20 request's bytes
+ * are samples, and the general loop's per-field tag and varint steps were 7% of a shard's thread.
+ */
+function canonicalSample(end: number, samples: SampleBuffer): boolean {
+  const length = end - pos;
+  if (length < 11 || length > 17 || buf[pos] !== TAG_SAMPLE_VALUE || buf[pos + 9] !== TAG_SAMPLE_TIME) return false;
+  let at = pos + 10;
+  let timestamp = 0;
+  let scale = 1;
+  for (;;) {
+    const b = buf[at++] as number;
+    timestamp += (b & 0x7f) * scale;
+    if (b < 0x80) break;
+    if (at === end) return false;
+    scale *= 128;
+  }
+  if (at !== end) return false;
+  if (samples.count === samples.timestamps.length) samples.grow();
+  samples.timestamps[samples.count] = timestamp;
+  samples.values[samples.count] = view.getFloat64(pos + 1, true);
+  samples.count++;
+  pos = end;
+  return true;
 }
 
 /** The series of the labels just read: from the cache, or decoded, checked and cached. */

@@ -59,3 +59,64 @@ t.test('guessed series', async (t) => {
   t.equal(late.sampleCounts[1], 2);
   t.equal(late.exemplarCount, 1, 'the exemplar is counted once');
 });
+
+/** A varint of a 64-bit two's complement integer (negative times are 10 bytes). */
+function varint64(n: bigint): number[] {
+  let u = BigInt.asUintN(64, n);
+  const out: number[] = [];
+  while (u >= 0x80n) {
+    out.push(Number(u & 0x7fn) | 0x80);
+    u >>= 7n;
+  }
+  out.push(Number(u));
+  return out;
+}
+function double(value: number): number[] {
+  const v = Buffer.alloc(8);
+  v.writeDoubleLE(value);
+  return [...v];
+}
+function bitsOf(value: number): bigint {
+  return new BigUint64Array(Float64Array.of(value).buffer)[0] as bigint;
+}
+const STALE = new Float64Array(BigUint64Array.of(0x7ff0000000000002n).buffer)[0] as number;
+
+t.test('sample layouts: the common one read in one go, every other one as the wire says', async (t) => {
+  const series = [...label('__name__', 'm'), ...label('job', 'a')];
+  const now = 1_764_400_000_000;
+  const cases: Array<{ name: string; body: number[]; value?: number; ms?: number; error?: RegExp }> = [
+    { name: 'value then a one-byte time', body: [0x09, ...double(1.5), 0x10, 5], value: 1.5, ms: 5 },
+    { name: 'value then a time of now', body: [0x09, ...double(-2), 0x10, ...varint(now)], value: -2, ms: now },
+    { name: 'a 7-byte time', body: [0x09, ...double(3), 0x10, ...varint(2 ** 48)], value: 3, ms: 2 ** 48 },
+    { name: 'an 8-byte time', body: [0x09, ...double(3), 0x10, ...varint(2 ** 50)], value: 3, ms: 2 ** 50 },
+    { name: 'a negative time', body: [0x09, ...double(4), 0x10, ...varint64(-1000n)], value: 4, ms: -1000 },
+    { name: 'time before value', body: [0x10, ...varint(now), 0x09, ...double(6)], value: 6, ms: now },
+    { name: 'time 0 omitted', body: [0x09, ...double(7)], value: 7, ms: 0 },
+    { name: 'value 0 omitted', body: [0x10, ...varint(now)], value: 0, ms: now },
+    { name: 'an unknown field after', body: [0x09, ...double(8), 0x10, 9, 0x18, 1], value: 8, ms: 9 },
+    { name: 'a time with a padded varint', body: [0x09, ...double(9), 0x10, 0x85, 0x00], value: 9, ms: 5 },
+    {
+      name: 'the value given twice: the last wins',
+      body: [0x09, ...double(1), 0x09, ...double(2), 0x10, 3],
+      value: 2,
+      ms: 3,
+    },
+    { name: '+Inf', body: [0x09, ...double(Infinity), 0x10, 1], value: Infinity, ms: 1 },
+    { name: '-Inf', body: [0x09, ...double(-Infinity), 0x10, 1], value: -Infinity, ms: 1 },
+    { name: 'a stale marker keeps its bits', body: [0x09, ...double(STALE), 0x10, 1], value: STALE, ms: 1 },
+    { name: 'a time cut short', body: [0x09, ...double(1), 0x10, 0x85], error: /truncated varint/ },
+    { name: 'a value cut short', body: [0x09, 1, 2, 3], error: /truncated double/ },
+  ];
+  for (const c of cases) {
+    const resolver = { cache: new SeriesCache(1000), defaultDb: 'public', shards: 2 };
+    const bytes = request([...series, ...field(0x12, c.body)]);
+    if (c.error) {
+      t.throws(() => decodeWriteRequest(bytes, resolver), c.error, c.name);
+      continue;
+    }
+    const decoded = decodeWriteRequest(bytes, resolver);
+    t.equal(decoded.sampleCount, 1, c.name);
+    t.equal(decoded.timestamps[0], c.ms, `${c.name}: time`);
+    t.equal(bitsOf(decoded.values[0] as number), bitsOf(c.value as number), `${c.name}: value bits`);
+  }
+});

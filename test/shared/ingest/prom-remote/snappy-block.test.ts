@@ -82,3 +82,30 @@ t.test('truncated and corrupted blocks are refused', async (t) => {
   }
   t.ok(tooLarge, 'a block that declares more than the bound is refused as too large');
 });
+
+t.test('a copy whose last word runs past it leaves only the bytes that follow it', async (t) => {
+  const lit = (s: string) => [(s.length - 1) << 2, ...Buffer.from(s)];
+  // A copy with a 1-byte offset: tag ((length - 4) << 2) | 1, then the offset.
+  const copy = (length: number, offset: number) => [((length - 4) << 2) | 1, offset];
+  const block = (declared: number, ...parts: number[][]) => Uint8Array.from([declared, ...parts.flat()]);
+  const text = (b: Uint8Array) => snappyDecompress(b, 100).toString();
+  // Room for the whole last word: bytes past the copy are written, then the literal's own.
+  t.equal(text(block(16, lit('abcd'), copy(5, 4), lit('wxyzvu1'))), 'abcdabcdawxyzvu1');
+  t.equal(text(block(18, lit('abcd'), copy(7, 4), lit('1234567'))), 'abcdabcdabc1234567');
+  // Overlapping: a period of 5 under a copy of 11.
+  t.equal(text(block(20, lit('hello'), copy(11, 5), lit('worl'))), 'hellohellohellohworl');
+  // The copy ends the block, or too near its end: no byte past the declared length is touched.
+  const scratch = Buffer.alloc(20, 0xee);
+  const out = snappyDecompress(block(13, lit('abcd'), copy(9, 4)), 100, (n) => scratch.subarray(0, n));
+  t.equal(out.toString(), 'abcdabcdabcda');
+  t.equal(scratch[13], 0xee, 'nothing after the block');
+  t.equal(text(block(14, lit('abcd'), copy(9, 4), lit('z'))), 'abcdabcdabcdaz');
+  // A block that stops after such a copy is refused, whatever the copy wrote past itself.
+  let refused: unknown;
+  try {
+    text(block(16, lit('abcd'), copy(5, 4)));
+  } catch (err) {
+    refused = err;
+  }
+  t.ok(refused instanceof SnappyError, String(refused));
+});

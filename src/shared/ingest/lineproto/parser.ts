@@ -416,7 +416,9 @@ class LineScanner extends TokenScanner {
       tupleLayout: undefined,
       stamp: undefined,
       stampIndex: undefined,
-      binding: undefined,
+      boundTable: undefined,
+      boundKey: undefined,
+      boundShard: undefined,
     };
   }
 }

@@ -61,13 +61,6 @@ interface TableBinding extends TableBindingBase {
   positions: Map<Int32Array, Int32Array>;
 }
 
-/** A series bound to a `TableBinding`; kept on the parser's series record. */
-export interface LineBinding {
-  readonly table: TableBinding;
-  readonly key: EncodedKey;
-  readonly shard: number;
-}
-
 /** Table bindings by database and (shard count, measurement). */
 const bindings = new GenerationBindings<TableBinding>();
 
@@ -99,14 +92,17 @@ function bindTable(
   };
 }
 
-/** Binds a point's series for the schema's generation, or null when the general path must take it. */
+/**
+ * Binds a point's series for the schema's generation (`boundTable`, `boundKey`, `boundShard` of
+ * its record), or returns null when the general path must take it.
+ */
 function bindSeries(
   schema: SchemaSnapshot,
   db: string,
   shards: number,
   point: LinePoint,
   series: LineSeries,
-): LineBinding | null {
+): TableBinding | null {
   const generation = schema.generation;
   const table = bindings.get(generation, db, `${shards}/${point.measurement}`, () =>
     bindTable(generation, db, shards, schema.getTable(db, point.measurement)),
@@ -125,9 +121,10 @@ function bindSeries(
     byName.map((j) => values[j] as string),
     shards,
   );
-  const binding = { table, key, shard };
-  series.binding = binding;
-  return binding;
+  series.boundTable = table;
+  series.boundKey = key;
+  series.boundShard = shard;
+  return table;
 }
 
 /** The column ids of a point's fields, or null when one is not a field of its type. */
@@ -183,18 +180,12 @@ export function pointParts(
     const series = point.series;
     if (series === undefined) return null;
     // Only this path binds line-protocol series.
-    let binding = series.binding as LineBinding | undefined;
+    let table = series.boundTable as TableBinding | undefined;
     // A series record is the text of measurement and tags, whatever the database it went to.
-    if (
-      binding === undefined ||
-      binding.table.generation !== generation ||
-      binding.table.db !== db ||
-      binding.table.shards !== shardCount
-    ) {
-      binding = bindSeries(schema, db, shardCount, point, series) ?? undefined;
-      if (binding === undefined) return null;
+    if (table === undefined || table.generation !== generation || table.db !== db || table.shards !== shardCount) {
+      table = bindSeries(schema, db, shardCount, point, series) ?? undefined;
+      if (table === undefined) return null;
     }
-    const table = binding.table;
     if (enterTable(table, stamp, tables, shardCount)) {
       table.fields = [];
       table.fieldAt = new Map();
@@ -214,7 +205,7 @@ export function pointParts(
       table.positions.set(ids, ids);
     }
     pointFields[p] = ids;
-    const shard = shardIn(table, binding.shard);
+    const shard = shardIn(table, series.boundShard as number);
     const at = table.index * shardCount + shard;
     let part = parts[at];
     if (part === undefined) {
@@ -230,7 +221,7 @@ export function pointParts(
       };
       parts[at] = part;
     }
-    addSeries(part.keys, series, stamp, binding.key);
+    addSeries(part.keys, series, stamp, series.boundKey as EncodedKey);
     part.rows++;
     tableRows[table.index] = (tableRows[table.index] as number) + 1;
   }
@@ -259,15 +250,14 @@ export function pointParts(
   for (let p = 0; p < points.length; p++) {
     const point = points[p] as LinePoint;
     const series = point.series as LineSeries;
-    const binding = series.binding as LineBinding;
-    const table = binding.table;
-    const part = parts[table.index * shardCount + shardIn(table, binding.shard)] as Part;
+    const table = series.boundTable as TableBinding;
+    const part = parts[table.index * shardCount + shardIn(table, series.boundShard as number)] as Part;
     const row = part.filled++;
     const nanos = nanosOf(point, precision, scale, nowTruncated);
     if (nanos === null) return null;
     part.timestamps[row] = nanos;
     part.rowSeries[row] = series.stampIndex as number;
-    const positions = binding.table.positions.get(pointFields[p] as Int32Array) as Int32Array;
+    const positions = table.positions.get(pointFields[p] as Int32Array) as Int32Array;
     const values = point.fieldValues;
     for (let i = 0; i < positions.length; i++) {
       const column = part.columns[positions[i] as number] as Part['columns'][number];

@@ -1,6 +1,7 @@
 /** What the line-protocol parser produces, and what the write path may keep on a parsed series. */
 import type { StorageKeyHolder } from '../../insert.js';
-import type { SeriesBindingBase } from '../direct-parts.js';
+import type { EncodedKey } from '../../series-key-blob.js';
+import type { TableBindingBase } from '../direct-parts.js';
 
 /** Timestamp unit of a write request (`precision=` query parameter). */
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
@@ -47,8 +48,14 @@ export interface LineSeries extends StorageKeyHolder {
   /** Its index in the insert being built, valid while `stamp` is that insert's. */
   stamp?: number | undefined;
   stampIndex?: number | undefined;
-  /** How the direct path writes the series, for one catalog generation (point-parts.ts). */
-  binding?: SeriesBindingBase | undefined;
+  /**
+   * How the direct path writes the series, for one catalog generation (point-parts.ts): its table,
+   * encoded key and shard, kept on the record itself rather than in an object of their own, as
+   * reading one more object per point over thousands of series was most of that path's time.
+   */
+  boundTable?: TableBindingBase | undefined;
+  boundKey?: EncodedKey | undefined;
+  boundShard?: number | undefined;
 }
 
 /** The points of one request body, in body order. */

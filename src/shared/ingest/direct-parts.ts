@@ -46,15 +46,6 @@ export function tableBindingBase(generation: number, table: TableSchema): TableB
   };
 }
 
-/**
- * What a cache entry of a series keeps for a direct path (each path keeps its own extension of
- * it, and reads it back as that): the table it is bound to and its encoded storage key.
- */
-export interface SeriesBindingBase {
-  readonly table: TableBindingBase;
-  readonly key: EncodedKey;
-}
-
 /** Table bindings (or null: the table cannot be written directly) of the current generation, by two keys. */
 export class GenerationBindings<T> {
   private generation = -1;

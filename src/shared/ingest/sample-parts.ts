@@ -41,12 +41,6 @@ interface TableBinding extends TableBindingBase {
   readonly valueName: string;
 }
 
-/** A series bound to a `TableBinding`; kept on the series (`ResolvedSeries.binding`). */
-export interface SeriesBinding {
-  readonly table: TableBinding;
-  readonly key: EncodedKey;
-}
-
 /** Table bindings by database and table. */
 const bindings = new GenerationBindings<TableBinding>();
 
@@ -61,8 +55,11 @@ function bindTable(generation: number, table: TableSchema | undefined): TableBin
   return { ...tableBindingBase(generation, table), valueId: value.id, valueName };
 }
 
-/** Binds `series` for the schema's generation, or null when the general path must take it. */
-function bindSeries(schema: SchemaSnapshot, series: ResolvedSeries): SeriesBinding | null {
+/**
+ * Binds `series` for the schema's generation (its `boundTable` and `boundKey`), or returns null
+ * when the general path must take it.
+ */
+function bindSeries(schema: SchemaSnapshot, series: ResolvedSeries): TableBinding | null {
   const table = bindings.get(schema.generation, series.db, series.table, () =>
     bindTable(schema.generation, schema.getTable(series.db, series.table)),
   );
@@ -73,9 +70,9 @@ function bindSeries(schema: SchemaSnapshot, series: ResolvedSeries): SeriesBindi
   }
   const key = encodedKeyOf(series, table, series.tagNames, series.tagValues);
   if (key === null) return null;
-  const binding = { table, key };
-  series.binding = binding;
-  return binding;
+  series.boundTable = table;
+  series.boundKey = key;
+  return table;
 }
 
 /** One table's samples bound for one shard, as they are counted and then filled. */
@@ -116,12 +113,11 @@ export function sampleParts(
     if (count === 0) continue;
     const series = points.series[i] as ResolvedSeries;
     // Only this path binds resolved series.
-    let binding = series.binding as SeriesBinding | undefined;
-    if (binding === undefined || binding.table.generation !== generation) {
-      binding = bindSeries(schema, series) ?? undefined;
-      if (binding === undefined) return null;
+    let table = series.boundTable as TableBinding | undefined;
+    if (table === undefined || table.generation !== generation) {
+      table = bindSeries(schema, series) ?? undefined;
+      if (table === undefined) return null;
     }
-    const table = binding.table;
     if (enterTable(table, stamp, tables, shardCount)) {
       tableRows.push(0);
       for (let s = 0; s < shardCount; s++) parts.push(undefined);
@@ -143,7 +139,7 @@ export function sampleParts(
       };
       parts[p] = part;
     }
-    addSeries(part.keys, series, stamp, binding.key);
+    addSeries(part.keys, series, stamp, series.boundKey as EncodedKey);
     part.rows += count;
     tableRows[table.index] = (tableRows[table.index] as number) + count;
   }
@@ -159,7 +155,7 @@ export function sampleParts(
     const count = points.count[i] as number;
     if (count === 0) continue;
     const series = points.series[i] as ResolvedSeries;
-    const table = (series.binding as SeriesBinding).table;
+    const table = series.boundTable as TableBinding;
     const part = parts[table.index * shardCount + shardIn(table, series.shard)] as Part;
     const from = points.start[i] as number;
     const row = part.filled;

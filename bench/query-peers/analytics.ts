@@ -18,7 +18,7 @@ import { analyticsChunks, METRICS } from './dataset.js';
 import { chunkLineProtocol, chunkTsv } from './encode.js';
 import { postBodies, waitFor } from './load.js';
 import { countRows, flushTables, shoalSql } from './shoaldb.js';
-import { benchSystem, type Starter } from './system.js';
+import { benchSystems, type Starter } from './system.js';
 import { type Answer, countAnswer, type RunOnce, type Section } from './timing.js';
 
 type Dialect = 'ShoalDB' | 'DuckDB' | 'ClickHouse';
@@ -238,17 +238,14 @@ export async function analyticsSection(rows: number, hosts: number, endMs: numbe
     );
   console.log(`${section.title}`);
   for (const note of section.notes) console.log(`  ${note}`);
-  for (const [name, starter] of starters) {
-    section.systems.push(
-      await benchSystem(
-        name,
-        rows,
-        section.unit,
-        starter,
-        QUERIES.map((q) => q.name),
-        runs,
-      ),
-    );
-  }
+  section.systems.push(
+    ...(await benchSystems(
+      starters,
+      rows,
+      section.unit,
+      QUERIES.map((q) => q.name),
+      runs,
+    )),
+  );
   return section;
 }

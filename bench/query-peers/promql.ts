@@ -20,7 +20,7 @@ import {
   VICTORIA_METRICS_BINARY,
 } from './servers.js';
 import { countRows, flushTables } from './shoaldb.js';
-import { benchSystem, type Loaded, type Starter } from './system.js';
+import { benchSystems, type Loaded, type Starter } from './system.js';
 import { type Answer, countAnswer, type RunOnce, type Section } from './timing.js';
 
 interface PromQuery {
@@ -244,9 +244,14 @@ export async function promqlSection(hosts: number, dayHosts: number, endMs: numb
     );
   console.log(`${section.title}: ${sets.expected.toLocaleString('en-US')} samples`);
   for (const note of section.notes) console.log(`  ${note}`);
-  const names = QUERIES.map((q) => q.name);
-  for (const [name, starter] of starters) {
-    section.systems.push(await benchSystem(name, sets.expected, section.unit, starter, names, runs));
-  }
+  section.systems.push(
+    ...(await benchSystems(
+      starters,
+      sets.expected,
+      section.unit,
+      QUERIES.map((q) => q.name),
+      runs,
+    )),
+  );
   return section;
 }

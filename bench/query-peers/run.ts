@@ -1,6 +1,6 @@
 /**
  * Side-by-side query bench (issue 15): the same data in ShoalDB and in each installed peer, the
- * same questions asked of each, one system running at a time on a fresh server.
+ * same questions asked of each (fresh servers, loaded in turn, queries timed interleaved).
  *
  *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/query-peers/run.js
  *

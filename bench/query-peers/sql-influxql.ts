@@ -11,7 +11,7 @@ import { lineProtocolBodies } from './encode.js';
 import { postBodies, settledCount, timedFetch, waitFor } from './load.js';
 import { INFLUXD_BINARY, installed, startInfluxDb } from './servers.js';
 import { countRows, flushTables, shoalSqlQuery } from './shoaldb.js';
-import { benchSystem, type Starter } from './system.js';
+import { benchSystems, type Starter } from './system.js';
 import { countAnswer, type RunOnce, type Section } from './timing.js';
 
 /** `exact`: the answer's values are loaded samples or their maximum, so their sums must agree too. */
@@ -141,17 +141,14 @@ export async function sqlSection(hosts: number, endMs: number, runs: number): Pr
   else section.notes.push(`InfluxDB is not installed (${INFLUXD_BINARY}; apt-get install -y influxdb): skipped`);
   console.log(`${section.title}: ${expected.toLocaleString('en-US')} samples`);
   for (const note of section.notes) console.log(`  ${note}`);
-  for (const [name, starter] of starters) {
-    section.systems.push(
-      await benchSystem(
-        name,
-        expected,
-        section.unit,
-        starter,
-        qs.map((q) => q.name),
-        runs,
-      ),
-    );
-  }
+  section.systems.push(
+    ...(await benchSystems(
+      starters,
+      expected,
+      section.unit,
+      qs.map((q) => q.name),
+      runs,
+    )),
+  );
   return section;
 }

@@ -1,10 +1,9 @@
 /**
  * How a query is timed and how a section's figures are kept. Every system runs each query the
  * same way: warm-ups first, for WARMUPS runs and at least WARMUP_MS (caches, JIT, page cache are
- * then as warm as a dashboard's refresh finds them), then the timed runs one after another;
- * median and minimum are kept.
+ * then as warm as a dashboard's refresh finds them), then the timed runs, interleaved with the
+ * other systems' (system.ts); median and minimum are kept.
  */
-import { median } from '../peers/stats.js';
 
 /** What a query answered, reduced to what must agree across systems (`key`) and what is shown. */
 export interface Answer {
@@ -52,24 +51,19 @@ export const WARMUP_MS = Number(process.env.BENCH_QUERY_WARMUP_MS ?? 5000);
 /** A bound on warm-up runs of a fast query (about 10 s of a 0.5 ms one). */
 const WARMUPS_MAX = 20_000;
 
-export async function timeQuery(run: RunOnce, runs: number): Promise<Outcome> {
+/** Warms `run` up (WARMUPS runs and at least WARMUP_MS); its answer, or the error that stopped it. */
+export async function warmQuery(run: RunOnce): Promise<{ answer: Answer } | { error: string }> {
   try {
     let answer: Answer | undefined;
     const warmUntil = performance.now() + WARMUP_MS;
     for (let i = 0; i < WARMUPS_MAX && (i < WARMUPS || performance.now() < warmUntil); i++) {
-      answer = (await run()).answer;
-    }
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
       const r = await run();
-      times.push(r.ms);
-      // An answer that changes between runs would make the comparison meaningless: keep the first.
       if (answer && r.answer.key !== answer.key) {
         return { error: `answer changed between runs: ${answer.key} then ${r.answer.key}` };
       }
       answer ??= r.answer;
     }
-    return { medianMs: median(times), minMs: Math.min(...times), answer: answer as Answer };
+    return { answer: answer as Answer };
   } catch (err) {
     return { error: (err as Error).message.slice(0, 300) };
   }

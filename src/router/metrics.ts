@@ -273,6 +273,12 @@ export class ServerMetrics {
       }
     };
     mirror('shoaldb_shard_rows_written_total', 'Rows applied to the memtable', 'counter', (s) => s.rowsWritten);
+    mirror(
+      'shoaldb_shard_rows_out_of_order_total',
+      'Rows applied older than the row written before them in their series (they cost a sort at the flush)',
+      'counter',
+      (s) => s.rowsOutOfOrder,
+    );
     mirror('shoaldb_wal_bytes_total', 'Bytes appended to the WAL', 'counter', (s) => s.walBytesWritten);
     mirror('shoaldb_wal_fsyncs_total', 'WAL fsyncs (one per group commit)', 'counter', (s) => s.walFsyncs);
     mirror(

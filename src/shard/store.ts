@@ -310,8 +310,10 @@ export class ShardStore implements ScanSource {
     const admit = rowAdmitter(state, Date.now());
     batches.forEach((batch, i) => {
       for (const t of batch.tables) if (!state.keepsNoRows(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
+      const late = state.active.outOfOrderRows;
       const rows = state.active.apply(batch, admit);
       state.counters.rowsWritten += rows;
+      state.counters.rowsOutOfOrder += state.active.outOfOrderRows - late;
       if (rows > 0 && logged !== null && !logged[i]) state.active.unlogged = true;
     });
   }

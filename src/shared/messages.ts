@@ -126,6 +126,8 @@ export function threadHeap(): ThreadHeap {
 export function zeroShardCounters() {
   return {
     rowsWritten: 0,
+    /** Rows applied older than the row written before them in their series (memtable.ts). */
+    rowsOutOfOrder: 0,
     walBytesWritten: 0,
     walFsyncs: 0,
     /** Times a write waited for a flush at half of memtable.reject_size (ShardStore.stallForFlush). */

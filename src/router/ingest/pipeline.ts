@@ -22,6 +22,7 @@ import { yieldToEventLoop } from '../../shared/yield.js';
 import type { Catalog } from '../catalog.js';
 import { ClientError } from '../errors/catalogue.js';
 import { KeyRefRefused, type ShardCluster } from '../shards.js';
+import { type ArrivalOrder, ArrivalOrders } from './arrival-order.js';
 
 /** Decode attempts before giving up when the catalog keeps changing under a request. */
 const DECODE_ATTEMPTS_MAX = 16;
@@ -47,6 +48,8 @@ function streamOf(request: DecodeBody): string {
 }
 
 export class IngestPipeline {
+  private readonly arrivals = new ArrivalOrders();
+
   constructor(
     private readonly catalog: Catalog,
     private readonly cluster: ShardCluster,
@@ -106,6 +109,27 @@ export class IngestPipeline {
     partial?: PartialRejection | undefined;
     written?: WrittenCounts | undefined;
   }> {
+    const stream = streamOf(request);
+    const { order, ticket } = this.arrivals.take(stream);
+    try {
+      return await this.decodeAndWrite(request, stream, order, ticket, onTables);
+    } finally {
+      this.arrivals.release(stream, order, ticket);
+    }
+  }
+
+  private async decodeAndWrite(
+    request: DecodeBody,
+    stream: string,
+    order: ArrivalOrder,
+    ticket: number,
+    onTables?: () => void,
+  ): Promise<{
+    rows: number;
+    tableRows: number[];
+    partial?: PartialRejection | undefined;
+    written?: WrittenCounts | undefined;
+  }> {
     // Shards still to write (null: all), and whether a shard refused a key named by id.
     let pending: Set<number> | null = null;
     let lastDecoder = -1;
@@ -114,8 +138,7 @@ export class IngestPipeline {
       // A body sent again for refused keys goes to the same decoder: an append-mode table's rows
       // go to the shard that decodes them (partition.ts), and decoded elsewhere, rows that the
       // first attempt wrote would be placed on a shard that is written again.
-      const shardId: number =
-        pending !== null && lastDecoder >= 0 ? lastDecoder : this.cluster.nextDecoder(streamOf(request));
+      const shardId: number = pending !== null && lastDecoder >= 0 ? lastDecoder : this.cluster.nextDecoder(stream);
       lastDecoder = shardId;
       const reply = await this.cluster.decode(shardId, {
         op: 'decode',
@@ -155,11 +178,16 @@ export class IngestPipeline {
       }
       // Written by the decoder, at the generation on disk when it wrote: nothing left to queue.
       if (reply.own === 'durable') return done;
+      // The earlier requests' parts go first (arrival-order.ts); the catalog is checked after the wait.
+      await order.turn(ticket);
       await this.catalog.durable();
       if (reply.generation !== this.catalog.generation) continue;
       const only = pending;
       const payloads = only === null ? reply.payloads : reply.payloads.map((p, s) => (only.has(s) ? p : null));
-      const refused = await this.writePayloads(payloads);
+      // Queued as the call starts (no await before): the next request's parts may follow at once.
+      const written = this.writePayloads(payloads);
+      this.arrivals.release(stream, order, ticket);
+      const refused = await written;
       if (refused.size === 0) return done;
       // Those shards wrote nothing of it (see src/shard/key-refs.ts); the others are done.
       pending = refused;

@@ -15,6 +15,8 @@ export class Memtable {
   /** Estimated heap bytes of all tables. */
   bytes = 0;
   rows = 0;
+  /** Rows applied out of time order within their series (TableMemtable.outOfOrderRows). */
+  outOfOrderRows = 0;
   /** Highest WAL file number holding rows of this memtable; set when it is frozen. */
   walFileLast = 0;
   /** Some rows were applied without a WAL record (see ShardStore.write). */
@@ -42,8 +44,10 @@ export class Memtable {
       } else {
         before = table.bytes;
       }
+      const late = table.outOfOrderRows;
       applied += table.append(rows);
       this.bytes += table.bytes - before;
+      this.outOfOrderRows += table.outOfOrderRows - late;
     }
     this.rows += applied;
     return applied;

@@ -95,6 +95,8 @@ export class TableMemtable {
   private readonly byKeyId = new Map<number, IntMap<MemSeries>>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 12;
+  /** Rows appended older than the row appended before them in their series (out of order). */
+  outOfOrderRows = 0;
   /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
   private leastRow = -1;
   private greatestRow = -1;
@@ -264,7 +266,10 @@ export class TableMemtable {
       const last = s.lastRow;
       if (last >= 0) {
         const order = compareRowTimes(words, row, last);
-        if (order <= 0 || !s.sorted) s.noteUnordered(row, order, words, prevRow);
+        if (order <= 0 || !s.sorted) {
+          if (order < 0) this.outOfOrderRows++;
+          s.noteUnordered(row, order, words, prevRow);
+        }
         if (row !== last + 1) s.contiguous = false;
       } else {
         s.firstRow = row;

@@ -42,6 +42,14 @@ function withRequestOptions(own: InsertOptions | undefined, request: InsertOptio
   };
 }
 
+/** What a decoded write stored: rows in all, per table (in the decoder's insert order), and per kind. */
+interface DecodedWrite {
+  rows: number;
+  tableRows: number[];
+  partial?: PartialRejection | undefined;
+  written?: WrittenCounts | undefined;
+}
+
 /** What takes turns among the decoding shards (ShardCluster.nextDecoder): protocol, database, table. */
 function streamOf(request: DecodeBody): string {
   return `${request.protocol}\u0000${request.db}\u0000${'table' in request ? request.table : ''}`;
@@ -100,15 +108,7 @@ export class IngestPipeline {
    * `onTables` is called once decoding has succeeded, before any table is made or written (the
    * routes answer errors after it in the table-write stage's shape).
    */
-  async writeDecodedTables(
-    request: DecodeBody,
-    onTables?: () => void,
-  ): Promise<{
-    rows: number;
-    tableRows: number[];
-    partial?: PartialRejection | undefined;
-    written?: WrittenCounts | undefined;
-  }> {
+  async writeDecodedTables(request: DecodeBody, onTables?: () => void): Promise<DecodedWrite> {
     const stream = streamOf(request);
     const { order, ticket } = this.arrivals.take(stream);
     try {
@@ -124,12 +124,7 @@ export class IngestPipeline {
     order: ArrivalOrder,
     ticket: number,
     onTables?: () => void,
-  ): Promise<{
-    rows: number;
-    tableRows: number[];
-    partial?: PartialRejection | undefined;
-    written?: WrittenCounts | undefined;
-  }> {
+  ): Promise<DecodedWrite> {
     // Shards still to write (null: all), and whether a shard refused a key named by id.
     let pending: Set<number> | null = null;
     let lastDecoder = -1;

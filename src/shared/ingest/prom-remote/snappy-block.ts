@@ -103,11 +103,8 @@ export function snappyDecompress(input: Uint8Array, maxBytes: number, into?: (le
       // word may run up to 3 bytes past the copy (room checked): the elements after it write
       // those bytes again, and a block ending early is refused below.
       for (let i = 0; i < length; i += 4) words.setUint32(op + i, words.getUint32(from + i, true), true);
-    } else if (offset >= 4) {
-      let i = 0;
-      for (; i + 4 <= length; i += 4) words.setUint32(op + i, words.getUint32(from + i, true), true);
-      for (; i < length; i++) out[op + i] = out[from + i] as number;
     } else {
+      // Overlapping by fewer than 4 bytes (a run), or ending within 3 bytes of the block's end.
       for (let i = 0; i < length; i++) out[op + i] = out[from + i] as number;
     }
     op += length;

@@ -5,6 +5,7 @@
  * ordering guarantee (Piscina itself may reorder tasks) and group commit (one fsync per task).
  */
 import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { type Context, type Link, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Piscina } from 'piscina';
@@ -28,6 +29,7 @@ import { TagFilter } from '../shared/tag-filter.js';
 import { activeTraceContext, endSpan, isTracing, startSpan, traceparentOf } from '../shared/tracing/active-tracer.js';
 import { WritesWaiting } from '../shared/writes-waiting.js';
 import type { QueueDepth } from './metrics.js';
+import { ShardPort } from './shard-port.js';
 import { fragmentFor, targetShards } from './shard-pruning.js';
 import { DECODES_IN_FLIGHT, QUERIES_IN_FLIGHT, startShardThreads, WRITE_TASKS_IN_FLIGHT } from './shard-threads.js';
 import { WalSync } from './wal-sync.js';
@@ -94,6 +96,8 @@ class Shard {
 
   /** The fdatasyncs of this shard's WAL appends (wal-sync.ts). */
   readonly walSync: WalSync;
+  /** The channel queries go on once the shard is open (shard-port.ts); null before. */
+  private port: ShardPort | null = null;
 
   constructor(
     readonly id: number,
@@ -115,7 +119,10 @@ class Shard {
     if (counted) this.writesWaiting.sent();
     let reply: ShardReply<T>;
     try {
-      reply = (await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>;
+      reply =
+        (task.op === 'query' || task.op === 'write' || task.op === 'decode') && this.port !== null
+          ? await this.port.run<T>(task, transferList)
+          : ((await this.pool.run(task, transferList ? { transferList } : {})) as ShardReply<T>);
     } catch (err) {
       // The shard's handler answers every task it takes, so no answer means it never took this one.
       if (counted) this.writesWaiting.withdrawn();
@@ -129,6 +136,19 @@ class Shard {
     }
     endSpan(span);
     return reply.value;
+  }
+
+  /** Opens the query channel (shard-port.ts): the shard's end goes over in a task of its own. */
+  async openPort(): Promise<void> {
+    const { port1, port2 } = new MessageChannel();
+    await this.run({ op: 'port', port: port2 }, [port2 as unknown as ArrayBuffer]);
+    this.port = new ShardPort(this.id, port1);
+  }
+
+  /** Closes the query channel; queries still waiting on it fail. */
+  closePort(): void {
+    this.port?.close();
+    this.port = null;
   }
 
   /** The router-side span of a task sent to this shard; null when tracing is off or nothing traced is active. */
@@ -295,6 +315,7 @@ export class ShardCluster {
       };
       try {
         await shard.run({ op: 'open', config: shardConfig, retention, skipWal });
+        await shard.openPort();
         if (deadTableIds.length > 0) await shard.run({ op: 'drop', tableIds: deadTableIds });
         shard.ready = true;
       } catch (err) {
@@ -489,6 +510,7 @@ export class ShardCluster {
           this.log.warn({ shard: s.id, err: String(err) }, 'shard close failed');
         }
         s.walSync.close();
+        s.closePort();
         await s.pool.destroy();
       }),
     );

@@ -18,6 +18,7 @@ import { runProfileTask } from './profiling.js';
 import { QueryPacer } from './query-pacer.js';
 import { QueryTurn } from './query-turn.js';
 import { ShardStore } from './store.js';
+import { serveTaskPort } from './task-port.js';
 import { switchShardTracing, taskSpan } from './tracing.js';
 
 let store: ShardStore | null = null;
@@ -68,6 +69,9 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         // WAL appends left for the router to sync when it syncs them.
         if (task.routerSyncs === true) return { ok: true, value: await requireStore().writeApplied(task.payloads) };
         return { ok: true, value: { refused: await requireStore().write(task.payloads), sync: null } };
+      case 'port':
+        serveTaskPort(task.port, handle);
+        return { ok: true, value: null };
       case 'wal-sync-failed':
         await requireStore().leaveFailedWal(task.file);
         return { ok: true, value: null };

@@ -4,6 +4,7 @@
  * (`WireError`) because structured clone drops Error subclasses and their `code`.
  */
 
+import type { MessagePort } from 'node:worker_threads';
 import type { PromqlShardPlan } from '../query/promql/distribute/shard-plan.js';
 import type { ShardPlan } from '../query/sql/plan/plan.js';
 import type { SegmentIndexSpec } from './column-index.js';
@@ -61,6 +62,11 @@ export type ShardTask =
    * than the generation the request was planned against.
    */
   | { op: 'decode'; request: DecodeRequest; schema?: SchemaSnapshotData | undefined }
+  /**
+   * The shard's end of a channel the router sends queries on, beside the pool (router/shard-port.ts,
+   * shard/task-port.ts); sent once, after `open`, with the port transferred.
+   */
+  | { op: 'port'; port: MessagePort }
   | { op: 'flush' }
   | { op: 'compact' }
   /** Forget tables (DROP TABLE / DROP DATABASE); `liveTableIds` variant lets a shard sweep orphans. */
@@ -104,6 +110,16 @@ export interface TableRetention {
 }
 
 export type ShardReply<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
+
+/** A task on a shard's port, and its answer: the reply Piscina would have carried. */
+export interface PortTask {
+  id: number;
+  task: ShardTask;
+}
+export interface PortAnswer {
+  id: number;
+  reply: ShardReply;
+}
 
 /** Counters and gauges one shard reports for /metrics and /status. */
 /** One thread's V8 heap figures, in bytes. */

@@ -27,6 +27,11 @@ export class ShardPort {
   constructor(
     private readonly shardId: number,
     private readonly port: MessagePort,
+    /**
+     * An answer that could not be deserialised here: its task can never be told apart, so it is
+     * reported (the request's own deadline answers its client).
+     */
+    onLost: (err: Error) => void = () => undefined,
   ) {
     port.on('message', (answer: PortAnswer) => {
       const waiter = this.waiting.get(answer.id);
@@ -35,6 +40,7 @@ export class ShardPort {
       if (this.waiting.size === 0) port.unref();
       waiter.resolve(answer.reply);
     });
+    port.on('messageerror', onLost);
     port.on('close', () => this.fail(new DbError(ErrorCode.StorageUnavailable, `shard ${this.shardId} is gone`)));
     // Like a pool with a task out, the channel keeps the process alive only while a task waits.
     port.unref();

@@ -139,10 +139,12 @@ class Shard {
   }
 
   /** Opens the query channel (shard-port.ts): the shard's end goes over in a task of its own. */
-  async openPort(): Promise<void> {
+  async openPort(log: Logger): Promise<void> {
     const { port1, port2 } = new MessageChannel();
     await this.run({ op: 'port', port: port2 }, [port2 as unknown as ArrayBuffer]);
-    this.port = new ShardPort(this.id, port1);
+    this.port = new ShardPort(this.id, port1, (err) =>
+      log.error({ shard: this.id, err: String(err) }, 'a shard answer was lost (not deserialisable)'),
+    );
   }
 
   /** Closes the query channel; queries still waiting on it fail. */
@@ -315,7 +317,7 @@ export class ShardCluster {
       };
       try {
         await shard.run({ op: 'open', config: shardConfig, retention, skipWal });
-        await shard.openPort();
+        await shard.openPort(log);
         if (deadTableIds.length > 0) await shard.run({ op: 'drop', tableIds: deadTableIds });
         shard.ready = true;
       } catch (err) {

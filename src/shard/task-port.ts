@@ -19,7 +19,13 @@ function unwrapped(result: ShardReply): { reply: ShardReply; transfer: TransferL
   return { reply: value as ShardReply, transfer: (moved[Piscina.transferableSymbol] as TransferListItem[]) ?? [] };
 }
 
-export function serveTaskPort(port: MessagePort, handle: Handler): void {
+/** `onLost`: a task that could not be deserialised here (it cannot be answered: its id is lost). */
+export function serveTaskPort(
+  port: MessagePort,
+  handle: Handler,
+  onLost: (err: Error) => void = () => undefined,
+): void {
+  port.on('messageerror', onLost);
   port.on('message', ({ id, task }: PortTask) => {
     handle(task).then(
       (result) => answer(port, id, result),

@@ -70,7 +70,9 @@ async function handleTask(task: ShardTask): Promise<ShardReply> {
         if (task.routerSyncs === true) return { ok: true, value: await requireStore().writeApplied(task.payloads) };
         return { ok: true, value: { refused: await requireStore().write(task.payloads), sync: null } };
       case 'port':
-        serveTaskPort(task.port, handle);
+        serveTaskPort(task.port, handle, (err) =>
+          log.error({ err }, 'a task from the router was lost (not deserialisable)'),
+        );
         return { ok: true, value: null };
       case 'wal-sync-failed':
         await requireStore().leaveFailedWal(task.file);

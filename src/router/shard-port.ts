@@ -7,8 +7,9 @@
  * (its task record and async resource on this side, a handler lookup and two awaits on the
  * other), measured at 87–120 µs against 54–74 µs on the 2-core machine, and a one-host query's
  * whole answer takes ~750 µs (bench/RESULTS.md). The thread is still the pool's one worker, which
- * also takes every other task; only the envelope differs. The shard answers every task it takes (src/shard/task-port.ts), errors
- * included, so a missing answer means the thread is gone: then every task waiting here fails.
+ * also takes every other task; only the envelope differs. The shard answers every task it takes
+ * (src/shard/task-port.ts), errors included, so a missing answer means the thread is gone: then
+ * every task waiting here fails.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { DbError, ErrorCode } from '../shared/errors.js';

@@ -96,7 +96,7 @@ class Shard {
 
   /** The fdatasyncs of this shard's WAL appends (wal-sync.ts). */
   readonly walSync: WalSync;
-  /** The channel queries go on once the shard is open (shard-port.ts); null before. */
+  /** The channel queries, decodes and writes go on once the shard is open (shard-port.ts); null before. */
   private port: ShardPort | null = null;
 
   constructor(
@@ -138,7 +138,7 @@ class Shard {
     return reply.value;
   }
 
-  /** Opens the query channel (shard-port.ts): the shard's end goes over in a task of its own. */
+  /** Opens the shard's channel (shard-port.ts): its end goes over in a Piscina task of its own. */
   async openPort(log: Logger): Promise<void> {
     const { port1, port2 } = new MessageChannel();
     await this.run({ op: 'port', port: port2 }, [port2 as unknown as ArrayBuffer]);
@@ -147,7 +147,7 @@ class Shard {
     );
   }
 
-  /** Closes the query channel; queries still waiting on it fail. */
+  /** Closes the shard's channel; tasks still waiting on it fail. */
   closePort(): void {
     this.port?.close();
     this.port = null;

@@ -1,8 +1,9 @@
 /**
- * The shard's end of the router's query channel (src/router/shard-port.ts): each task is run by
- * the same handler Piscina calls, and answered on the port with the reply Piscina would have
- * sent, transferring what the handler marked movable. Every task gets an answer: a reply that
- * cannot be sent is answered with the error instead, or the router's request would wait forever.
+ * The shard's end of the router's channel for decodes, writes and queries
+ * (src/router/shard-port.ts): each task is run by the same handler Piscina calls, and answered on
+ * the port with the reply Piscina would have sent, transferring what the handler marked movable.
+ * Every task gets an answer: a reply that cannot be sent is answered with the error instead, or
+ * the router's request would wait forever.
  */
 import type { MessagePort, TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';

@@ -73,7 +73,7 @@ export class ShardState {
   ) {
     this.dir = config.dir;
     this.tagFilter = config.tagFilter ? new TagFilter(config.tagFilter) : null;
-    this.active = new Memtable(this.tagFilter);
+    this.active = new Memtable(this.tagFilter, this.counters);
     this.keyRefs = new KeyRefs(config.keyRefsPerThread);
     this.walDir = path.join(config.dir, 'wal');
     this.segDir = path.join(config.dir, 'seg');

@@ -310,10 +310,8 @@ export class ShardStore implements ScanSource {
     const admit = rowAdmitter(state, Date.now());
     batches.forEach((batch, i) => {
       for (const t of batch.tables) if (!state.keepsNoRows(t.tableId)) state.mergeModes.set(t.tableId, t.mergeMode);
-      const late = state.active.outOfOrderRows;
       const rows = state.active.apply(batch, admit);
       state.counters.rowsWritten += rows;
-      state.counters.rowsOutOfOrder += state.active.outOfOrderRows - late;
       if (rows > 0 && logged !== null && !logged[i]) state.active.unlogged = true;
     });
   }
@@ -502,7 +500,7 @@ export class ShardStore implements ScanSource {
     const m = state.active;
     m.walFileLast = state.wal.fileNumber;
     state.frozen.push(m);
-    state.active = new Memtable(state.tagFilter);
+    state.active = new Memtable(state.tagFilter, state.counters);
     this.switchWal(next);
   }
 

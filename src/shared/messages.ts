@@ -142,7 +142,7 @@ export function threadHeap(): ThreadHeap {
 export function zeroShardCounters() {
   return {
     rowsWritten: 0,
-    /** Rows applied older than the row written before them in their series (memtable.ts). */
+    /** Rows applied older than the row written before them in their series, WAL replay included (table-memtable.ts). */
     rowsOutOfOrder: 0,
     walBytesWritten: 0,
     walFsyncs: 0,

@@ -74,7 +74,8 @@ function pointJson(t: number, v: number): string {
 function pointsJson(t: ArrayLike<number>, v: ArrayLike<number>): string {
   let out = '';
   for (let i = 0; i < t.length; i++) {
-    out += `${i === 0 ? '[' : ',['}${formatTimestamp(t[i] as number)},"${formatSampleValue(v[i] as number)}"]`;
+    if (i > 0) out += ',';
+    out += pointJson(t[i] as number, v[i] as number);
   }
   return out;
 }

@@ -8,22 +8,26 @@
  */
 import type { TableRows, WriteBatch } from '../../shared/codec/write-batch.js';
 import type { TagFilter } from '../../shared/tag-filter.js';
-import { TableMemtable } from './table-memtable.js';
+import { type RowOrderCounters, TableMemtable } from './table-memtable.js';
 
 export class Memtable {
   readonly tables = new Map<number, TableMemtable>();
   /** Estimated heap bytes of all tables. */
   bytes = 0;
   rows = 0;
-  /** Rows applied out of time order within their series (TableMemtable.outOfOrderRows). */
-  outOfOrderRows = 0;
   /** Highest WAL file number holding rows of this memtable; set when it is frozen. */
   walFileLast = 0;
   /** Some rows were applied without a WAL record (see ShardStore.write). */
   unlogged = false;
 
-  /** `tagFilter`: the shard's (shared/tag-filter.ts), given to each table, which adds its series. */
-  constructor(private readonly tagFilter: TagFilter | null = null) {}
+  /**
+   * `tagFilter`: the shard's (shared/tag-filter.ts), given to each table, which adds its series;
+   * `counters`: the shard's, where each table counts rows applied out of time order.
+   */
+  constructor(
+    private readonly tagFilter: TagFilter | null = null,
+    private readonly counters: RowOrderCounters | null = null,
+  ) {}
 
   /**
    * Applies a validated batch; `admit` gives each table's rows as they are to be kept (null: none,
@@ -39,15 +43,13 @@ export class Memtable {
       // A new table's initial columns count too.
       let before = 0;
       if (!table) {
-        table = new TableMemtable(rows.tableId, rows.mergeMode, this.tagFilter);
+        table = new TableMemtable(rows.tableId, rows.mergeMode, this.tagFilter, this.counters);
         this.tables.set(rows.tableId, table);
       } else {
         before = table.bytes;
       }
-      const late = table.outOfOrderRows;
       applied += table.append(rows);
       this.bytes += table.bytes - before;
-      this.outOfOrderRows += table.outOfOrderRows - late;
     }
     this.rows += applied;
     return applied;

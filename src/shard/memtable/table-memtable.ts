@@ -80,6 +80,11 @@ export class SortedSeries {
   }
 }
 
+/** Where out-of-order rows are counted (the shard's `ShardCounters`). */
+export interface RowOrderCounters {
+  rowsOutOfOrder: number;
+}
+
 export class TableMemtable {
   rows = 0;
   capacity = INITIAL_TABLE_CAPACITY;
@@ -95,8 +100,6 @@ export class TableMemtable {
   private readonly byKeyId = new Map<number, IntMap<MemSeries>>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 12;
-  /** Rows appended older than the row appended before them in their series (out of order). */
-  outOfOrderRows = 0;
   /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
   private leastRow = -1;
   private greatestRow = -1;
@@ -108,6 +111,8 @@ export class TableMemtable {
     public mergeMode: MergeMode,
     /** The shard's tag filter (shared/tag-filter.ts), which learns each series as it arrives. */
     private readonly tagFilter: TagFilter | null = null,
+    /** The shard's counters: a row appended older than its series' last one counts there. */
+    private readonly counters: RowOrderCounters | null = null,
   ) {}
 
   /**
@@ -267,7 +272,7 @@ export class TableMemtable {
       if (last >= 0) {
         const order = compareRowTimes(words, row, last);
         if (order <= 0 || !s.sorted) {
-          if (order < 0) this.outOfOrderRows++;
+          if (order < 0 && this.counters !== null) this.counters.rowsOutOfOrder++;
           s.noteUnordered(row, order, words, prevRow);
         }
         if (row !== last + 1) s.contiguous = false;

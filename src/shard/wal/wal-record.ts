@@ -8,18 +8,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { BINARY_BATCH_MAGIC, BINARY_BATCH_VERSION } from '../../shared/codec/write-batch-binary.js';
 
 export const RECORD_HEADER_BYTES = 8;
 /** A record longer than this is treated as corrupt (a group commit is far smaller). */
 export const RECORD_PAYLOAD_BYTES_MAX = 1 << 30;
 
 /**
- * Whether a payload may start at `at`: every payload (a write batch, key definitions) is a msgpack
- * map of a few keys, whose header is a fixmap's byte or a map16/map32 header with a small count
- * (msgpackr writes objects as map16). Lets a resync after damage skip most offsets at once.
+ * Whether a payload may start at `at`: a payload is a binary write batch (its magic byte and
+ * version, write-batch-binary.ts) or a msgpack map of a few keys (key definitions, and batches
+ * written before the binary form), whose header is a fixmap's byte or a map16/map32 header with a
+ * small count (msgpackr writes objects as map16). Lets a resync after damage skip most offsets at once.
  */
 export function isPayloadStart(bytes: Uint8Array, at: number): boolean {
   const b = bytes[at] as number;
+  if (b === BINARY_BATCH_MAGIC) return bytes[at + 1] === BINARY_BATCH_VERSION;
   if ((b & 0xf0) === 0x80) return true;
   if (b === 0xde) return bytes[at + 1] === 0;
   return b === 0xdf && bytes[at + 1] === 0 && bytes[at + 2] === 0 && bytes[at + 3] === 0;

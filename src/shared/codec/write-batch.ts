@@ -3,113 +3,31 @@
  * appends the very same bytes to its WAL and decodes them into its memtable, so a write is never
  * re-encoded on its way to disk.
  *
- * msgpackr cannot pack 64-bit typed arrays, so every typed array travels as a byte view tagged with
- * its kind and is copied back into an aligned array on decode.
+ * Batches are written in the binary form of write-batch-binary.ts. Records written before it are
+ * msgpack maps whose typed arrays travel as byte strings; they still decode (a WAL can hold both
+ * forms), as do key definitions, which stay msgpack.
  */
 import { Packr } from 'msgpackr';
-import type { SeriesKeyBlob } from '../series-key-blob.js';
 import type { PhysicalKind, Vector } from '../types.js';
-import { Utf8Vector, utf8ColumnOf, utf8Of } from './utf8-column.js';
+import type { MergeMode, WriteBatch } from './table-rows.js';
+import { Utf8Vector } from './utf8-column.js';
+import { BINARY_BATCH_MAGIC, decodeBinaryBatch, encodeBinaryBatch } from './write-batch-binary.js';
 
-/** How duplicates (same series and timestamp) of a table are merged when read, flushed or compacted. */
-export type MergeMode = 'last_row' | 'last_non_null' | 'append';
-
-/**
- * The field column that marks a row as a delete (tombstone): kind `bool`, true on tombstones.
- * Catalog column ids start at 1, so id 0 never names a user column. It travels, is logged and is
- * stored like any other field, which is what lets a delete shadow older rows in the WAL, memtables
- * and segments alike; the merge interprets it (see src/shard/merge/series-merge.ts).
- */
-export const DELETE_MARK_COLUMN_ID = 0;
-
-/**
- * Rows of one table bound for one shard. Columns are keyed by catalog column id.
- *
- * Tags travel once per series, not once per row: ingest batches repeat each series many times
- * (a TSBS batch of 5,000 rows holds 1,000 series), so this is smaller to encode and lets the
- * shard resolve each series once per batch instead of once per row.
- */
-export interface TableRows {
-  tableId: number;
-  mergeMode: MergeMode;
-  rowCount: number;
-  /** The time index, in the table's unit. */
-  timestamps: BigInt64Array;
-  /** Catalog ids of the tag columns, in the order of each `seriesTags` entry. */
-  tagIds: number[];
-  /** Distinct tag tuples of this batch: `seriesTags[s][t]` is the value of `tagIds[t]` (null = absent). */
-  seriesTags: Array<Array<string | null>>;
-  /** `rowSeries[r]`: the index into `seriesTags` (or `seriesKeys`) of row r's series. */
-  rowSeries: Uint32Array;
-  /**
-   * Instead of tuples, the series' storage keys (`seriesKeyOfTuple` in src/shared/series-key.ts), when
-   * the router has them cached: one string per series to encode and none to build in the shard.
-   * When present, `seriesTags` is empty.
-   */
-  seriesKeys?: string[] | undefined;
-  /**
-   * Instead of tuples or `seriesKeys`, the same keys as one blob with their key ids (see
-   * src/shared/series-key-blob.ts); when present, `seriesTags` is empty.
-   */
-  seriesKeyBlob?: SeriesKeyBlob | undefined;
-  /**
-   * Not on the wire: the receiving shard's strings for the blob's keys that have ids (those
-   * sent by reference have no bytes to make one from); see src/shard/key-refs.ts.
-   */
-  resolvedKeys?: Array<string | undefined> | undefined;
-  /**
-   * Not on the wire: set when the shard left rows out after decoding (past the ttl); series whose
-   * entry is 0 have no rows left and are not added to the memtable.
-   */
-  seriesUsed?: Uint8Array | undefined;
-  /** Field columns. */
-  fields: Array<{ id: number; vector: Vector }>;
-}
-
-/**
- * The series form of per-row tag columns: one tuple per distinct tag combination and each row's
- * index into them. For callers that hold tags row by row (SQL INSERT, tests).
- */
-export function seriesFormOf(
-  tags: Array<{ id: number; values: Array<string | null> }>,
-  rowCount: number,
-): Pick<TableRows, 'tagIds' | 'seriesTags' | 'rowSeries'> {
-  const tagIds = tags.map((t) => t.id);
-  const rowSeries = new Uint32Array(rowCount);
-  // No tags (log tables, mostly): every row is the one series, without a key per row.
-  if (tags.length === 0) return { tagIds, seriesTags: rowCount > 0 ? [[]] : [], rowSeries };
-  const seriesTags: Array<Array<string | null>> = [];
-  const index = new Map<string, number>();
-  for (let r = 0; r < rowCount; r++) {
-    const tuple = tags.map((t) => t.values[r] ?? null);
-    // JSON keeps null distinct from the string "null" and needs no escaping rules of our own.
-    const key = JSON.stringify(tuple);
-    let s = index.get(key);
-    if (s === undefined) {
-      s = seriesTags.length;
-      seriesTags.push(tuple);
-      index.set(key, s);
-    }
-    rowSeries[r] = s;
-  }
-  return { tagIds, seriesTags, rowSeries };
-}
-
-/** How many series `rows` names, in whichever form it carries them (blob, keys or tag tuples). */
-export function seriesCountOf(rows: TableRows): number {
-  return rows.seriesKeyBlob?.ends.length ?? rows.seriesKeys?.length ?? rows.seriesTags.length;
-}
-
-export interface WriteBatch {
-  tables: TableRows[];
-}
+export {
+  DELETE_MARK_COLUMN_ID,
+  type MergeMode,
+  seriesCountOf,
+  seriesFormOf,
+  type TableRows,
+  type WriteBatch,
+} from './table-rows.js';
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
 /**
- * A column on the wire. Strings go as UTF-8 bytes `u` with each value's byte length in `e` (i32 LE,
- * -1 for NULL; see utf8-column.ts), which the shard's memtable copies as they are. Older WAL records
- * still read: a joined string `j` with UTF-16 lengths `l`, or an array of strings `s`.
+ * A column of a msgpack record (written before the binary form). Strings as UTF-8 bytes `u` with
+ * each value's byte length in `e` (i32 LE, -1 for NULL; see utf8-column.ts); older still, a joined
+ * string `j` with UTF-16 lengths `l`, or an array of strings `s`.
  */
 interface WireVector {
   k: PhysicalKind;
@@ -120,11 +38,6 @@ interface WireVector {
   u?: Uint8Array;
   e?: Uint8Array;
   v?: Uint8Array;
-}
-
-function utf8Wire(v: Vector): { u: Uint8Array; e: Uint8Array } {
-  const col = utf8Of(v) ?? utf8ColumnOf(v.values as Array<string | null>);
-  return { u: col.bytes, e: bytesOf(col.lengths) };
 }
 
 /** The values of an older record's joined string column (`j` with UTF-16 lengths `l`). */
@@ -146,23 +59,11 @@ function splitStrings(joined: string, lengthBytes: Uint8Array): Array<string | n
   return out;
 }
 
-function bytesOf(a: ArrayBufferView): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
 /** Copies into a fresh buffer so the typed array is aligned whatever offset msgpackr gave us. */
 function aligned(bytes: Uint8Array): ArrayBuffer {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return copy.buffer;
-}
-
-function vectorToWire(v: Vector): WireVector {
-  const w: WireVector = { k: v.kind };
-  if (v.kind === 'str') Object.assign(w, utf8Wire(v));
-  else w.b = bytesOf(v.values as ArrayBufferView);
-  if (v.valid) w.v = v.valid;
-  return w;
 }
 
 function vectorFromWire(w: WireVector): Vector {
@@ -190,28 +91,9 @@ function vectorFromWire(w: WireVector): Vector {
   return { kind: w.k, values, valid: w.v ? new Uint8Array(w.v) : undefined };
 }
 
+/** The batch's wire form (write-batch-binary.ts), in a buffer of its own. */
 export function encodeWriteBatch(batch: WriteBatch): Uint8Array {
-  return packr.pack({
-    t: batch.tables.map((t) => ({
-      i: t.tableId,
-      m: t.mergeMode,
-      n: t.rowCount,
-      ts: bytesOf(t.timestamps),
-      g: t.tagIds,
-      st: t.seriesTags,
-      rs: bytesOf(t.rowSeries),
-      ...(t.seriesKeys ? { sk: t.seriesKeys } : {}),
-      ...(t.seriesKeyBlob
-        ? {
-            kb: t.seriesKeyBlob.bytes,
-            ke: bytesOf(t.seriesKeyBlob.ends),
-            ...(t.seriesKeyBlob.ids ? { ko: t.seriesKeyBlob.origin, ki: bytesOf(t.seriesKeyBlob.ids) } : {}),
-            ...(t.seriesKeyBlob.refs ? { kr: t.seriesKeyBlob.refs } : {}),
-          }
-        : {}),
-      f: t.fields.map((f) => [f.id, vectorToWire(f.vector)]),
-    })),
-  });
+  return encodeBinaryBatch(batch);
 }
 
 /** Series keys a WAL file defines by id ahead of the records that reference them. */
@@ -230,6 +112,7 @@ export function encodeKeyDefinitions(defs: KeyDefinitions): Uint8Array {
 
 /** A WAL record's payload: a write batch, or key definitions (src/shard/key-refs.ts). */
 export function decodeWalRecord(bytes: Uint8Array): { batch: WriteBatch } | { definitions: KeyDefinitions } {
+  if (bytes[0] === BINARY_BATCH_MAGIC) return { batch: decodeBinaryBatch(bytes) };
   const raw = packr.unpack(bytes) as { d?: { o: unknown; i: unknown; k: unknown } };
   if (raw !== null && typeof raw === 'object' && raw.d !== undefined) {
     return { definitions: { origins: raw.d.o as number[], ids: raw.d.i as number[], keys: raw.d.k as string[] } };
@@ -238,6 +121,7 @@ export function decodeWalRecord(bytes: Uint8Array): { batch: WriteBatch } | { de
 }
 
 export function decodeWriteBatch(bytes: Uint8Array): WriteBatch {
+  if (bytes[0] === BINARY_BATCH_MAGIC) return decodeBinaryBatch(bytes);
   return batchOfRaw(packr.unpack(bytes));
 }
 

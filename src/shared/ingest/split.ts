@@ -55,12 +55,9 @@ export function addShardParts(
 export function encodeShardPayloads(perShard: TableRows[][]): Array<Uint8Array | null> {
   return perShard.map((tables) => {
     if (tables.length === 0) return null;
-    const encoded = encodeWriteBatch({ tables });
-    // Own buffer per payload: msgpackr reuses its buffer for the next pack, and the payload is
-    // transferred (from the router) or cloned (from a decoding shard) only later.
-    const payload = new Uint8Array(encoded.byteLength);
-    payload.set(encoded);
-    return payload;
+    // A buffer of its own (write-batch-binary.ts): the payload is transferred (from the router)
+    // or cloned (from a decoding shard) later.
+    return encodeWriteBatch({ tables });
   });
 }
 

@@ -1,6 +1,14 @@
 import { Packr } from 'msgpackr';
 import t from 'tap';
-import { decodeWriteBatch, encodeWriteBatch, seriesFormOf } from '../../../src/shared/codec/write-batch.js';
+import { utf8Of } from '../../../src/shared/codec/utf8-column.js';
+import {
+  decodeWalRecord,
+  decodeWriteBatch,
+  encodeWriteBatch,
+  seriesFormOf,
+  type TableRows,
+} from '../../../src/shared/codec/write-batch.js';
+import type { Vector } from '../../../src/shared/types.js';
 
 t.test('seriesFormOf keeps one tuple per distinct tag combination', async (t) => {
   const form = seriesFormOf(
@@ -83,17 +91,15 @@ t.test('string columns travel as UTF-8 bytes and come back exactly; the older fo
   });
   const back = decodeWriteBatch(encodeWriteBatch(batch(values))).tables[0]?.fields[0]?.vector.values;
   t.same(back, values, 'nulls, empty strings, non-ASCII and long values');
-  const wire = new Packr({ useRecords: false }).unpack(encodeWriteBatch(batch(values))) as {
-    t: Array<{ f: Array<[number, { u?: Uint8Array; e?: Uint8Array; j?: string }]> }>;
-  };
-  const column = wire.t[0]?.f[0]?.[1];
-  t.equal(Buffer.from(column?.u ?? []).toString('utf8'), values.join(''), 'the values as one run of UTF-8');
+  const encoded = encodeWriteBatch(batch(values));
+  t.equal(encoded[0], 0xc1, 'written in the binary form');
+  t.ok(Buffer.from(encoded).includes(Buffer.from(values.join(''), 'utf8')), 'the values as one run of UTF-8');
+  const column = utf8Of(decodeWriteBatch(encoded).tables[0]?.fields[0]?.vector as Vector);
   t.same(
-    [...new Int32Array(new Uint8Array(column?.e ?? []).buffer)],
+    [...(column?.lengths ?? [])],
     values.map((v) => (v === null ? -1 : Buffer.byteLength(v))),
     'byte lengths, -1 for NULL',
   );
-  t.equal(column?.j, undefined);
   // Repeats (shared with recent values), near-misses of the same length, prefixes of one another,
   // more distinct values than the recent ones held, and a mostly-distinct column past the probe.
   const repeats = Array.from({ length: 2000 }, (_, i) =>
@@ -149,4 +155,151 @@ t.test('string columns travel as UTF-8 bytes and come back exactly; the older fo
     ],
   });
   t.throws(() => decodeWriteBatch(corrupt), /shorter than its lengths/, 'lengths past the joined text are refused');
+});
+
+function vectorOf(rows: TableRows, i: number): Vector {
+  return (rows.fields[i] as TableRows['fields'][number]).vector;
+}
+
+/** A blob-form table: keys `k0..`, key `refs` sent by reference, ids from 100. */
+function blobTable(rows: number, refs: number[] = []): TableRows {
+  const keys = ['k0', 'kü1', 'k2'];
+  const sent = keys.map((k, i) => (refs.includes(i) ? '' : k));
+  const ends = new Uint32Array(keys.length);
+  let at = 0;
+  sent.forEach((k, i) => {
+    at += Buffer.byteLength(k);
+    ends[i] = at;
+  });
+  return {
+    tableId: 12,
+    mergeMode: 'last_row',
+    rowCount: rows,
+    timestamps: BigInt64Array.from({ length: rows }, (_, i) => BigInt(1_700_000_000_000 + i)),
+    tagIds: [3, 4],
+    seriesTags: [],
+    rowSeries: Uint32Array.from({ length: rows }, (_, i) => i % keys.length),
+    seriesKeyBlob: {
+      bytes: Buffer.from(sent.join(''), 'utf8'),
+      ends,
+      origin: 7,
+      ids: Int32Array.from([100, 101, -1]),
+      refs: refs.length > 0 ? Uint8Array.from(keys.map((_, i) => (refs.includes(i) ? 1 : 0))) : undefined,
+    },
+    fields: [
+      { id: 5, vector: { kind: 'f64', values: Float64Array.from({ length: rows }, (_, i) => i / 3) } },
+      { id: 6, vector: { kind: 'i64', values: BigInt64Array.from({ length: rows }, (_, i) => BigInt(-i)) } },
+      {
+        id: 7,
+        vector: {
+          kind: 'bool',
+          values: Uint8Array.from({ length: rows }, (_, i) => i & 1),
+          valid: new Uint8Array(rows).fill(1),
+        },
+      },
+    ],
+  };
+}
+
+t.test('the binary form: every series form round-trips, and columns are views of the payload', async (t) => {
+  const blob = blobTable(5, [1]);
+  const keys: TableRows = { ...blobTable(3), seriesKeyBlob: undefined, seriesKeys: ['a=1', 'b=ü', ''] };
+  const tuples: TableRows = {
+    ...blobTable(3),
+    seriesKeyBlob: undefined,
+    seriesTags: [
+      ['x', null],
+      ['', 'y'],
+      [null, null],
+    ],
+  };
+  const payload = encodeWriteBatch({ tables: [blob, keys, tuples] });
+  const [b, k, tu] = decodeWriteBatch(payload).tables as [TableRows, TableRows, TableRows];
+  t.same([...b.timestamps], [...blob.timestamps]);
+  t.same([...b.rowSeries], [...blob.rowSeries]);
+  t.equal(b.timestamps.buffer, payload.buffer, 'timestamps read in place');
+  t.equal((vectorOf(b, 0).values as Float64Array).buffer, payload.buffer, 'values read in place');
+  t.same([...(vectorOf(b, 0).values as Float64Array)], [...(vectorOf(blob, 0).values as Float64Array)]);
+  t.same([...(vectorOf(b, 1).values as BigInt64Array)], [0n, -1n, -2n, -3n, -4n]);
+  t.same([...(vectorOf(b, 2).valid as Uint8Array)], [1, 1, 1, 1, 1]);
+  t.equal(vectorOf(b, 0).valid, undefined, 'no validity when none was sent');
+  const got = b.seriesKeyBlob;
+  t.same(Buffer.from(got?.bytes ?? []).toString(), 'k0k2');
+  t.same([...(got?.ends ?? [])], [2, 2, 4]);
+  t.same([...(got?.ids ?? [])], [100, 101, -1]);
+  t.same([...(got?.refs ?? [])], [0, 1, 0]);
+  t.equal(got?.origin, 7);
+  t.same(k.seriesKeys, ['a=1', 'b=ü', '']);
+  t.same(tu.seriesTags, tuples.seriesTags, 'tuples keep NULL apart from the empty string');
+  t.same(tu.tagIds, [3, 4]);
+  const noRefs = decodeWriteBatch(encodeWriteBatch({ tables: [blobTable(2)] })).tables[0]?.seriesKeyBlob;
+  t.equal(noRefs?.refs, undefined, 'no by-reference flags when none was sent');
+  t.same(decodeWriteBatch(encodeWriteBatch({ tables: [] })).tables, [], 'an empty batch');
+});
+
+t.test('the binary form at an unaligned offset (a WAL record in its file) reads through a copy', async (t) => {
+  const payload = encodeWriteBatch({ tables: [blobTable(4)] });
+  const file = Buffer.alloc(payload.length + 3);
+  file.set(payload, 3);
+  const table = decodeWalRecord(file.subarray(3));
+  t.ok('batch' in table);
+  if (!('batch' in table)) return;
+  const rows = table.batch.tables[0] as TableRows;
+  t.same([...rows.timestamps], [...(blobTable(4).timestamps as BigInt64Array)]);
+  t.not(rows.timestamps.buffer, file.buffer, 'a copy, aligned');
+});
+
+t.test('a damaged binary batch is refused, not read past its end', async (t) => {
+  const payload = encodeWriteBatch({ tables: [blobTable(4)] });
+  t.throws(() => decodeWriteBatch(payload.slice(0, payload.length - 8)), /says it has|past its end/);
+  const longer = new Uint8Array(payload.length + 8);
+  longer.set(payload);
+  new DataView(longer.buffer).setUint32(4, longer.length, true);
+  t.throws(() => decodeWriteBatch(longer), /bytes left after the last table/);
+  const rowsLie = payload.slice();
+  new DataView(rowsLie.buffer).setUint32(8 + 4, 1_000_000, true);
+  t.throws(() => decodeWriteBatch(rowsLie), /past its end/);
+  const version = payload.slice();
+  version[1] = 9;
+  t.throws(() => decodeWriteBatch(version), /version 9/);
+  const kind = payload.slice();
+  // The first field's kind word: after the 8-byte batch header, the 32-byte table header and 2 tag ids.
+  new DataView(kind.buffer).setUint32(8 + 32 + 8 + 4, 9, true);
+  t.throws(() => decodeWriteBatch(kind), /unknown column kind 9/);
+  const tuple: TableRows = { ...blobTable(1), seriesKeyBlob: undefined, seriesTags: [['only one of two']] };
+  t.throws(() => encodeWriteBatch({ tables: [tuple] }), /one value per tag column/);
+});
+
+t.test('a msgpack record of the form before the binary one still decodes', async (t) => {
+  const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const record = new Packr({ useRecords: false, moreTypes: false }).pack({
+    t: [
+      {
+        i: 3,
+        m: 'last_non_null',
+        n: 2,
+        ts: bytesOf(BigInt64Array.from([5n, 6n])),
+        g: [1],
+        st: [],
+        rs: bytesOf(Uint32Array.from([1, 0])),
+        kb: Buffer.from('abcd'),
+        ke: bytesOf(Uint32Array.from([2, 4])),
+        ko: 2,
+        ki: bytesOf(Int32Array.from([8, 9])),
+        f: [
+          [2, { k: 'f64', b: bytesOf(Float64Array.from([1.5, Number.NaN])), v: Uint8Array.from([1, 0]) }],
+          [4, { k: 'str', u: Buffer.from('xü'), e: bytesOf(Int32Array.from([1, 2])) }],
+        ],
+      },
+    ],
+  });
+  t.not(record[0], 0xc1);
+  const table = decodeWriteBatch(record).tables[0] as TableRows;
+  t.same([...table.timestamps], [5n, 6n]);
+  t.same([...table.rowSeries], [1, 0]);
+  t.same(Buffer.from(table.seriesKeyBlob?.bytes ?? []).toString(), 'abcd');
+  t.same([...(table.seriesKeyBlob?.ids ?? [])], [8, 9]);
+  t.same([...(table.fields[0]?.vector.valid ?? [])], [1, 0]);
+  t.same(table.fields[1]?.vector.values, ['x', 'ü']);
+  t.equal(table.mergeMode, 'last_non_null');
 });

@@ -76,6 +76,21 @@ function hasLoneSurrogate(s: string): boolean {
 }
 
 /**
+ * Zeroed arrays for a blob's per-key columns, carved from a buffer the caller shares among many
+ * blobs (src/shared/ingest/part-slab.ts), `blobSlabBytes(n)` for a blob of n keys.
+ */
+export interface BlobSlab {
+  i32(n: number): Int32Array;
+  u32(n: number): Uint32Array;
+  u8(n: number): Uint8Array;
+}
+
+/** What a blob of `n` keys takes of a `BlobSlab` (each column 8-byte aligned). */
+export function blobSlabBytes(n: number): number {
+  return 2 * ((4 * n + 7) & ~7) + ((n + 7) & ~7);
+}
+
+/**
  * The blob of `keys[picks[i]]` for each i (all of `keys` when `picks` is absent), bound for
  * `shard`. With `byRef`, a key whose bytes already went to that shard travels as its id alone.
  * The bytes count as sent once they are in a blob: a blob that never arrives makes the shard
@@ -85,13 +100,14 @@ export function blobOf(
   keys: readonly EncodedKey[],
   picks?: ArrayLike<number>,
   target?: { shard: number; byRef: boolean },
+  slab?: BlobSlab,
 ): SeriesKeyBlob {
   const n = picks ? picks.length : keys.length;
   const origin = n > 0 ? (keys[picks ? (picks[0] as number) : 0] as EncodedKey).origin : threadId;
   const bit = target && target.shard < REF_SHARDS_MAX ? 1 << target.shard : 0;
   const byRef = bit !== 0 && target?.byRef === true;
-  const ids = new Int32Array(n);
-  const refs = byRef ? new Uint8Array(n) : undefined;
+  const ids = slab ? slab.i32(n) : new Int32Array(n);
+  const refs = byRef ? (slab ? slab.u8(n) : new Uint8Array(n)) : undefined;
   let size = 0;
   let anyRef = false;
   for (let i = 0; i < n; i++) {
@@ -107,7 +123,7 @@ export function blobOf(
     }
   }
   const bytes = new Uint8Array(size);
-  const ends = new Uint32Array(n);
+  const ends = slab ? slab.u32(n) : new Uint32Array(n);
   let at = 0;
   for (let i = 0; i < n; i++) {
     if (refs === undefined || refs[i] === 0) {

@@ -8,7 +8,7 @@ import type { TableRows } from '../codec/write-batch.js';
 import type { StorageKeyHolder } from '../insert.js';
 import { nextSpread, spreadsRows } from '../partition.js';
 import { seriesKeyOf } from '../series-key.js';
-import { blobOf, type EncodedKey, encodeKey } from '../series-key-blob.js';
+import { type BlobSlab, blobOf, type EncodedKey, encodeKey } from '../series-key-blob.js';
 import type { TableSchema, Vector } from '../types.js';
 import { mergeModeOf } from './plan.js';
 
@@ -137,6 +137,7 @@ export function partRows(
   byRef: boolean,
   part: { rows: number; keys: EncodedKey[]; timestamps: BigInt64Array; rowSeries: Uint32Array },
   fields: Array<{ id: number; vector: Vector }>,
+  slab?: BlobSlab,
 ): TableRows {
   return {
     tableId: table.table.id,
@@ -146,7 +147,7 @@ export function partRows(
     tagIds: table.tagIds,
     seriesTags: [],
     rowSeries: part.rowSeries,
-    seriesKeyBlob: blobOf(part.keys, undefined, { shard, byRef }),
+    seriesKeyBlob: blobOf(part.keys, undefined, { shard, byRef }, slab),
     fields,
   };
 }

@@ -13,7 +13,7 @@
  * stay stable whichever path a request takes.
  */
 import type { TableRows } from '../codec/write-batch.js';
-import type { EncodedKey } from '../series-key-blob.js';
+import { blobSlabBytes, type EncodedKey } from '../series-key-blob.js';
 import type { TableSchema } from '../types.js';
 import {
   addSeries,
@@ -25,6 +25,7 @@ import {
   type TableBindingBase,
   tableBindingBase,
 } from './direct-parts.js';
+import { PartSlab } from './part-slab.js';
 import type { SchemaSnapshot } from './schema-snapshot.js';
 import {
   newStamp,
@@ -144,12 +145,18 @@ export function sampleParts(
     tableRows[table.index] = (tableRows[table.index] as number) + count;
   }
 
+  let slabBytes = 0;
   for (const part of parts) {
     if (part === undefined) continue;
-    part.timestamps = new BigInt64Array(part.rows);
-    part.words = new Int32Array(part.timestamps.buffer);
-    part.values = new Float64Array(part.rows);
-    part.rowSeries = new Uint32Array(part.rows);
+    slabBytes += PartSlab.bytes(8, part.rows) * 2 + PartSlab.bytes(4, part.rows) + blobSlabBytes(part.keys.length);
+  }
+  const slab = new PartSlab(slabBytes);
+  for (const part of parts) {
+    if (part === undefined) continue;
+    part.timestamps = slab.i64(part.rows);
+    part.words = new Int32Array(part.timestamps.buffer, part.timestamps.byteOffset, part.rows * 2);
+    part.values = slab.f64(part.rows);
+    part.rowSeries = slab.u32(part.rows);
   }
   for (let i = 0; i < runs; i++) {
     const count = points.count[i] as number;
@@ -184,7 +191,7 @@ export function sampleParts(
       rowSeries: part.rowSeries as Uint32Array,
     };
     const fields = [{ id: table.valueId, vector: { kind: 'f64' as const, values: part.values as Float64Array } }];
-    (perShard[part.shard] as TableRows[]).push(partRows(table, part.shard, byRef, finished, fields));
+    (perShard[part.shard] as TableRows[]).push(partRows(table, part.shard, byRef, finished, fields, slab));
   }
   return { perShard, tableRows };
 }

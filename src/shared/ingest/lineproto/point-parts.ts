@@ -15,15 +15,8 @@
  */
 import type { TableRows } from '../../codec/write-batch.js';
 import { shardOfSeries, tableHash } from '../../partition.js';
-import type { EncodedKey } from '../../series-key-blob.js';
-import {
-  allocValues,
-  type DataType,
-  type PhysicalKind,
-  physicalKindOf,
-  type TableSchema,
-  type Vector,
-} from '../../types.js';
+import { blobSlabBytes, type EncodedKey } from '../../series-key-blob.js';
+import { type DataType, type PhysicalKind, physicalKindOf, type TableSchema, type Vector } from '../../types.js';
 import {
   addSeries,
   encodedKeyOf,
@@ -34,6 +27,7 @@ import {
   type TableBindingBase,
   tableBindingBase,
 } from '../direct-parts.js';
+import { PartSlab } from '../part-slab.js';
 import type { SchemaSnapshot } from '../schema-snapshot.js';
 import { newStamp } from '../series-inserts.js';
 import { DATA_TYPE_OF_KIND, NANOS_PER_PRECISION, nanosOf, setField, TIME_INDEX_COLUMN } from './to-inserts.js';
@@ -235,13 +229,22 @@ export function pointParts(
       );
     }
   }
+  let slabBytes = 0;
   for (const part of parts) {
     if (part === undefined) continue;
-    part.timestamps = new BigInt64Array(part.rows);
-    part.rowSeries = new Uint32Array(part.rows);
+    slabBytes += PartSlab.bytes(8, part.rows) + PartSlab.bytes(4, part.rows) + blobSlabBytes(part.keys.length);
+    for (const f of part.table.fields) {
+      if (f.kind !== 'str') slabBytes += PartSlab.valueBytes(f.kind, part.rows) + PartSlab.bytes(1, part.rows);
+    }
+  }
+  const slab = new PartSlab(slabBytes);
+  for (const part of parts) {
+    if (part === undefined) continue;
+    part.timestamps = slab.i64(part.rows);
+    part.rowSeries = slab.u32(part.rows);
     part.columns = part.table.fields.map((f) => ({
-      values: allocValues(f.kind, part.rows),
-      valid: f.kind === 'str' ? undefined : new Uint8Array(part.rows),
+      values: slab.values(f.kind, part.rows),
+      valid: f.kind === 'str' ? undefined : slab.u8(part.rows),
     }));
   }
 
@@ -276,7 +279,7 @@ export function pointParts(
       const vector: Vector = { kind: f.kind, values: column.values, valid };
       return { id: f.id, vector };
     });
-    (perShard[part.shard] as TableRows[]).push(partRows(part.table, part.shard, byRef, part, fields));
+    (perShard[part.shard] as TableRows[]).push(partRows(part.table, part.shard, byRef, part, fields, slab));
   }
   return { perShard, tableRows };
 }

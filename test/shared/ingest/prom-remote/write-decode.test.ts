@@ -39,9 +39,10 @@ t.test('guessed series', async (t) => {
   const resolver = { cache: new SeriesCache(1000), defaultDb: 'public', shards: 2 };
   const a = [...label('__name__', 'm'), ...label('job', 'a')];
   const b = [...label('__name__', 'm'), ...label('job', 'b')];
-  const first = decodeWriteRequest(request([...a, ...sample(1, 1)], [...b, ...sample(2, 1)]), resolver);
+  // The decoder reuses its series list from request to request: keep the entry, not the list.
+  const firstB = decodeWriteRequest(request([...a, ...sample(1, 1)], [...b, ...sample(2, 1)]), resolver).series[1];
   const again = decodeWriteRequest(request([...a, ...sample(3, 2)], [...b, ...sample(4, 2)]), resolver);
-  t.equal(again.series[1], first.series[1], 'the successor is guessed and confirmed');
+  t.equal(again.series[1], firstB, 'the successor is guessed and confirmed');
   t.same(Array.from(again.values.subarray(0, 2)), [3, 4]);
 
   const longer = decodeWriteRequest(
@@ -119,4 +120,37 @@ t.test('sample layouts: the common one read in one go, every other one as the wi
     t.equal(decoded.timestamps[0], c.ms, `${c.name}: time`);
     t.equal(bitsOf(decoded.values[0] as number), bitsOf(c.value as number), `${c.name}: value bits`);
   }
+});
+
+t.test('the series list is reused from request to request, cut to each request', async (t) => {
+  const resolver = { cache: new SeriesCache(1000), defaultDb: 'public', shards: 2 };
+  const job = (j: string) => [...label('__name__', 'm'), ...label('job', j)];
+  const three = decodeWriteRequest(
+    request([...job('a'), ...sample(1, 1)], [...job('b'), ...sample(2, 1)], [...job('c'), ...sample(3, 1)]),
+    resolver,
+  );
+  const list = three.series;
+  t.same(
+    three.series.map((e) => tags(e as never)),
+    ['m{job=a}', 'm{job=b}', 'm{job=c}'],
+  );
+  const one = decodeWriteRequest(request([...job('d'), ...sample(4, 1)]), resolver);
+  t.equal(one.series, list, 'the same array');
+  t.same(
+    one.series.map((e) => tags(e as never)),
+    ['m{job=d}'],
+    'a shorter request leaves nothing of the longer one',
+  );
+  const empty = decodeWriteRequest(request(), resolver);
+  t.equal(empty.series.length, 0);
+  const four = decodeWriteRequest(
+    request(...['e', 'f', 'g', 'h'].map((j, i) => [...job(j), ...sample(i, 1)])),
+    resolver,
+  );
+  t.same(
+    four.series.map((e) => tags(e as never)),
+    ['m{job=e}', 'm{job=f}', 'm{job=g}', 'm{job=h}'],
+    'and it grows again',
+  );
+  t.same(Array.from(four.sampleStart.subarray(0, 4)), [0, 1, 2, 3]);
 });

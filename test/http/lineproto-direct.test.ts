@@ -101,3 +101,24 @@ t.test('a schema change elsewhere keeps known series travelling by reference', a
   t.ok(laterEach < first / 4, `after the change, requests still carry ids (${laterEach} bytes each vs ${first})`);
   t.same(await rows(server.url, 'SELECT count(*), sum(v) FROM kept'), [`1200|${200 * (0 + 1 + 2 + 3 + 4 + 5)}`]);
 });
+
+t.test('points of one table alternating between field sets in one request keep each value in its column', async (t) => {
+  const server = await startServer({ shards: 2 });
+  t.teardown(() => server.stop());
+  const write = async (body: string) => t.equal((await writeLines(server.url, body)).status, 204, body);
+  await write(`alt,host=a v=0,n=0i,s="z" ${T0}`); // creates the table (general path)
+  // Direct: four field sets, each coming back after another, in one request.
+  await write(
+    [
+      `alt,host=a v=1 ${T0 + 1000}`,
+      `alt,host=b n=2i ${T0 + 1000}`,
+      `alt,host=a v=3 ${T0 + 2000}`,
+      `alt,host=b s="four",v=4 ${T0 + 2000}`,
+      `alt,host=c n=5i ${T0 + 1000}`,
+      `alt,host=c v=6 ${T0 + 2000}`,
+      `alt,host=a s="seven",v=7 ${T0 + 3000}`,
+    ].join('\n'),
+  );
+  const got = await rows(server.url, "SELECT host, v, n, coalesce(s, '-') FROM alt ORDER BY host, greptime_timestamp");
+  t.same(got, ['a|0|0|z', 'a|1||-', 'a|3||-', 'a|7||seven', 'b||2|-', 'b|4||four', 'c||5|-', 'c|6||-']);
+});

@@ -15,12 +15,11 @@
  * WAL file it was last defined in, so a steady stream of known series adds nothing to the WAL.
  * Payloads that are not logged (skip_wal) define nothing: their keys are learned, not marked.
  */
-import type { KeyDefinitions, TableRows, WriteBatch } from '../shared/codec/write-batch.js';
+import type { KeyDefinitions, ResolvedKey, TableRows, WriteBatch } from '../shared/codec/write-batch.js';
 import { IntMap } from '../shared/int-map.js';
 import { blobKey } from '../shared/series-key-blob.js';
 
-interface Known {
-  key: string;
+interface Known extends ResolvedKey {
   /** The `walEpoch` in which this key was last defined in the WAL (0: never). */
   definedIn: number;
 }
@@ -75,8 +74,8 @@ export class KeyRefs {
   }
 
   /**
-   * Gives every keyed table of `batches` its `resolvedKeys` (the key string of each key with an
-   * id), learning the keys sent in full. Returns the indices of the batches that reference a key
+   * Gives every keyed table of `batches` its `resolvedKeys` (what this shard knows of each key
+   * with an id: its string, and the memtable series it last named), learning the keys sent in full. Returns the indices of the batches that reference a key
    * this shard does not know (they must not be written), and the definitions WAL file `walFile`
    * needs ahead of the others' records. `logged[b]` false: batch b is not written to the WAL
    * (skip_wal), so its keys are resolved and learned but do not count as defined in the file: a
@@ -109,11 +108,11 @@ export class KeyRefs {
         const blob = t.seriesKeyBlob;
         if (knowns === undefined || blob === undefined) return;
         const inWal = logged?.[b] ?? true;
-        const resolved = new Array<string | undefined>(knowns.length);
+        const resolved = new Array<ResolvedKey | undefined>(knowns.length);
         for (let k = 0; k < knowns.length; k++) {
           const known = knowns[k];
           if (known === undefined) continue;
-          resolved[k] = known.key;
+          resolved[k] = known;
           if (!inWal || known.definedIn === this.walEpoch) continue;
           known.definedIn = this.walEpoch;
           if (blob.refs?.[k] !== 1) continue;
@@ -138,7 +137,8 @@ export class KeyRefs {
       const id = blob.ids[k] as number;
       if (id < 0 || blob.refs?.[k] === 1) continue;
       let known = keys.get(id);
-      if (known === undefined) keys.add(id, (known = { key: blobKey(blob, k), definedIn: 0 }));
+      if (known === undefined)
+        keys.add(id, (known = { key: blobKey(blob, k), definedIn: 0, seriesIn: 0, seriesIndex: 0 }));
       knowns[k] = known;
     }
     return knowns;

@@ -97,6 +97,9 @@ export class MemSeries {
   fold: SeriesFold | null = null;
   private order: { rowCount: number; rows: Int32Array } | null = null;
 
+  /** Its place among its table memtable's series, in the order they came. */
+  index = -1;
+
   constructor(readonly key: string) {}
 
   /** Every timestamp > the one before it (sorted, and no time twice). */

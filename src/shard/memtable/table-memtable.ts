@@ -22,7 +22,7 @@
 import assert from 'node:assert';
 import { endianness } from 'node:os';
 import { utf8Of } from '../../shared/codec/utf8-column.js';
-import { type MergeMode, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
+import { type MergeMode, type ResolvedKey, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
 import { IntMap } from '../../shared/int-map.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
@@ -85,6 +85,8 @@ export interface RowOrderCounters {
   rowsOutOfOrder: number;
 }
 
+let memtableSerials = 0;
+
 export class TableMemtable {
   rows = 0;
   capacity = INITIAL_TABLE_CAPACITY;
@@ -96,6 +98,10 @@ export class TableMemtable {
   /** Field slots in order of first appearance. */
   readonly slots: FieldSpec[] = [];
   readonly series = new Map<string, MemSeries>();
+  /** The same series in the order they came (`MemSeries.index`). */
+  private readonly seriesByIndex: MemSeries[] = [];
+  /** Told apart from every other table memtable of the process (key entries name it, key-refs.ts). */
+  private readonly serial = ++memtableSerials;
   /** The same series by the key ids of blobs that named them, per minting thread (series-key-blob.ts). */
   private readonly byKeyId = new Map<number, IntMap<MemSeries>>();
   /** Estimated heap bytes of this table. */
@@ -187,21 +193,40 @@ export class TableMemtable {
   }
 
   /**
-   * Series k of a key blob: by its key id once seen; the key string only the first time, as the
-   * shard resolved it (`resolved`, required for keys sent by reference) or from its bytes.
+   * Series k of a key blob: where the shard's key entry says this memtable keeps it (`resolved`,
+   * see key-refs.ts), else by its key id once seen; the key string only the first time, as the
+   * shard resolved it (required for keys sent by reference) or from its bytes. The key entry is
+   * then pointed here, so the next write of the series looks nothing up.
    */
   private seriesOfBlob(
     blob: SeriesKeyBlob,
     k: number,
     byId: IntMap<MemSeries> | null,
-    resolved: Array<string | undefined> | undefined,
+    resolved: Array<ResolvedKey | undefined> | undefined,
+  ): MemSeries {
+    const entry = resolved?.[k];
+    if (entry !== undefined && entry.seriesIn === this.serial)
+      return this.seriesByIndex[entry.seriesIndex] as MemSeries;
+    const s = this.seriesOfBlobKey(blob, k, byId, entry);
+    if (entry !== undefined) {
+      entry.seriesIn = this.serial;
+      entry.seriesIndex = s.index;
+    }
+    return s;
+  }
+
+  private seriesOfBlobKey(
+    blob: SeriesKeyBlob,
+    k: number,
+    byId: IntMap<MemSeries> | null,
+    entry: ResolvedKey | undefined,
   ): MemSeries {
     const id = byId === null ? -1 : ((blob.ids as Int32Array)[k] as number);
     if (id >= 0) {
       const known = (byId as IntMap<MemSeries>).get(id);
       if (known !== undefined) return known;
     }
-    let key = resolved?.[k];
+    let key = entry?.key;
     if (key === undefined) {
       assert(!isKeyRef(blob, k), 'a key sent by reference reached the memtable unresolved');
       key = blobKey(blob, k);
@@ -216,6 +241,8 @@ export class TableMemtable {
 
   private added(key: string): MemSeries {
     const s = new MemSeries(key);
+    s.index = this.seriesByIndex.length;
+    this.seriesByIndex.push(s);
     this.series.set(key, s);
     this.tagFilter?.addKey(this.tableId, key);
     this.sorted = null;

@@ -17,6 +17,17 @@ export type MergeMode = 'last_row' | 'last_non_null' | 'append';
 export const DELETE_MARK_COLUMN_ID = 0;
 
 /**
+ * A series key as the receiving shard knows it by id (src/shard/key-refs.ts), and where the
+ * memtable that last wrote it keeps its series: that memtable's serial number and the series'
+ * index in it (numbers, so a flushed memtable's series are not kept alive from here).
+ */
+export interface ResolvedKey {
+  readonly key: string;
+  seriesIn: number;
+  seriesIndex: number;
+}
+
+/**
  * Rows of one table bound for one shard. Columns are keyed by catalog column id.
  *
  * Tags travel once per series, not once per row: ingest batches repeat each series many times
@@ -50,7 +61,7 @@ export interface TableRows {
    * Not on the wire: the receiving shard's strings for the blob's keys that have ids (those
    * sent by reference have no bytes to make one from); see src/shard/key-refs.ts.
    */
-  resolvedKeys?: Array<string | undefined> | undefined;
+  resolvedKeys?: Array<ResolvedKey | undefined> | undefined;
   /**
    * Not on the wire: set when the shard left rows out after decoding (past the ttl); series whose
    * entry is 0 have no rows left and are not added to the memtable.

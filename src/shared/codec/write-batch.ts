@@ -16,6 +16,7 @@ import { BINARY_BATCH_MAGIC, decodeBinaryBatch, encodeBinaryBatch } from './writ
 export {
   DELETE_MARK_COLUMN_ID,
   type MergeMode,
+  type ResolvedKey,
   seriesCountOf,
   seriesFormOf,
   type TableRows,

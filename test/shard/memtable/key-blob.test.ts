@@ -9,7 +9,12 @@
 import t from 'tap';
 import { TableMemtable } from '../../../src/shard/memtable/table-memtable.js';
 import { problemOfBatch } from '../../../src/shard/write-batch-check.js';
-import { decodeWriteBatch, encodeWriteBatch, type TableRows } from '../../../src/shared/codec/write-batch.js';
+import {
+  decodeWriteBatch,
+  encodeWriteBatch,
+  type ResolvedKey,
+  type TableRows,
+} from '../../../src/shared/codec/write-batch.js';
 import { seriesKeyOf } from '../../../src/shared/series-key.js';
 import { blobKey, blobOf, type EncodedKey, encodeKey } from '../../../src/shared/series-key-blob.js';
 import { prng } from '../../helpers/prng.js';
@@ -157,4 +162,44 @@ t.test('a malformed key blob is refused before it reaches the WAL', async (t) =>
     /bad (key blob|row series)/,
     'fewer keys than the rows name',
   );
+});
+
+t.test('key entries point each key at its series in the memtable that wrote it last, and in no other', async (t) => {
+  const rand = prng(5);
+  // One entry per (thread, id), as the shard's key references keep them; two threads mint ids.
+  const minted = mintedIds(2);
+  const entries = new Map<string, ResolvedKey>();
+  const entryOf = (origin: number, id: number, key: string): ResolvedKey => {
+    const name = `${origin}:${id}`;
+    let e = entries.get(name);
+    if (e === undefined) entries.set(name, (e = { key, seriesIn: 0, seriesIndex: 0 }));
+    return e;
+  };
+  const memtables = [new TableMemtable(1, 'last_row'), new TableMemtable(1, 'last_row')];
+  const models = [new Map<string, number>(), new Map<string, number>()];
+  for (let batch = 0; batch < 60; batch++) {
+    minted.next();
+    const keys = [
+      ...new Set(
+        Array.from({ length: 10 }, () =>
+          seriesKeyOf([1, 2], [VALUES[Math.floor(rand() * 4)] as string, VALUES[Math.floor(rand() * 4)] as string]),
+        ),
+      ),
+    ];
+    const rows = rowsOf(keys, minted.idOf, batch % 3 === 0);
+    const blob = rows.seriesKeyBlob as NonNullable<TableRows['seriesKeyBlob']>;
+    rows.resolvedKeys = keys.map((k, i) => entryOf(blob.origin as number, (blob.ids as Int32Array)[i] as number, k));
+    // Memtables take turns in runs, as a shard's active memtable is replaced after a flush.
+    const which = Math.floor(batch / 7) % 2;
+    (memtables[which] as TableMemtable).append(rows);
+    const model = models[which] as Map<string, number>;
+    for (const k of keys) model.set(k, (model.get(k) ?? 0) + 1);
+  }
+  memtables.forEach((m, i) => {
+    const model = models[i] as Map<string, number>;
+    t.equal(m.series.size, model.size, `memtable ${i}: one series per distinct key`);
+    let ok = true;
+    for (const [key, count] of model) if (m.series.get(key)?.count !== count) ok = false;
+    t.ok(ok, `memtable ${i}: every key's rows are its own`);
+  });
 });

@@ -311,6 +311,28 @@ export interface DatabaseSchema {
   createdAtMs: number;
 }
 
+/** Bytes one value of a typed kind takes (strings are not typed arrays). */
+export const TYPED_VALUE_BYTES: Record<Exclude<PhysicalKind, 'str'>, number> = { f64: 8, i64: 8, u64: 8, bool: 1 };
+
+/** The typed array of `kind` over `n` values of `buffer` from `byteOffset` (no copy). */
+export function typedValuesOver(
+  kind: Exclude<PhysicalKind, 'str'>,
+  buffer: ArrayBufferLike,
+  byteOffset: number,
+  n: number,
+): Vector['values'] {
+  switch (kind) {
+    case 'f64':
+      return new Float64Array(buffer, byteOffset, n);
+    case 'i64':
+      return new BigInt64Array(buffer, byteOffset, n);
+    case 'u64':
+      return new BigUint64Array(buffer, byteOffset, n);
+    case 'bool':
+      return new Uint8Array(buffer, byteOffset, n);
+  }
+}
+
 /** Physical-kind constructors used where arrays are built by kind. */
 export function allocValues(kind: PhysicalKind, length: number): Vector['values'] {
   switch (kind) {

@@ -23,7 +23,6 @@ import assert from 'node:assert';
 import { endianness } from 'node:os';
 import { utf8Of } from '../../shared/codec/utf8-column.js';
 import { type MergeMode, type ResolvedKey, seriesCountOf, type TableRows } from '../../shared/codec/write-batch.js';
-import { IntMap } from '../../shared/int-map.js';
 import { compareSeriesKeys, keyOrderOf, seriesKeyOfTuple } from '../../shared/series-key.js';
 import { blobKey, isKeyRef, type SeriesKeyBlob } from '../../shared/series-key-blob.js';
 import type { TagFilter } from '../../shared/tag-filter.js';
@@ -42,8 +41,6 @@ export interface MemColumn {
 assert(endianness() === 'LE', 'the memtable reads timestamps as little-endian words');
 
 export const INITIAL_TABLE_CAPACITY = 1024;
-/** Estimated cost of one entry of the key-id map. */
-const KEY_ID_ENTRY_BYTES = 40;
 
 /** Bytes one row of a column takes in memory: the value (or a string's end offset) plus validity. */
 function rowWidthOf(kind: PhysicalKind): number {
@@ -102,8 +99,6 @@ export class TableMemtable {
   private readonly seriesByIndex: MemSeries[] = [];
   /** Told apart from every other table memtable of the process (key entries name it, key-refs.ts). */
   private readonly serial = ++memtableSerials;
-  /** The same series by the key ids of blobs that named them, per minting thread (series-key-blob.ts). */
-  private readonly byKeyId = new Map<number, IntMap<MemSeries>>();
   /** Estimated heap bytes of this table. */
   bytes = INITIAL_TABLE_CAPACITY * 12;
   /** Rows with the least and the greatest timestamp (-1 while empty): scans outside skip the table. */
@@ -184,57 +179,29 @@ export class TableMemtable {
     return this.series.get(key) ?? this.added(key);
   }
 
-  /** The key-id map of a blob's minting thread, or null when the blob has no ids. */
-  private keyIdsOf(blob: SeriesKeyBlob): IntMap<MemSeries> | null {
-    if (blob.ids === undefined || blob.origin === undefined) return null;
-    let ids = this.byKeyId.get(blob.origin);
-    if (ids === undefined) this.byKeyId.set(blob.origin, (ids = new IntMap()));
-    return ids;
-  }
-
   /**
-   * Series k of a key blob: where the shard's key entry says this memtable keeps it (`resolved`,
-   * see key-refs.ts), else by its key id once seen; the key string only the first time, as the
-   * shard resolved it (required for keys sent by reference) or from its bytes. The key entry is
-   * then pointed here, so the next write of the series looks nothing up.
+   * Series k of a key blob: where the shard's entry for the key says this memtable keeps it
+   * (`resolved`, see key-refs.ts: every key with an id has one on the write path), else by the
+   * key string, as the shard resolved it (required for keys sent by reference) or from its
+   * bytes. The entry is then pointed here, so the next write of the series looks nothing up.
    */
   private seriesOfBlob(
     blob: SeriesKeyBlob,
     k: number,
-    byId: IntMap<MemSeries> | null,
     resolved: Array<ResolvedKey | undefined> | undefined,
   ): MemSeries {
     const entry = resolved?.[k];
     if (entry !== undefined && entry.seriesIn === this.serial)
       return this.seriesByIndex[entry.seriesIndex] as MemSeries;
-    const s = this.seriesOfBlobKey(blob, k, byId, entry);
-    if (entry !== undefined) {
-      entry.seriesIn = this.serial;
-      entry.seriesIndex = s.index;
-    }
-    return s;
-  }
-
-  private seriesOfBlobKey(
-    blob: SeriesKeyBlob,
-    k: number,
-    byId: IntMap<MemSeries> | null,
-    entry: ResolvedKey | undefined,
-  ): MemSeries {
-    const id = byId === null ? -1 : ((blob.ids as Int32Array)[k] as number);
-    if (id >= 0) {
-      const known = (byId as IntMap<MemSeries>).get(id);
-      if (known !== undefined) return known;
-    }
     let key = entry?.key;
     if (key === undefined) {
       assert(!isKeyRef(blob, k), 'a key sent by reference reached the memtable unresolved');
       key = blobKey(blob, k);
     }
     const s = this.series.get(key) ?? this.added(key);
-    if (id >= 0) {
-      (byId as IntMap<MemSeries>).set(id, s);
-      this.bytes += KEY_ID_ENTRY_BYTES;
+    if (entry !== undefined) {
+      entry.seriesIn = this.serial;
+      entry.seriesIndex = s.index;
     }
     return s;
   }
@@ -268,9 +235,8 @@ export class TableMemtable {
     // Series left without rows (their rows expired) are not added: a series with none breaks flushes.
     const used = rows.seriesUsed;
     if (blob) {
-      const byId = this.keyIdsOf(blob);
       for (let k = 0; k < batchSeries.length; k++) {
-        if (used === undefined || used[k] === 1) batchSeries[k] = this.seriesOfBlob(blob, k, byId, rows.resolvedKeys);
+        if (used === undefined || used[k] === 1) batchSeries[k] = this.seriesOfBlob(blob, k, rows.resolvedKeys);
       }
     } else if (keys) {
       for (let k = 0; k < keys.length; k++) {

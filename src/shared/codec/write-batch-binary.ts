@@ -23,7 +23,7 @@
  * MAGIC is 0xc1, the one byte msgpack never uses, so a WAL holding records of both forms reads
  * each by its first byte.
  */
-import type { PhysicalKind, Vector } from '../types.js';
+import { type PhysicalKind, TYPED_VALUE_BYTES, typedValuesOver, type Vector } from '../types.js';
 import type { MergeMode, TableRows, WriteBatch } from './table-rows.js';
 import { Utf8Vector, utf8ColumnOf, utf8Of } from './utf8-column.js';
 
@@ -35,7 +35,6 @@ const FIELD_WORDS = 6;
 
 const MERGE_MODES: readonly MergeMode[] = ['last_row', 'last_non_null', 'append'];
 const KINDS: readonly PhysicalKind[] = ['f64', 'i64', 'u64', 'bool', 'str'];
-const KIND_BYTES: Record<PhysicalKind, number> = { f64: 8, i64: 8, u64: 8, bool: 1, str: 0 };
 
 /** How a table names its rows' series (write-batch.ts): tag tuples, key strings, or a key blob. */
 enum SeriesForm {
@@ -257,20 +256,10 @@ class Reader {
 
   /** Values of `kind` (not str), `n` of them in `byteLength` bytes. */
   values(kind: Exclude<PhysicalKind, 'str'>, n: number, byteLength: number): Vector['values'] {
-    if (n * KIND_BYTES[kind] !== byteLength)
+    if (n * TYPED_VALUE_BYTES[kind] !== byteLength) {
       throw new Error(`write batch ${kind} column of ${n} values in ${byteLength} bytes`);
-    const offset = this.take(byteLength);
-    const buffer = this.bytes.buffer;
-    switch (kind) {
-      case 'f64':
-        return new Float64Array(buffer, offset, n);
-      case 'i64':
-        return new BigInt64Array(buffer, offset, n);
-      case 'u64':
-        return new BigUint64Array(buffer, offset, n);
-      case 'bool':
-        return new Uint8Array(buffer, offset, n);
     }
+    return typedValuesOver(kind, this.bytes.buffer, this.take(byteLength), n);
   }
 }
 
@@ -338,8 +327,10 @@ function readTable(r: Reader): TableRows {
     const values = seriesCount * (form === SeriesForm.Tuples ? tagIdCount : 1);
     const lengths = r.i32(values);
     const strings = new Utf8Vector({ bytes: r.u8(seriesBytes), lengths }, undefined).values;
-    if (form === SeriesForm.Keys) rows.seriesKeys = strings.map((k) => k ?? '');
-    else {
+    if (form === SeriesForm.Keys) {
+      if (strings.includes(null)) throw new Error(`table ${tableId}: a series key is NULL`);
+      rows.seriesKeys = strings as string[];
+    } else {
       for (let s = 0; s < seriesCount; s++) rows.seriesTags.push(strings.slice(s * tagIdCount, (s + 1) * tagIdCount));
     }
   } else throw new Error(`table ${tableId}: unknown series form ${form}`);

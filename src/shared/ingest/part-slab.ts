@@ -7,9 +7,7 @@
  * outlives the slab's other columns by long.
  */
 import type { BlobSlab } from '../series-key-blob.js';
-import { allocValues, type PhysicalKind, type Vector } from '../types.js';
-
-const ELEMENT_BYTES: Record<PhysicalKind, number> = { f64: 8, i64: 8, u64: 8, bool: 1, str: 0 };
+import { allocValues, type PhysicalKind, TYPED_VALUE_BYTES, typedValuesOver, type Vector } from '../types.js';
 
 export class PartSlab implements BlobSlab {
   private readonly buffer: ArrayBuffer;
@@ -27,7 +25,7 @@ export class PartSlab implements BlobSlab {
 
   /** Room for a values column of `kind` (none for strings, which are not typed arrays). */
   static valueBytes(kind: PhysicalKind, n: number): number {
-    return PartSlab.bytes(ELEMENT_BYTES[kind], n);
+    return kind === 'str' ? 0 : PartSlab.bytes(TYPED_VALUE_BYTES[kind], n);
   }
 
   private take(bytes: number): number {
@@ -59,17 +57,7 @@ export class PartSlab implements BlobSlab {
 
   /** A values column of `kind`: from the slab, or for strings an array of their own. */
   values(kind: PhysicalKind, n: number): Vector['values'] {
-    switch (kind) {
-      case 'f64':
-        return this.f64(n);
-      case 'i64':
-        return this.i64(n);
-      case 'u64':
-        return new BigUint64Array(this.buffer, this.take(n * 8), n);
-      case 'bool':
-        return this.u8(n);
-      case 'str':
-        return allocValues('str', n);
-    }
+    if (kind === 'str') return allocValues('str', n);
+    return typedValuesOver(kind, this.buffer, this.take(n * TYPED_VALUE_BYTES[kind]), n);
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Series keys sent as a blob (src/shared/series-key-blob.ts) find their series by key id, or by
- * the key itself the first time an id is seen or when ids are absent (WAL replay). Property test
+ * Series keys sent as a blob (src/shared/series-key-blob.ts) find their series through the shard's
+ * entry for their key id once it points into the memtable, else by the key itself (the first
+ * write of a series into a memtable, keys without ids, WAL replay). Property test
  * against a plain model: random keys (empty values, non-ASCII, the same tags in another order),
  * each key named by the ids of several decoder threads or by none, batches mixing blobs with
  * string keys, and a round trip through the write-batch codec (as the WAL stores it). Two

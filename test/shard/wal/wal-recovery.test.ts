@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { Packr } from 'msgpackr';
 import t from 'tap';
 import { readRecords } from '../../../src/shard/wal/wal-reader.js';
 import { encodeRecords, listWalFiles, walFilePath } from '../../../src/shard/wal/wal-record.js';
@@ -258,4 +259,55 @@ t.test('readRecords stops at the first bad record and says where', async (t) => 
 
   const zeros = readRecords(Buffer.alloc(16), () => null);
   t.same(zeros.cut, { offset: 0, reason: 'bad record length 0', bytesCut: 16 });
+});
+
+/** A payload as WAL records were written before the binary form (msgpack), of rows `from`..`from + 9`. */
+function msgpackPayload(from: number): Uint8Array {
+  const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const rows = rowsFrom(from, 10);
+  return new Packr({ useRecords: false, moreTypes: false }).pack({
+    t: [
+      {
+        i: 1,
+        m: 'last_row',
+        n: rows.length,
+        ts: bytesOf(BigInt64Array.from(rows.map((r) => r.ts))),
+        g: [1],
+        st: [['h']],
+        rs: bytesOf(new Uint32Array(rows.length)),
+        f: [[10, { k: 'f64', b: bytesOf(Float64Array.from(rows.map((r) => r.fields[10]))) }]],
+      },
+    ],
+  });
+}
+
+t.test('a WAL holding records of both payload forms replays, and damage between them is skipped alone', async (t) => {
+  const dir = tempDir(t);
+  await writeRecords(dir, 2); // rows 0..19, binary
+  const [file] = walFiles(dir) as [string];
+  const older = [msgpackPayload(20), msgpackPayload(30)];
+  t.ok(
+    older.every((p) => p[0] !== 0xc1),
+    'the older records are msgpack',
+  );
+  fs.appendFileSync(file, encodeRecords(older));
+  const bytes = fs.readFileSync(file);
+  t.equal(bytes[8], 0xc1, 'the first record is binary');
+  // Overwrite the second (binary) record's length field: the resync has to scan for where intact
+  // records start again, and the records after it are msgpack.
+  const second = 8 + bytes.readUInt32LE(0);
+  const third = second + 8 + bytes.readUInt32LE(second);
+  bytes.writeUInt32LE(0xfffffff0, second);
+  fs.writeFileSync(file, bytes);
+
+  const store = await openStore(dir);
+  t.same(
+    scanRows(store, 1, COLUMNS).map((r) => Number(r.ts)),
+    [...rowsFrom(0, 10), ...rowsFrom(20, 20)].map((r) => Number(r.ts)),
+    'the binary record before the damage and both msgpack records after it',
+  );
+  t.same(store.stats().recovery.cuts, [
+    `wal/${path.basename(file)}: bad record length 4294967280 at offset ${second}, skipped ${third - second} bytes up to the next intact record, kept the records after it`,
+  ]);
+  await store.close();
 });

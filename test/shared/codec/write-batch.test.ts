@@ -266,6 +266,13 @@ t.test('a damaged binary batch is refused, not read past its end', async (t) => 
   // The first field's kind word: after the 8-byte batch header, the 32-byte table header and 2 tag ids.
   new DataView(kind.buffer).setUint32(8 + 32 + 8 + 4, 9, true);
   t.throws(() => decodeWriteBatch(kind), /unknown column kind 9/);
+  const keyed = encodeWriteBatch({
+    tables: [{ ...blobTable(3), seriesKeyBlob: undefined, seriesKeys: ['a', 'b', 'c'] }],
+  });
+  // The keys' byte lengths follow the batch header (8), the table header (32), 2 tag ids, 3 field
+  // heads (3 × 24), 3 timestamps (24) and 3 row series (12, padded to 16).
+  new DataView(keyed.buffer).setInt32(8 + 32 + 8 + 72 + 24 + 16, -1, true);
+  t.throws(() => decodeWriteBatch(keyed), /a series key is NULL/);
   const tuple: TableRows = { ...blobTable(1), seriesKeyBlob: undefined, seriesTags: [['only one of two']] };
   t.throws(() => encodeWriteBatch({ tables: [tuple] }), /one value per tag column/);
 });
